@@ -1,0 +1,142 @@
+// bloom_filter<Layout>: a Bloom filter any number of threads add to and query at once, without
+// locks. Layout is classic_layout (Guava-compatible) or blocked_layout (the default, faster).
+//
+// Thread safety: add, contains (single and batch), merge (into this filter) and stats may run
+// concurrently from any threads. clear() may too, but adds racing with a clear may be lost.
+// Construction, move and destruction need exclusive access.
+//
+// Guarantee: no false negatives. If add(key) happens-before contains(key) (through any
+// synchronization of the caller's: a release/acquire pair, a mutex, a thread join), contains
+// returns true. Not promised: ordering between different keys (the filter is not linearizable
+// across keys), or anything for adds that race with the query (they may or may not be seen).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "lfbloom/blocked_layout.hpp"
+#include "lfbloom/classic_layout.hpp"
+#include "lfbloom/error.hpp"
+#include "lfbloom/key.hpp"
+#include "lfbloom/options.hpp"
+#include "lfbloom/sizing.hpp"
+#include "lfbloom/storage.hpp"
+
+namespace lfbloom {
+
+namespace detail {
+
+/// Fills the fields every layout computes the same way.
+inline filter_stats make_stats(layout kind, const geometry& g, std::uint32_t slot_bits, std::uint64_t bytes,
+                               std::uint64_t set, std::uint64_t saturated, std::uint64_t block_slots,
+                               double (*expected_fpr)(double, std::uint64_t, std::uint32_t)) {
+    filter_stats s;
+    s.kind = kind;
+    s.slots = g.slots;
+    s.slot_bits = slot_bits;
+    s.hashes = g.hashes;
+    s.bytes = bytes;
+    s.capacity = g.capacity;
+    s.target_fpr = g.target_fpr;
+    s.slots_set = set;
+    s.saturated = saturated;
+    s.fill_ratio = static_cast<double>(set) / static_cast<double>(g.slots);
+    s.estimated_count = estimated_count(set, g.slots, g.hashes, block_slots);
+    s.estimated_fpr = set >= g.slots ? 1.0 : expected_fpr(s.estimated_count, g.slots, g.hashes);
+    s.near_capacity = s.estimated_count > near_capacity_fraction * static_cast<double>(g.capacity);
+    return s;
+}
+
+/// Validates a geometry given by the caller (slots, k) and fills in capacity and rate.
+inline geometry checked_geometry(std::uint64_t slots, std::uint32_t hashes, std::uint64_t slot_multiple,
+                                 double (*expected_fpr)(double, std::uint64_t, std::uint32_t)) {
+    check_hashes(hashes);
+    if (slots == 0 || slots % slot_multiple != 0)
+        throw error(errc::invalid_argument, "slot count must be a positive multiple of " + std::to_string(slot_multiple) +
+                                                ", got " + std::to_string(slots));
+    if (slots > max_slots) throw error(errc::too_large, "filter beyond 2^46 slots");
+    geometry g{slots, hashes, implied_capacity(slots, hashes), 0};
+    g.target_fpr = expected_fpr(static_cast<double>(g.capacity), slots, hashes);
+    return g;
+}
+
+}  // namespace detail
+
+template <class Layout>
+class bloom_filter : public key_operations<bloom_filter<Layout>> {
+public:
+    /// Sized so the expected FPR after `capacity` distinct adds is <= `fpr`. Throws
+    /// invalid_argument (capacity 0, fpr outside (0,1) or NaN, more than 255 hashes needed) or
+    /// too_large / out_of_memory.
+    static bloom_filter for_capacity(std::uint64_t capacity, double fpr, const filter_options& options = {}) {
+        return bloom_filter(Layout::size_for(capacity, fpr), options);
+    }
+
+    /// Exactly `bits` bits (a multiple of 64 for classic, 512 for blocked) and `hashes` probes.
+    static bloom_filter with_geometry(std::uint64_t bits, std::uint32_t hashes, const filter_options& options = {}) {
+        return bloom_filter(detail::checked_geometry(bits, hashes, Layout::slot_multiple, Layout::expected_fpr), options);
+    }
+
+    /// From a full geometry (e.g. read back from a file); validated like with_geometry.
+    bloom_filter(const geometry& g, const filter_options& options)
+        : shape_(valid(g)), seed_(options.seed), layout_(g.slots, g.hashes), words_(g.slots / 64, options.memory_limit) {}
+
+    /// Adds a hashed key; true if some bit changed (the key was new). Lock-free, any thread.
+    /// Of racing adds of one new key at least one returns true; more than one may (each set a
+    /// different missing bit), unlike a linearizable set.
+    bool add_hash(hash128 h) noexcept { return layout_.add(words_.data(), h); }
+    /// Wait-free, any thread: see the guarantee at the top of this file.
+    bool contains_hash(hash128 h) const noexcept { return layout_.contains(words_.data(), h); }
+    /// Starts loading the key's line(s); a hint with no effect on results.
+    void prefetch(hash128 h, bool for_write) const noexcept { layout_.prefetch(words_.data(), h, for_write); }
+
+    /// Zeroes every word, one at a time. Adds that race with it may or may not survive.
+    void clear() noexcept {
+        for (std::uint64_t i = 0; i < words_.size(); ++i) store_word(words_.data()[i], 0);
+    }
+
+    /// ORs `other` into this filter. Afterwards this filter contains every key whose add to
+    /// `other` happened-before the merge. Both may be in use by other threads. Throws
+    /// incompatible (different bits, k or seed) with nothing changed.
+    void merge(const bloom_filter& other) {
+        if (other.shape_.slots != shape_.slots || other.shape_.hashes != shape_.hashes || other.seed_ != seed_)
+            throw error(errc::incompatible, "cannot merge filters of different bits, hashes or seed");
+        const std::uint64_t* from = other.words_.data();
+        for (std::uint64_t i = 0; i < words_.size(); ++i)
+            if (const std::uint64_t bits = load_word(from[i])) set_bits(words_.data()[i], bits);
+    }
+
+    /// Counts set bits word by word (O(m)); concurrent adds may or may not be counted.
+    filter_stats stats() const noexcept {
+        std::uint64_t set = 0;
+        for (std::uint64_t i = 0; i < words_.size(); ++i) set += std::popcount(load_word(words_.data()[i]));
+        return detail::make_stats(Layout::kind, shape_, 1, words_.bytes(), set, 0, Layout::block_slots(shape_.slots),
+                                  Layout::expected_fpr);
+    }
+
+    const geometry& shape() const noexcept { return shape_; }
+    std::uint64_t seed() const noexcept { return seed_; }
+    /// The raw words, for serialization; read them with load_word while others may write.
+    std::span<std::uint64_t> words() noexcept { return {words_.data(), words_.size()}; }
+    std::span<const std::uint64_t> words() const noexcept { return {words_.data(), words_.size()}; }
+
+private:
+    static const geometry& valid(const geometry& g) {
+        detail::checked_geometry(g.slots, g.hashes, Layout::slot_multiple, Layout::expected_fpr);
+        if (g.capacity == 0 || !(g.target_fpr > 0.0 && g.target_fpr <= 1.0))
+            throw error(errc::invalid_argument, "geometry needs a capacity > 0 and a rate in (0, 1]");
+        return g;
+    }
+
+    geometry shape_;
+    std::uint64_t seed_;
+    Layout layout_;
+    word_array words_;
+};
+
+using classic_bloom_filter = bloom_filter<classic_layout>;
+using blocked_bloom_filter = bloom_filter<blocked_layout>;
+
+}  // namespace lfbloom

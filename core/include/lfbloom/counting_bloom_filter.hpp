@@ -1,0 +1,255 @@
+// counting_bloom_filter: a blocked Bloom filter with a small saturating counter per slot, so keys
+// can be removed. Counters are 4 bits (128 per cache line) by default or 8 bits (64 per line),
+// packed in 64-bit words and updated with one CAS loop per touched word.
+//
+// Thread safety: add, remove, contains, count, merge and stats may run concurrently from any
+// threads, lock-free. clear() may too, but updates racing with it may be lost.
+//
+// Guarantees:
+// - No false negatives for a key added and not removed since, when the add happens-before the
+//   query, provided no key is removed more often than it was added. Removing a key that was
+//   never added (or removing one twice) decrements counters other keys rely on: that, not
+//   concurrency, is the one way to cause a false negative, and it is inherent to counting filters.
+// - A counter that reaches its maximum (15 or 255) stays there for good: saturated counters are
+//   never decremented, so overflow can never cause a false negative (it only makes the slot
+//   permanently set). stats().saturated reports how many there are.
+// - remove(key) first checks that all k counters are non-zero; if not, it returns false ("not
+//   present") and changes nothing. Each touched word is decremented by one CAS that re-checks
+//   its counters; if a racing remove drove one of them to zero meanwhile, the words already
+//   decremented are re-incremented and remove returns false.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "lfbloom/bloom_filter.hpp"
+#include "lfbloom/blocked_layout.hpp"
+#include "lfbloom/error.hpp"
+#include "lfbloom/key.hpp"
+#include "lfbloom/options.hpp"
+#include "lfbloom/sizing.hpp"
+#include "lfbloom/storage.hpp"
+
+namespace lfbloom {
+
+/// Lane arithmetic on a 64-bit word holding 64/width counters of `width` bits (4 or 8).
+class counter_lanes {
+public:
+    explicit counter_lanes(std::uint32_t width) noexcept
+        : width_(width), low_(width == 4 ? 0x1111111111111111ULL : 0x0101010101010101ULL), max_((1u << width) - 1) {}
+
+    std::uint32_t width() const noexcept { return width_; }
+    std::uint32_t max() const noexcept { return max_; }
+    /// The lowest bit of every lane.
+    std::uint64_t low_bits() const noexcept { return low_; }
+    /// Lowest bit set in each lane whose counter is at its maximum.
+    std::uint64_t saturated(std::uint64_t w) const noexcept {
+        std::uint64_t all = w;
+        for (std::uint32_t s = 1; s < width_; ++s) all &= w >> s;
+        return all & low_;
+    }
+    /// Lowest bit set in each lane whose counter is zero.
+    std::uint64_t zero(std::uint64_t w) const noexcept { return saturated(~w); }
+    std::uint32_t get(std::uint64_t w, unsigned lane) const noexcept {
+        return static_cast<std::uint32_t>(w >> (lane * width_)) & max_;
+    }
+    /// Lane-wise min(a + b, max).
+    std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) const noexcept {
+        std::uint64_t sum = 0;
+        for (unsigned lane = 0; lane < 64 / width_; ++lane)
+            sum |= std::uint64_t{std::min(get(a, lane) + get(b, lane), max_)} << (lane * width_);
+        return sum;
+    }
+
+private:
+    std::uint32_t width_;
+    std::uint64_t low_;
+    std::uint32_t max_;
+};
+
+class counting_bloom_filter : public key_operations<counting_bloom_filter> {
+public:
+    static constexpr layout kind = layout::counting;
+
+    /// Blocked sizing with 128 (4-bit) or 64 (8-bit) slots per line. Throws invalid_argument
+    /// (also for a counter width other than 4 or 8), too_large or out_of_memory.
+    static counting_bloom_filter for_capacity(std::uint64_t capacity, double fpr, std::uint32_t counter_bits = 4,
+                                              const filter_options& options = {}) {
+        return counting_bloom_filter(blocked_geometry(capacity, fpr, slots_per_line(counter_bits)), counter_bits, options);
+    }
+
+    /// Exactly `counters` counters (a multiple of the counters per line) and `hashes` probes.
+    static counting_bloom_filter with_geometry(std::uint64_t counters, std::uint32_t hashes,
+                                               std::uint32_t counter_bits = 4, const filter_options& options = {}) {
+        const std::uint32_t per_line = slots_per_line(counter_bits);
+        geometry g = detail::checked_geometry(counters, hashes, per_line, expected_fpr_for(per_line));
+        return counting_bloom_filter(g, counter_bits, options);
+    }
+
+    counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options)
+        : shape_(valid(g, counter_bits)),
+          seed_(options.seed),
+          lanes_(counter_bits),
+          probes_(g.slots / slots_per_line(counter_bits), g.hashes),
+          words_(g.slots * counter_bits / 64, options.memory_limit) {}
+
+    /// Increments the key's counters (saturating); true if one of them was zero, i.e. the key was
+    /// not present. Of racing adds of one absent key at least one returns true.
+    bool add_hash(hash128 h) noexcept {
+        bool was_absent = false;
+        for_each_touched_word(h, [&](std::uint64_t& word, std::uint64_t ones) {
+            bool saw_zero = false;  // decided by the attempt whose CAS succeeds
+            update_word(word, [&](std::uint64_t old, std::uint64_t& next) {
+                saw_zero = (lanes_.zero(old) & ones) != 0;
+                next = old + (ones & ~lanes_.saturated(old));  // saturated lanes stay; others < max, no carry
+                return true;
+            });
+            was_absent |= saw_zero;
+        });
+        return was_absent;
+    }
+
+    /// Decrements the key's counters; false ("not present", nothing changed) if one of them is
+    /// zero. See the guarantees at the top of this file.
+    bool remove_hash(hash128 h) noexcept {
+        if (!contains_hash(h)) return false;
+        std::uint64_t* done_word[words_per_line];
+        std::uint64_t done_ones[words_per_line];
+        unsigned done = 0;
+        bool refused = false;
+        for_each_touched_word(h, [&](std::uint64_t& word, std::uint64_t ones) {
+            if (refused) return;
+            std::uint64_t taken = 0;
+            const bool ok = update_word(word, [&](std::uint64_t old, std::uint64_t& next) {
+                if (lanes_.zero(old) & ones) return false;  // raced to zero: give up this word
+                taken = ones & ~lanes_.saturated(old);      // saturated lanes are never decremented
+                next = old - taken;
+                return true;
+            });
+            if (!ok) refused = true;
+            else done_word[done] = &word, done_ones[done++] = taken;
+        });
+        if (refused)
+            for (unsigned i = 0; i < done; ++i)
+                update_word(*done_word[i], [&](std::uint64_t old, std::uint64_t& next) {
+                    next = lanes_.saturating_add(old, done_ones[i]);
+                    return true;
+                });
+        return !refused;
+    }
+
+    bool contains_hash(hash128 h) const noexcept { return count_hash(h) != 0; }
+
+    /// The smallest of the key's counters: an upper bound on how often it was added (minus
+    /// removed), exact unless other keys share all its counters. 0 means certainly absent.
+    std::uint32_t count_hash(hash128 h) const noexcept {
+        const std::uint64_t* line = line_of(h);
+        std::uint32_t least = lanes_.max();
+        probes_.for_each_slot<7>(h, [&](unsigned slot) {
+            const unsigned s = slot >> shift_;  // 4-bit: 128 slots; 8-bit: 64 (top 6 of 7 bits)
+            least = std::min(least, lanes_.get(load_word(line[s / lanes_per_word()]), s % lanes_per_word()));
+            return least != 0;
+        });
+        return least;
+    }
+
+    void prefetch(hash128 h, bool for_write) const noexcept {
+        if (for_write) __builtin_prefetch(line_of(h), 1); else __builtin_prefetch(line_of(h), 0);
+    }
+
+    bool remove(key_view key) noexcept { return remove_hash(hash(key)); }
+    bool remove(std::string_view key) noexcept { return remove(as_key(key)); }
+    bool remove(std::uint64_t key) noexcept { return remove_hash(hash(key)); }
+    std::uint32_t count(key_view key) const noexcept { return count_hash(hash(key)); }
+    std::uint32_t count(std::string_view key) const noexcept { return count(as_key(key)); }
+    std::uint32_t count(std::uint64_t key) const noexcept { return count_hash(hash(key)); }
+
+    void clear() noexcept {
+        for (std::uint64_t i = 0; i < words_.size(); ++i) store_word(words_.data()[i], 0);
+    }
+
+    /// Adds `other`'s counters to this filter's, saturating. Throws incompatible (different
+    /// counters, k, counter width or seed) with nothing changed.
+    void merge(const counting_bloom_filter& other) {
+        if (other.shape_.slots != shape_.slots || other.shape_.hashes != shape_.hashes ||
+            other.lanes_.width() != lanes_.width() || other.seed_ != seed_)
+            throw error(errc::incompatible, "cannot merge counting filters of different counters, hashes, width or seed");
+        for (std::uint64_t i = 0; i < words_.size(); ++i) {
+            const std::uint64_t add = load_word(other.words_.data()[i]);
+            if (add != 0)
+                update_word(words_.data()[i], [&](std::uint64_t old, std::uint64_t& next) {
+                    next = lanes_.saturating_add(old, add);
+                    return true;
+                });
+        }
+    }
+
+    filter_stats stats() const noexcept {
+        std::uint64_t nonzero = 0, saturated = 0;
+        for (std::uint64_t i = 0; i < words_.size(); ++i) {
+            const std::uint64_t w = load_word(words_.data()[i]);
+            nonzero += lanes_per_word() - std::popcount(lanes_.zero(w));
+            saturated += std::popcount(lanes_.saturated(w));
+        }
+        const std::uint32_t per_line = slots_per_line(lanes_.width());
+        return detail::make_stats(kind, shape_, lanes_.width(), words_.bytes(), nonzero, saturated, per_line,
+                                  expected_fpr_for(per_line));
+    }
+
+    const geometry& shape() const noexcept { return shape_; }
+    std::uint64_t seed() const noexcept { return seed_; }
+    std::uint32_t counter_bits() const noexcept { return lanes_.width(); }
+    std::span<std::uint64_t> words() noexcept { return {words_.data(), words_.size()}; }
+    std::span<const std::uint64_t> words() const noexcept { return {words_.data(), words_.size()}; }
+
+    static std::uint32_t slots_per_line(std::uint32_t counter_bits) {
+        if (counter_bits != 4 && counter_bits != 8)
+            throw error(errc::invalid_argument, "counter width must be 4 or 8 bits, got " + std::to_string(counter_bits));
+        return blocked_layout::line_bits / counter_bits;
+    }
+
+private:
+    using fpr_function = double (*)(double, std::uint64_t, std::uint32_t);
+    static fpr_function expected_fpr_for(std::uint32_t per_line) {
+        if (per_line == 128) return [](double n, std::uint64_t m, std::uint32_t k) { return blocked_fpr(n, m / 128, k, 128); };
+        return [](double n, std::uint64_t m, std::uint32_t k) { return blocked_fpr(n, m / 64, k, 64); };
+    }
+
+    static const geometry& valid(const geometry& g, std::uint32_t counter_bits) {
+        const std::uint32_t per_line = slots_per_line(counter_bits);
+        detail::checked_geometry(g.slots, g.hashes, per_line, expected_fpr_for(per_line));
+        if (g.capacity == 0 || !(g.target_fpr > 0.0 && g.target_fpr <= 1.0))
+            throw error(errc::invalid_argument, "geometry needs a capacity > 0 and a rate in (0, 1]");
+        return g;
+    }
+
+    unsigned lanes_per_word() const noexcept { return 64 / lanes_.width(); }
+    const std::uint64_t* line_of(hash128 h) const noexcept { return words_.data() + probes_.line(h) * words_per_line; }
+
+    /// Calls touch(word, ones) once per word holding some of the key's counters, `ones` having
+    /// the low bit of each such lane (a counter probed twice is counted once).
+    template <class Touch>
+    void for_each_touched_word(hash128 h, Touch touch) const noexcept {
+        std::uint64_t ones[words_per_line] = {};
+        probes_.for_each_slot<7>(h, [&](unsigned slot) {
+            const unsigned s = slot >> shift_;
+            ones[s / lanes_per_word()] |= std::uint64_t{1} << (s % lanes_per_word() * lanes_.width());
+            return true;
+        });
+        std::uint64_t* line = words_.data() + probes_.line(h) * words_per_line;
+        for (unsigned w = 0; w < words_per_line; ++w)
+            if (ones[w] != 0) touch(line[w], ones[w]);
+    }
+
+    geometry shape_;
+    std::uint64_t seed_;
+    counter_lanes lanes_;
+    line_probes probes_;
+    unsigned shift_ = lanes_.width() == 4 ? 0 : 1;
+    word_array words_;
+};
+
+}  // namespace lfbloom

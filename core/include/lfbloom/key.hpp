@@ -1,0 +1,96 @@
+// Keys and the key-level API every filter shares (single and batch add/contains), written once
+// over each filter's hash-level operations.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <boost/endian/conversion.hpp>
+
+#include "lfbloom/murmur3.hpp"
+
+namespace lfbloom {
+
+/// A key is any run of bytes; it is hashed, never stored.
+using key_view = std::span<const std::byte>;
+
+/// The UTF-8 (or any) bytes of a string, as a key.
+inline key_view as_key(std::string_view s) noexcept { return std::as_bytes(std::span(s.data(), s.size())); }
+
+/// Keys are processed in batches of this many: hash them all, prefetch their lines, then probe,
+/// so the batch's cache misses overlap (a core keeps about 10 in flight).
+inline constexpr std::size_t batch_size = 16;
+
+/// CRTP base: Filter provides seed(), add_hash(h), contains_hash(h) and prefetch(h, for_write).
+/// Every member has the thread-safety of the Filter member it calls (all lock-free, see there).
+template <class Filter>
+class key_operations {
+public:
+    hash128 hash(key_view key) const noexcept { return murmur3_x64_128(key.data(), key.size(), self().seed()); }
+    /// Integers hash as their 8 little-endian bytes, like Guava's Funnels.longFunnel().
+    hash128 hash(std::uint64_t key) const noexcept {
+        const std::uint64_t le = boost::endian::native_to_little(key);
+        return murmur3_x64_128(&le, sizeof le, self().seed());
+    }
+
+    /// Adds a key; true if it was new (some slot changed from empty). See Filter::add_hash.
+    bool add(key_view key) noexcept { return self().add_hash(hash(key)); }
+    bool add(std::string_view key) noexcept { return add(as_key(key)); }
+    bool add(std::uint64_t key) noexcept { return self().add_hash(hash(key)); }
+
+    /// True if the key may have been added; false means it certainly was not.
+    bool contains(key_view key) const noexcept { return self().contains_hash(hash(key)); }
+    bool contains(std::string_view key) const noexcept { return contains(as_key(key)); }
+    bool contains(std::uint64_t key) const noexcept { return self().contains_hash(hash(key)); }
+
+    /// Adds `count` keys, `key_at(i)` giving the i-th as a key_view; writes 1/0 ("new") to
+    /// `added[i]` when `added` is not null. Returns how many were new.
+    template <class KeyAt>
+    std::uint64_t add_many(std::size_t count, KeyAt&& key_at, std::uint8_t* added = nullptr) noexcept {
+        return for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
+            const bool fresh = self().add_hash(h);
+            if (added != nullptr) added[i] = fresh;
+            return fresh;
+        });
+    }
+    std::uint64_t add_many(std::span<const key_view> keys, std::uint8_t* added = nullptr) noexcept {
+        return add_many(keys.size(), [&](std::size_t i) { return keys[i]; }, added);
+    }
+
+    /// Queries `count` keys; writes 1/0 to `found[i]` when not null. Returns how many may be present.
+    template <class KeyAt>
+    std::uint64_t contains_many(std::size_t count, KeyAt&& key_at, std::uint8_t* found = nullptr) const noexcept {
+        return for_batches(count, key_at, false, [&](std::size_t i, hash128 h) {
+            const bool hit = self().contains_hash(h);
+            if (found != nullptr) found[i] = hit;
+            return hit;
+        });
+    }
+    std::uint64_t contains_many(std::span<const key_view> keys, std::uint8_t* found = nullptr) const noexcept {
+        return contains_many(keys.size(), [&](std::size_t i) { return keys[i]; }, found);
+    }
+
+private:
+    const Filter& self() const noexcept { return static_cast<const Filter&>(*this); }
+    Filter& self() noexcept { return static_cast<Filter&>(*this); }
+
+    template <class KeyAt, class Probe>
+    std::uint64_t for_batches(std::size_t count, KeyAt& key_at, bool for_write, Probe probe) const noexcept {
+        hash128 hashes[batch_size];
+        std::uint64_t hits = 0;
+        for (std::size_t base = 0; base < count; base += batch_size) {
+            const std::size_t n = std::min(batch_size, count - base);
+            for (std::size_t i = 0; i < n; ++i) {
+                hashes[i] = hash(key_at(base + i));
+                self().prefetch(hashes[i], for_write);
+            }
+            for (std::size_t i = 0; i < n; ++i) hits += probe(base + i, hashes[i]);
+        }
+        return hits;
+    }
+};
+
+}  // namespace lfbloom

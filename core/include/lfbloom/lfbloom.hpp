@@ -1,0 +1,16 @@
+// lfbloom: lock-free Bloom filters for many threads. Include this for everything.
+#pragma once
+
+#include "lfbloom/bloom_filter.hpp"
+#include "lfbloom/counting_bloom_filter.hpp"
+#include "lfbloom/error.hpp"
+#include "lfbloom/key.hpp"
+#include "lfbloom/murmur3.hpp"
+#include "lfbloom/options.hpp"
+#include "lfbloom/sizing.hpp"
+#include "lfbloom/storage.hpp"
+
+namespace lfbloom {
+/// The default filter: blocked layout.
+using filter = blocked_bloom_filter;
+}  // namespace lfbloom

@@ -1,0 +1,40 @@
+// What every filter is built with besides its geometry, and what it reports about itself.
+#pragma once
+
+#include <cstdint>
+
+namespace lfbloom {
+
+/// The layouts, numbered as in serialized filters (values never change).
+enum class layout : std::uint8_t {
+    classic = 1,   ///< k probes anywhere in the array; bit-exact with Guava's MURMUR128_MITZ_64
+    blocked = 2,   ///< all k probes in one 64-byte cache line (the default)
+    counting = 3,  ///< blocked, with a 4- or 8-bit saturating counter per slot
+};
+
+struct filter_options {
+    std::uint64_t memory_limit = 0;  ///< bytes the filter may use; 0 = only the machine's memory bounds it
+    std::uint64_t seed = 0;          ///< MurmurHash3 seed; 0 is Guava's. Filters merge only with equal seeds.
+};
+
+/// A consistent-enough snapshot: counts are read word by word while other threads may write.
+struct filter_stats {
+    layout kind = layout::blocked;
+    std::uint64_t slots = 0;        ///< bits of a bit filter, counters of a counting filter
+    std::uint32_t slot_bits = 1;    ///< 1 for bit filters, 4 or 8 for counting
+    std::uint32_t hashes = 0;       ///< k
+    std::uint64_t bytes = 0;        ///< memory of the slot array
+    std::uint64_t capacity = 0;     ///< expected items it was sized for
+    double target_fpr = 0;          ///< false-positive rate it was sized for
+    std::uint64_t slots_set = 0;    ///< bits set, or counters above zero
+    std::uint64_t saturated = 0;    ///< counters stuck at their maximum (0 for bit filters)
+    double fill_ratio = 0;          ///< slots_set / slots
+    double estimated_count = 0;     ///< distinct keys estimated from slots_set (infinite when full)
+    double estimated_fpr = 0;       ///< expected FPR at estimated_count
+    bool near_capacity = false;     ///< estimated_count > 80% of capacity: time to rebuild bigger
+};
+
+/// The fraction of capacity at which filter_stats::near_capacity turns on.
+inline constexpr double near_capacity_fraction = 0.8;
+
+}  // namespace lfbloom

@@ -1,0 +1,130 @@
+// The one storage type of every filter: a zeroed, 64-byte-aligned array of 64-bit words, and the
+// atomic word operations all layouts use.
+//
+// Memory-order argument, shared by every relaxed operation below: a filter's words only ever
+// gain bits between clears (OR and saturating increments never clear a set bit). If an add
+// happens-before a query (the caller's release/acquire, a thread join, ...), read-read and
+// write-read coherence make the query's load see the add's RMW or a later one in that word's
+// modification order, and every later one keeps the bits. No ordering with *other* memory is
+// promised, so relaxed is enough; callers who publish data alongside a key use their own
+// release/acquire, as they would with any container.
+#pragma once
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <boost/atomic/atomic_ref.hpp>
+
+#include "lfbloom/error.hpp"
+
+namespace lfbloom {
+
+inline constexpr std::uint64_t cache_line_bytes = 64;
+inline constexpr std::uint64_t words_per_line = cache_line_bytes / 8;
+
+/// Physical memory of this machine in bytes (0 if unknown): no filter may be larger.
+inline std::uint64_t machine_memory_bytes() noexcept {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+/// Throws too_large unless `bytes` fits both the caller's limit (0: none) and the machine.
+inline void check_memory(std::uint64_t bytes, std::uint64_t memory_limit) {
+    if (memory_limit != 0 && bytes > memory_limit)
+        throw error(errc::too_large, "filter needs " + std::to_string(bytes) + " bytes, over the memory limit of " +
+                                         std::to_string(memory_limit));
+    const std::uint64_t machine = machine_memory_bytes();
+    if (machine != 0 && bytes > machine)
+        throw error(errc::too_large, "filter needs " + std::to_string(bytes) + " bytes, more than this machine's " +
+                                         std::to_string(machine));
+}
+
+/// Owns `size()` zeroed words from an anonymous mapping: page-aligned (so cache-line aligned), and
+/// untouched pages cost nothing until used. Large mappings ask for transparent huge pages, which
+/// cut TLB misses on DRAM-sized filters. Move-only; not thread-safe to move or destroy while in use.
+class word_array {
+public:
+    word_array() = default;
+
+    /// Throws too_large (see check_memory) or out_of_memory.
+    word_array(std::uint64_t words, std::uint64_t memory_limit) : size_(words) {
+        if (words == 0 || words > (std::uint64_t{1} << 58)) throw error(errc::invalid_argument, "bad word count");
+        check_memory(words * 8, memory_limit);
+        void* p = ::mmap(nullptr, words * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            throw error(errc::out_of_memory, "cannot map " + std::to_string(words * 8) + " bytes for the filter");
+#ifdef MADV_HUGEPAGE
+        if (words * 8 >= (std::uint64_t{2} << 20)) ::madvise(p, words * 8, MADV_HUGEPAGE);  // a hint; failure is harmless
+#endif
+        data_ = static_cast<std::uint64_t*>(p);
+    }
+
+    word_array(word_array&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    word_array& operator=(word_array&& other) noexcept {
+        if (this != &other) {
+            release();
+            data_ = std::exchange(other.data_, nullptr);
+            size_ = std::exchange(other.size_, 0);
+        }
+        return *this;
+    }
+    word_array(const word_array&) = delete;
+    word_array& operator=(const word_array&) = delete;
+    ~word_array() { release(); }
+
+    std::uint64_t* data() const noexcept { return data_; }
+    std::uint64_t size() const noexcept { return size_; }
+    std::uint64_t bytes() const noexcept { return size_ * 8; }
+
+private:
+    void release() noexcept {
+        if (data_ != nullptr) ::munmap(data_, size_ * 8);
+    }
+
+    std::uint64_t* data_ = nullptr;
+    std::uint64_t size_ = 0;
+};
+
+/// Atomic load of one filter word. Relaxed: see the memory-order argument at the top of this file.
+inline std::uint64_t load_word(const std::uint64_t& word) noexcept {
+    return boost::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(word)).load(boost::memory_order_relaxed);
+}
+
+/// Atomic store of one filter word (clear, merge). Relaxed: clearing promises nothing to racing
+/// adds, and the caller orders a finished clear or merge with its own synchronization.
+inline void store_word(std::uint64_t& word, std::uint64_t value) noexcept {
+    boost::atomic_ref<std::uint64_t>(word).store(value, boost::memory_order_relaxed);
+}
+
+/// Sets the bits of `mask` in `word`; true if any was clear before. Reads first and skips the
+/// locked RMW when all bits are present, so hot words stay shared in every core's cache instead
+/// of bouncing. Uses fetch_or (not opaque_or/bit_test_and_set, which are inline assembly that
+/// ThreadSanitizer cannot see). Relaxed: see the top of this file.
+inline bool set_bits(std::uint64_t& word, std::uint64_t mask) noexcept {
+    boost::atomic_ref<std::uint64_t> ref(word);
+    if ((ref.load(boost::memory_order_relaxed) & mask) == mask) return false;
+    return (ref.fetch_or(mask, boost::memory_order_relaxed) & mask) != mask;
+}
+
+/// Atomically replaces `word` by `update(old)` with a CAS loop; `update` returns false to give up
+/// without writing. Returns whether the word was written. Relaxed: see the top of this file (the
+/// counting filter's rules for decrements are in counting_bloom_filter.hpp).
+template <class Update>
+bool update_word(std::uint64_t& word, Update update) noexcept {
+    boost::atomic_ref<std::uint64_t> ref(word);
+    std::uint64_t old = ref.load(boost::memory_order_relaxed);
+    std::uint64_t next;
+    do {
+        if (!update(old, next)) return false;
+        if (next == old) return true;
+    } while (!ref.compare_exchange_weak(old, next, boost::memory_order_relaxed, boost::memory_order_relaxed));
+    return true;
+}
+
+}  // namespace lfbloom

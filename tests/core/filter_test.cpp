@@ -1,0 +1,226 @@
+// Properties every layout must have: classic, blocked, and counting (4- and 8-bit counters).
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/math/distributions/binomial.hpp>
+#include <boost/mpl/list.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "lfbloom/lfbloom.hpp"
+#include "test_support.hpp"
+
+using namespace lfbloom;
+using lfbloom_test::random_keys;
+
+namespace {
+
+struct classic_maker {
+    using type = classic_bloom_filter;
+    static type make(std::uint64_t n, double p, filter_options o = {}) { return type::for_capacity(n, p, o); }
+    static type make_geometry(std::uint64_t slots, std::uint32_t k, filter_options o = {}) { return type::with_geometry(slots, k, o); }
+};
+struct blocked_maker {
+    using type = blocked_bloom_filter;
+    static type make(std::uint64_t n, double p, filter_options o = {}) { return type::for_capacity(n, p, o); }
+    static type make_geometry(std::uint64_t slots, std::uint32_t k, filter_options o = {}) { return type::with_geometry(slots, k, o); }
+};
+template <std::uint32_t width>
+struct counting_maker {
+    using type = counting_bloom_filter;
+    static type make(std::uint64_t n, double p, filter_options o = {}) { return type::for_capacity(n, p, width, o); }
+    static type make_geometry(std::uint64_t slots, std::uint32_t k, filter_options o = {}) {
+        return type::with_geometry(slots, k, width, o);
+    }
+};
+using makers = boost::mpl::list<classic_maker, blocked_maker, counting_maker<4>, counting_maker<8>>;
+
+template <class Make>
+errc code_of(Make make) {
+    try {
+        make();
+    } catch (const error& e) {
+        return e.code();
+    }
+    return errc{};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(filter)
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(no_false_negatives_for_a_million_random_and_sequential_keys, Maker, makers) {
+    auto f = Maker::make(2000000, 0.01);
+    random_keys keys(lfbloom_test::seed_from_env(1));
+    std::vector<std::string> added;
+    added.reserve(1000000);
+    for (int i = 0; i < 1000000; ++i) f.add(added.emplace_back(keys.next()));
+    for (int i = 0; i < 1000000; ++i) f.add("user:" + std::to_string(i));
+    std::uint64_t missing = 0;
+    for (const auto& k : added) missing += !f.contains(k);
+    for (int i = 0; i < 1000000; ++i) missing += !f.contains("user:" + std::to_string(i));
+    BOOST_TEST(missing == 0u);
+}
+
+// At capacity, the measured FPR must not exceed the target p. With X false positives among N
+// absent probes, the test fails when X exceeds the (1 - 1e-6) quantile of Binomial(N, p): if the
+// true rate is <= p, that happens with probability < 1e-6 per case (seeds are fixed besides).
+BOOST_AUTO_TEST_CASE_TEMPLATE(fpr_at_capacity_is_within_the_target, Maker, makers) {
+    const std::uint64_t n = 1000000;
+    const std::uint64_t probes = 1000000;
+    const double alpha = 1e-6;
+    const std::uint64_t seed = lfbloom_test::seed_from_env(7);
+    for (double p : {0.1, 0.01, 0.001, 0.0001}) {
+        auto f = Maker::make(n, p);
+        random_keys present(seed), absent(seed + 1);
+        for (std::uint64_t i = 0; i < n; ++i) f.add(present.next());
+        std::uint64_t false_positives = 0;
+        for (std::uint64_t i = 0; i < probes; ++i) false_positives += f.contains(absent.next());
+        const double bound = boost::math::quantile(
+            boost::math::complement(boost::math::binomial_distribution<>(static_cast<double>(probes), p), alpha));
+        const double measured = static_cast<double>(false_positives) / probes;
+        BOOST_TEST_MESSAGE("p " << p << ": measured " << measured << " (" << false_positives << " of " << probes
+                                << "), bound " << bound << ", " << f.stats().bytes << " bytes, k " << f.shape().hashes);
+        BOOST_TEST(static_cast<double>(false_positives) <= bound, "p " << p << ": " << false_positives << " > " << bound);
+        const filter_stats s = f.stats();
+        BOOST_TEST(s.estimated_fpr == p, boost::test_tools::tolerance(0.25));
+    }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(add_reports_whether_the_key_was_new, Maker, makers) {
+    auto f = Maker::make(1000, 0.01);
+    BOOST_TEST(!f.contains("apple"));
+    BOOST_TEST(f.add("apple"));
+    BOOST_TEST(!f.add("apple"));
+    BOOST_TEST(f.contains("apple"));
+    BOOST_TEST(f.add(std::uint64_t{7}));
+    BOOST_TEST(f.contains(std::uint64_t{7}));
+    BOOST_TEST(!f.contains(std::uint64_t{8}));
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(batch_calls_agree_with_single_calls, Maker, makers) {
+    auto batch = Maker::make(10000, 0.01);
+    auto single = Maker::make(10000, 0.01);
+    random_keys gen(3);
+    std::vector<std::string> keys(1000);
+    for (auto& k : keys) k = gen.next();
+    std::vector<key_view> views;
+    for (std::size_t i = 0; i < 500; ++i) views.push_back(as_key(keys[i]));
+    views.push_back(views.front());  // a duplicate within the batch: new only once
+
+    std::vector<std::uint8_t> added(views.size());
+    BOOST_TEST(batch.add_many(views, added.data()) == 500u);
+    BOOST_TEST(added.back() == 0);
+    for (std::size_t i = 0; i < 500; ++i) single.add(keys[i]);
+
+    std::vector<key_view> queries;
+    for (const auto& k : keys) queries.push_back(as_key(k));
+    std::vector<std::uint8_t> found(queries.size());
+    const std::uint64_t hits = batch.contains_many(queries, found.data());
+    std::uint64_t expected_hits = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        BOOST_TEST(found[i] == single.contains(keys[i]));
+        expected_hits += found[i];
+    }
+    BOOST_TEST(hits == expected_hits);
+    BOOST_TEST(hits >= 500u);
+    BOOST_TEST(batch.contains_many(queries) == hits);  // the output array is optional
+    BOOST_TEST(batch.add_many(std::span<const key_view>{}) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(clear_empties_the_filter, Maker, makers) {
+    auto f = Maker::make(1000, 0.01);
+    for (int i = 0; i < 100; ++i) f.add(std::uint64_t(i));
+    BOOST_TEST(f.stats().slots_set > 0u);
+    f.clear();
+    BOOST_TEST(f.stats().slots_set == 0u);
+    BOOST_TEST(!f.contains(std::uint64_t{1}));
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(merge_is_the_union, Maker, makers) {
+    auto a = Maker::make(10000, 0.01);
+    auto b = Maker::make(10000, 0.01);
+    for (int i = 0; i < 1000; ++i) a.add("a" + std::to_string(i)), b.add("b" + std::to_string(i));
+    a.merge(b);
+    for (int i = 0; i < 1000; ++i) {
+        BOOST_TEST_REQUIRE(a.contains("a" + std::to_string(i)));
+        BOOST_TEST_REQUIRE(a.contains("b" + std::to_string(i)));
+    }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(incompatible_merge_is_refused_and_changes_nothing, Maker, makers) {
+    auto a = Maker::make(10000, 0.01);
+    a.add("kept");
+    const std::vector<std::uint64_t> before(a.words().begin(), a.words().end());
+    auto other_size = Maker::make(20000, 0.01);
+    auto other_seed = Maker::make(10000, 0.01, filter_options{.seed = 9});
+    other_size.add("x"), other_seed.add("x");
+    BOOST_TEST((code_of([&] { a.merge(other_size); }) == errc::incompatible));
+    BOOST_TEST((code_of([&] { a.merge(other_seed); }) == errc::incompatible));
+    BOOST_TEST(std::equal(before.begin(), before.end(), a.words().begin(), a.words().end()));
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(stats_estimate_the_count_and_flag_near_capacity, Maker, makers) {
+    auto f = Maker::make(100000, 0.01);
+    random_keys gen(11);
+    for (int i = 0; i < 50000; ++i) f.add(gen.next());
+    filter_stats s = f.stats();
+    BOOST_TEST(s.capacity == 100000u);
+    BOOST_TEST(s.target_fpr == 0.01);
+    BOOST_TEST(s.hashes == f.shape().hashes);
+    BOOST_TEST(s.slots == f.shape().slots);
+    BOOST_TEST(s.bytes == s.slots * s.slot_bits / 8);
+    BOOST_TEST(s.fill_ratio == static_cast<double>(s.slots_set) / s.slots);
+    BOOST_TEST(s.estimated_count == 50000.0, boost::test_tools::tolerance(0.05));
+    BOOST_TEST(s.estimated_fpr < 0.01);
+    BOOST_TEST(!s.near_capacity);
+    for (int i = 0; i < 40000; ++i) f.add(gen.next());
+    s = f.stats();
+    BOOST_TEST(s.estimated_count == 90000.0, boost::test_tools::tolerance(0.05));
+    BOOST_TEST(s.near_capacity);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(bad_input_is_refused_with_a_clear_error, Maker, makers) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    BOOST_TEST((code_of([] { Maker::make(0, 0.01); }) == errc::invalid_argument));
+    for (double p : {0.0, 1.0, -1.0, nan})
+        BOOST_TEST((code_of([&] { Maker::make(1000, p); }) == errc::invalid_argument));
+    BOOST_TEST((code_of([] { Maker::make_geometry(0, 3); }) == errc::invalid_argument));
+    BOOST_TEST((code_of([] { Maker::make_geometry(1000, 3); }) == errc::invalid_argument));  // not a whole line/word
+    BOOST_TEST((code_of([] { Maker::make_geometry(4096, 0); }) == errc::invalid_argument));
+    BOOST_TEST((code_of([] { Maker::make_geometry(4096, 256); }) == errc::invalid_argument));
+    BOOST_TEST((code_of([] { Maker::make_geometry(std::uint64_t{1} << 50, 3); }) == errc::too_large));
+    // Over the caller's limit, and over the machine: refused before any allocation.
+    BOOST_TEST((code_of([] { Maker::make(100000000, 0.01, filter_options{.memory_limit = 1 << 20}); }) == errc::too_large));
+    BOOST_TEST((code_of([] { Maker::make(std::uint64_t{1} << 40, 0.01); }) == errc::too_large));
+    BOOST_TEST((code_of([] { Maker::make(1000, 0.01, filter_options{.memory_limit = 1 << 20}); }) == errc{}));
+}
+
+// A smoke test only; the stress programs in stress/ are the real proof.
+BOOST_AUTO_TEST_CASE_TEMPLATE(threads_share_one_filter_without_false_negatives, Maker, makers) {
+    auto f = Maker::make(400000, 0.01);
+    constexpr int threads = 4, per_thread = 50000;
+    std::atomic<int> published[threads] = {};
+    std::atomic<std::uint64_t> missing{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            for (int i = 0; i < per_thread; ++i) {
+                f.add(std::uint64_t(t) << 32 | i);
+                published[t].store(i + 1, std::memory_order_release);  // the add happens-before readers' checks
+                const int other = (t + 1) % threads;
+                const int seen = published[other].load(std::memory_order_acquire);
+                if (seen > 0 && !f.contains(std::uint64_t(other) << 32 | (seen - 1))) ++missing;
+            }
+        });
+    for (auto& th : pool) th.join();
+    for (int t = 0; t < threads; ++t)
+        for (int i = 0; i < per_thread; ++i) missing += !f.contains(std::uint64_t(t) << 32 | i);
+    BOOST_TEST(missing.load() == 0u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,159 @@
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+
+#include <boost/test/unit_test.hpp>
+
+#include "lfbloom/lfbloom.hpp"
+#include "test_support.hpp"
+
+using namespace lfbloom;
+
+namespace {
+constexpr double rates[] = {0.1, 0.01, 0.001, 0.0001};
+}
+
+BOOST_AUTO_TEST_SUITE(sizing)
+
+BOOST_AUTO_TEST_CASE(guava_geometry_matches_guava_headers) {
+    // Guava 31.1 writes k = 7 and 150 words for (1000, 0.01); k = 10 and 224650 words for (10^6, 0.001).
+    const geometry small = guava_geometry(1000, 0.01);
+    BOOST_TEST(small.slots == 150u * 64);
+    BOOST_TEST(small.hashes == 7u);
+    const geometry large = guava_geometry(1000000, 0.001);
+    BOOST_TEST(large.slots == 224650u * 64);
+    BOOST_TEST(large.hashes == 10u);
+}
+
+BOOST_AUTO_TEST_CASE(classic_geometry_is_the_smallest_meeting_the_rate) {
+    for (std::uint64_t n : {1000ull, 1000000ull, 123456789ull}) {
+        for (double p : rates) {
+            BOOST_TEST_CONTEXT("n " << n << " p " << p) {
+                const geometry guava = guava_geometry(n, p);
+                const geometry g = classic_geometry(n, p);
+                BOOST_TEST(g.hashes == guava.hashes);
+                BOOST_TEST(g.slots >= guava.slots);
+                BOOST_TEST(classic_fpr(n, g.slots, g.hashes) <= p);
+                if (g.slots > guava.slots) BOOST_TEST(classic_fpr(n, g.slots - 64, g.hashes) > p);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(blocked_geometry_is_the_smallest_meeting_the_rate) {
+    for (std::uint32_t block : {512u, 128u, 64u}) {
+        for (double p : rates) {
+            BOOST_TEST_CONTEXT("block " << block << " p " << p) {
+                const std::uint64_t n = 1000000;
+                const geometry g = blocked_geometry(n, p, block);
+                BOOST_TEST(g.slots % block == 0u);
+                BOOST_TEST(blocked_fpr(n, g.slots / block, g.hashes, block) <= p);
+                for (std::uint32_t k = 1; k <= 40; ++k)  // no k does it with one block fewer
+                    BOOST_TEST(blocked_fpr(n, g.slots / block - 1, k, block) > p);
+            }
+        }
+    }
+}
+
+// Published figures at 10 bits/key: about 0.82% classic (k = 7), 0.955% blocked in 512-bit lines (k = 6).
+BOOST_AUTO_TEST_CASE(fpr_formulas_match_published_figures) {
+    const double n = 1000000;
+    BOOST_TEST(classic_fpr(n, 10000000, 7) == 0.0082, boost::test_tools::tolerance(0.02));  // classic at its best k
+    BOOST_TEST(blocked_fpr(n, 10000000 / 512, 6, 512) == 0.00955, boost::test_tools::tolerance(0.02));
+}
+
+// The blocked layout's price in memory for the same (n, p), reported and bounded.
+BOOST_AUTO_TEST_CASE(blocked_memory_over_classic) {
+    for (double p : rates) {
+        const double ratio = static_cast<double>(blocked_geometry(1000000, p, 512).slots) /
+                             static_cast<double>(classic_geometry(1000000, p).slots);
+        BOOST_TEST_MESSAGE("p " << p << ": blocked needs " << ratio << "x the memory of classic");
+        BOOST_TEST(ratio < 1.25);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(estimated_count_inverts_the_fill) {
+    // Expected set bits after n keys: m (1 - e^(-kn/m)).
+    const std::uint64_t m = 1 << 20;
+    const std::uint32_t k = 7;
+    const double n = 50000;
+    const auto set = static_cast<std::uint64_t>(m * -std::expm1(-(k * n / m)));
+    BOOST_TEST(estimated_count(set, m, k, m) == n, boost::test_tools::tolerance(0.001));
+    BOOST_TEST(std::isinf(estimated_count(m, m, k, m)));
+    // Blocked: the empty fraction is exp(-n (1 - (1 - 1/512)^k) / blocks).
+    const double blocks = m / 512.0;
+    const auto blocked_set = static_cast<std::uint64_t>(m * -std::expm1(-n * -std::expm1(k * std::log1p(-1.0 / 512)) / blocks));
+    BOOST_TEST(estimated_count(blocked_set, m, k, 512) == n, boost::test_tools::tolerance(0.001));
+}
+
+BOOST_AUTO_TEST_CASE(bad_capacity_and_rate_are_refused) {
+    auto code_of = [](auto make) {
+        try {
+            make();
+        } catch (const error& e) {
+            return e.code();
+        }
+        return errc{};
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (double p : {0.0, 1.0, -0.5, 1.5, nan, inf, -inf}) {
+        BOOST_TEST_CONTEXT("p " << p) {
+            BOOST_TEST((code_of([&] { guava_geometry(1000, p); }) == errc::invalid_argument));
+            BOOST_TEST((code_of([&] { classic_geometry(1000, p); }) == errc::invalid_argument));
+            BOOST_TEST((code_of([&] { blocked_geometry(1000, p, 512); }) == errc::invalid_argument));
+        }
+    }
+    BOOST_TEST((code_of([] { classic_geometry(0, 0.01); }) == errc::invalid_argument));
+    BOOST_TEST((code_of([] { blocked_geometry(0, 0.01, 512); }) == errc::invalid_argument));
+    BOOST_TEST((code_of([] { classic_geometry(1000, 1e-300); }) == errc::invalid_argument));  // k > 255
+    BOOST_TEST((code_of([] { classic_geometry(std::uint64_t{1} << 62, 0.01); }) == errc::too_large));
+    BOOST_TEST((code_of([] { blocked_geometry(std::uint64_t{1} << 62, 0.01, 512); }) == errc::too_large));
+}
+
+// ---- index math past 32 bits, through pure functions (nothing is allocated) -----------------------
+
+BOOST_AUTO_TEST_CASE(guava_index_math_is_64_bit) {
+    BOOST_TEST(guava_bit_index((std::uint64_t{1} << 35) + 5, (std::uint64_t{1} << 33) + 64) == 8589934405ull);
+    BOOST_TEST(guava_bit_index(~std::uint64_t{0}, std::uint64_t{1} << 40) == (std::uint64_t{1} << 40) - 1);
+    BOOST_TEST(guava_bit_index(~std::uint64_t{0}, (std::uint64_t{1} << 32) + 64) == 2047u);
+    BOOST_TEST(guava_bit_index(0x123456789abcdef0ull, (std::uint64_t{1} << 40) - 512) == 518602984176ull);
+}
+
+// A filter whose indexes were computed in 32 bits would never reach the upper part of the array
+// (the failure of Guava's MITZ_32 and Spark V1): check every sixteenth of the range is used.
+template <class ProbeIndex>
+void check_probes_cover(std::uint64_t m, ProbeIndex probe_index) {
+    std::mt19937_64 rng(42);
+    int buckets[16] = {};
+    for (int i = 0; i < 16000; ++i) {
+        const std::uint64_t index = probe_index(hash128{rng(), rng()});
+        BOOST_REQUIRE(index < m);
+        ++buckets[index / ((m + 15) / 16)];
+    }
+    for (int b : buckets) BOOST_TEST(b > 800);  // expected 1000 each; 800 is > 6 sigma below
+}
+
+BOOST_AUTO_TEST_CASE(probes_reach_the_whole_array_near_2_32_2_33_and_2_40) {
+    for (std::uint64_t m : {(std::uint64_t{1} << 32) - 512, (std::uint64_t{1} << 32) + 512, std::uint64_t{1} << 33,
+                            (std::uint64_t{1} << 33) + 1024, std::uint64_t{1} << 40}) {
+        BOOST_TEST_CONTEXT("m " << m) {
+            const classic_layout classic(m, 7);
+            check_probes_cover(m, [&](hash128 h) {
+                std::uint64_t last = 0;
+                classic.for_each_probe(h, [&](std::uint64_t word, std::uint64_t mask) {
+                    last = word * 64 + std::countr_zero(mask);
+                    return true;
+                });
+                return last;
+            });
+            const line_probes blocked(m / 512, 7);
+            check_probes_cover(m, [&](hash128 h) { return blocked.line(h) * 512 + 511; });
+        }
+    }
+    BOOST_TEST(fastrange64(~std::uint64_t{0}, std::uint64_t{1} << 33) == (std::uint64_t{1} << 33) - 1);
+    BOOST_TEST(fastrange64(std::uint64_t{1} << 63, std::uint64_t{1} << 40) == std::uint64_t{1} << 39);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

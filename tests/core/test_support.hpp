@@ -1,0 +1,39 @@
+// Helpers shared by the core tests: reproducible seeds and key generators.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include <boost/test/unit_test.hpp>
+
+namespace lfbloom_test {
+
+/// The seed of a randomized test: LFBLOOM_TEST_SEED if set, else the fixed default. Printed so
+/// any failure can be replayed.
+inline std::uint64_t seed_from_env(std::uint64_t fallback) {
+    const char* env = std::getenv("LFBLOOM_TEST_SEED");
+    const std::uint64_t seed = env != nullptr ? std::strtoull(env, nullptr, 10) : fallback;
+    BOOST_TEST_MESSAGE("seed " << seed << " (replay with LFBLOOM_TEST_SEED=" << seed << ")");
+    return seed;
+}
+
+/// Random 16-byte keys; two generators with different seeds give disjoint keys (collision odds 2^-128).
+class random_keys {
+public:
+    explicit random_keys(std::uint64_t seed) : rng_(seed) {}
+    std::string next() {
+        std::string key(16, '\0');
+        for (int half = 0; half < 2; ++half) {
+            const std::uint64_t v = rng_();
+            for (int b = 0; b < 8; ++b) key[half * 8 + b] = static_cast<char>(v >> (8 * b));
+        }
+        return key;
+    }
+
+private:
+    std::mt19937_64 rng_;
+};
+
+}  // namespace lfbloom_test

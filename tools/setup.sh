@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build and test lfbloom. Idempotent: on a ready
+# machine it checks and returns in seconds. Run as root (or with sudo available).
+set -euo pipefail
+
+# Boost 1.81 (libboost1.81-dev conflicts with the default 1.74 -dev packages; we install 1.81 only).
+packages=(
+  build-essential cmake pkg-config
+  libboost1.81-dev libboost-test1.81-dev  # Boost.Atomic, Boost.Test, Boost.Math
+  libmurmurhash-dev                       # reference MurmurHash3, tests only
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
