@@ -8,6 +8,8 @@ packages=(
   build-essential cmake pkg-config
   libboost1.81-dev libboost-test1.81-dev  # Boost.Atomic, Boost.Test, Boost.Math
   libmurmurhash-dev                       # reference MurmurHash3, tests only
+  abigail-tools                           # abidw/abidiff: the C ABI gate
+  python3                                 # the ctypes FFI test
 )
 
 missing=()

@@ -1,0 +1,182 @@
+/*
+ * lfbloom.h: the stable C ABI of lfbloom (liblfbloom.so.1), for C and any language with a C FFI.
+ *
+ * Conventions
+ * - Handles are opaque: lfb_filter (a bit filter, blocked or classic layout) and lfb_counting (a
+ *   counting filter, which also removes). Create them with lfb_*_create*, release them with
+ *   lfb_*_free; lfb_*_free(NULL) is a no-op. A handle is owned by its creator; nothing in this
+ *   API keeps a pointer the caller passed in after the call returns.
+ * - Keys are bytes: a pointer and a uint64_t length. A NULL pointer is allowed only with length 0.
+ *   Strings are passed as their UTF-8 bytes; integers as 8 little-endian bytes (as Guava does).
+ * - Sizes and counts are uint64_t. Rates are doubles in the open interval (0, 1).
+ * - Every function that can fail returns an int: 0 (LFB_OK) or, for yes/no answers, 1 or 0;
+ *   a negative LFB_ERR_* code on failure. A failed call changes nothing. lfb_strerror(code) names
+ *   a code; lfb_last_error() gives this thread's message for its last failure, with detail.
+ * - No C++ exception, abort or C++ type crosses this boundary.
+ * - Structs that may grow (lfb_options, lfb_stats) start with their own size: set it (or call
+ *   the init function) so that old callers keep working with newer libraries.
+ *
+ * Thread safety
+ * - Every function on a handle may be called from any number of threads at once, lock-free,
+ *   except lfb_*_free, which needs every other use of that handle to have finished.
+ * - No false negatives: if an add of a key happens-before a query of it (through the caller's
+ *   own synchronization), the query answers 1. Adds that race with a query may or may not be
+ *   seen; there is no ordering between different keys. lfb_*_clear racing with adds may lose them.
+ * - lfb_last_error is per thread; lfb_strerror and the version functions return static strings.
+ */
+#ifndef LFBLOOM_H
+#define LFBLOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(SWIG)
+#define LFB_API
+#elif defined(_WIN32)
+#define LFB_API __declspec(dllexport)
+#else
+#define LFB_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LFB_VERSION_MAJOR 1
+#define LFB_VERSION_MINOR 0
+#define LFB_VERSION_PATCH 0
+/** The ABI version: the SONAME major. It changes only when existing calls would break. */
+#define LFB_ABI_VERSION 1
+
+/* Status codes. Values are part of the ABI: never renumbered, never reused. */
+enum lfb_status {
+    LFB_OK = 0,                       /* success */
+    LFB_ERR_INVALID_ARGUMENT = -1,    /* NULL handle or pointer, or a value outside its domain */
+    LFB_ERR_OUT_OF_MEMORY = -2,       /* the system refused the allocation */
+    LFB_ERR_TOO_LARGE = -3,           /* the filter would exceed the memory limit or the machine */
+    LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed */
+    LFB_ERR_NOT_PRESENT = -5,         /* remove of a key that is not in the counting filter */
+    LFB_ERR_CORRUPT = -6,             /* serialized data fails validation */
+    LFB_ERR_UNSUPPORTED_VERSION = -7, /* struct_size or data from a newer lfbloom */
+    LFB_ERR_IO = -8,                  /* reading or writing failed */
+    LFB_ERR_INTERNAL = -9             /* a bug in lfbloom: please report it */
+};
+
+/* Layouts, numbered as in serialized filters. */
+enum lfb_layout {
+    LFB_LAYOUT_CLASSIC = 1, /* k probes anywhere: bit-exact with Guava's BloomFilter */
+    LFB_LAYOUT_BLOCKED = 2, /* k probes in one 64-byte cache line: the default, fastest */
+    LFB_LAYOUT_COUNTING = 3 /* counting filters (reported by lfb_stats.layout only) */
+};
+
+typedef struct lfb_filter lfb_filter;
+typedef struct lfb_counting lfb_counting;
+
+/* Creation options. Initialize with lfb_options_init, then change what you need. */
+typedef struct lfb_options {
+    uint32_t struct_size;  /* sizeof(lfb_options) as the caller compiled it */
+    uint32_t layout;       /* lfb_filter only: LFB_LAYOUT_BLOCKED (default) or LFB_LAYOUT_CLASSIC */
+    uint64_t memory_limit; /* bytes the filter may use; 0 (default) = only the machine's memory */
+    uint64_t seed;         /* hash seed, default 0 (Guava's); filters merge only with equal seeds */
+    uint32_t counter_bits; /* lfb_counting only: 4 (default) or 8 */
+    uint32_t reserved;     /* must be 0 */
+} lfb_options;
+
+/* A snapshot of a filter's parameters and fill. Set struct_size before calling lfb_*_stats. */
+typedef struct lfb_stats {
+    uint32_t struct_size;    /* sizeof(lfb_stats) as the caller compiled it */
+    uint32_t layout;         /* enum lfb_layout */
+    uint64_t slots;          /* bits of a bit filter, counters of a counting filter */
+    uint32_t slot_bits;      /* 1, or the counter width 4 or 8 */
+    uint32_t hashes;         /* k */
+    uint64_t bytes;          /* memory of the slot array */
+    uint64_t capacity;       /* expected items it was sized for */
+    double target_fpr;       /* false-positive rate it was sized for */
+    uint64_t slots_set;      /* bits set, or counters above zero */
+    uint64_t saturated;      /* counters stuck at their maximum (0 for bit filters) */
+    double fill_ratio;       /* slots_set / slots */
+    double estimated_count;  /* distinct keys estimated from the fill (infinite when full) */
+    double estimated_fpr;    /* expected false-positive rate at estimated_count */
+    uint32_t near_capacity;  /* 1 when estimated_count > 80% of capacity */
+    uint32_t reserved;
+} lfb_stats;
+
+/* ---- library -------------------------------------------------------------------------------- */
+
+/** "1.0.0". */
+LFB_API const char* lfb_version_string(void);
+/** major * 10000 + minor * 100 + patch of the loaded library. */
+LFB_API uint32_t lfb_version(void);
+/** LFB_ABI_VERSION of the loaded library. */
+LFB_API uint32_t lfb_abi_version(void);
+/** A static description of a status code ("unknown status" for other values). */
+LFB_API const char* lfb_strerror(int code);
+/** This thread's message for its most recent failed call ("" if none). Valid until this thread's next failing call. */
+LFB_API const char* lfb_last_error(void);
+/** Fills *options with the defaults. LFB_ERR_INVALID_ARGUMENT if options is NULL. */
+LFB_API int lfb_options_init(lfb_options* options);
+
+/* ---- bit filters (blocked or classic) --------------------------------------------------------- */
+
+/** A filter sized so the expected FPR after `capacity` distinct adds is <= fpr. options may be NULL. */
+LFB_API int lfb_filter_create(uint64_t capacity, double fpr, const lfb_options* options, lfb_filter** out);
+/** A filter of exactly `bits` bits (multiple of 512 blocked, 64 classic) and `hashes` probes (1..255). */
+LFB_API int lfb_filter_create_geometry(uint64_t bits, uint32_t hashes, const lfb_options* options, lfb_filter** out);
+/** Releases the filter. NULL is a no-op. No other thread may be using it. */
+LFB_API void lfb_filter_free(lfb_filter* filter);
+
+/** Adds a key. Returns 1 if it was new (some bit changed), 0 if all its bits were set, or an error. */
+LFB_API int lfb_filter_add(lfb_filter* filter, const void* key, uint64_t len);
+/** Returns 1 if the key may have been added, 0 if it certainly was not, or an error. */
+LFB_API int lfb_filter_contains(const lfb_filter* filter, const void* key, uint64_t len);
+/**
+ * Adds `count` keys in one call: key i is the bytes data[offsets[i]] .. data[offsets[i+1]-1]
+ * (offsets has count + 1 non-decreasing entries). If results is not NULL, results[i] is set to 1
+ * if key i was new, else 0; if added is not NULL, *added is the number of new keys. Arguments are
+ * checked before any key is added.
+ */
+LFB_API int lfb_filter_add_many(lfb_filter* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                                uint8_t* results, uint64_t* added);
+/** Queries `count` keys laid out as in lfb_filter_add_many; results[i] 1 or 0; *found the number of 1s. */
+LFB_API int lfb_filter_contains_many(const lfb_filter* filter, const void* data, const uint64_t* offsets,
+                                     uint64_t count, uint8_t* results, uint64_t* found);
+/** Zeroes the filter. Adds racing with it may be lost. */
+LFB_API int lfb_filter_clear(lfb_filter* filter);
+/** ORs src into dst. LFB_ERR_INCOMPATIBLE unless layout, bits, hashes and seed are equal. */
+LFB_API int lfb_filter_merge(lfb_filter* dst, const lfb_filter* src);
+/** Fills *out (out->struct_size must be set); reads the whole filter, O(bits). */
+LFB_API int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out);
+
+/* ---- counting filters ------------------------------------------------------------------------- */
+
+/** A counting filter sized for (capacity, fpr); options->counter_bits picks 4 or 8. options may be NULL. */
+LFB_API int lfb_counting_create(uint64_t capacity, double fpr, const lfb_options* options, lfb_counting** out);
+/** Exactly `counters` counters (a multiple of 128 for 4-bit, 64 for 8-bit) and `hashes` probes. */
+LFB_API int lfb_counting_create_geometry(uint64_t counters, uint32_t hashes, const lfb_options* options,
+                                         lfb_counting** out);
+LFB_API void lfb_counting_free(lfb_counting* filter);
+/** Increments the key's counters (saturating). Returns 1 if the key was absent before, else 0. */
+LFB_API int lfb_counting_add(lfb_counting* filter, const void* key, uint64_t len);
+LFB_API int lfb_counting_contains(const lfb_counting* filter, const void* key, uint64_t len);
+/**
+ * Decrements the key's counters: LFB_OK, or LFB_ERR_NOT_PRESENT (nothing changed) if one of them
+ * is zero. Saturated counters are never decremented. Removing keys never added can cause false
+ * negatives for other keys.
+ */
+LFB_API int lfb_counting_remove(lfb_counting* filter, const void* key, uint64_t len);
+/** Returns the smallest of the key's counters (0..255): how often it was added, as an upper bound. */
+LFB_API int lfb_counting_count(const lfb_counting* filter, const void* key, uint64_t len);
+LFB_API int lfb_counting_add_many(lfb_counting* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                                  uint8_t* results, uint64_t* added);
+LFB_API int lfb_counting_contains_many(const lfb_counting* filter, const void* data, const uint64_t* offsets,
+                                       uint64_t count, uint8_t* results, uint64_t* found);
+LFB_API int lfb_counting_clear(lfb_counting* filter);
+/** Adds src's counters to dst's, saturating. LFB_ERR_INCOMPATIBLE unless counters, hashes, width and seed match. */
+LFB_API int lfb_counting_merge(lfb_counting* dst, const lfb_counting* src);
+LFB_API int lfb_counting_stats(const lfb_counting* filter, lfb_stats* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFBLOOM_H */

@@ -1,0 +1,341 @@
+// The C ABI: a thin firewall over the C++ core. Every entry point validates its arguments,
+// catches everything, and maps lfbloom::error codes to LFB_ERR_* values.
+#include "lfbloom.h"
+
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <variant>
+
+#include "lfbloom/lfbloom.hpp"
+
+struct lfb_filter {
+    std::variant<lfbloom::blocked_bloom_filter, lfbloom::classic_bloom_filter> impl;
+};
+
+struct lfb_counting {
+    lfbloom::counting_bloom_filter impl;
+};
+
+namespace {
+
+using lfbloom::errc;
+
+thread_local std::string last_error;
+
+int fail(int code, const char* message) noexcept {
+    try {
+        last_error = message;
+    } catch (...) {
+        last_error.clear();  // no memory for the message; the code still says what happened
+    }
+    return code;
+}
+
+int status_of(errc code) noexcept {
+    switch (code) {
+        case errc::invalid_argument: return LFB_ERR_INVALID_ARGUMENT;
+        case errc::out_of_memory: return LFB_ERR_OUT_OF_MEMORY;
+        case errc::too_large: return LFB_ERR_TOO_LARGE;
+        case errc::incompatible: return LFB_ERR_INCOMPATIBLE;
+        case errc::corrupt: return LFB_ERR_CORRUPT;
+        case errc::unsupported_version: return LFB_ERR_UNSUPPORTED_VERSION;
+        case errc::io: return LFB_ERR_IO;
+    }
+    return LFB_ERR_INTERNAL;
+}
+
+/// Runs an entry point's body; no exception leaves it.
+template <class Body>
+int guarded(Body body) noexcept {
+    try {
+        return body();
+    } catch (const lfbloom::error& e) {
+        return fail(status_of(e.code()), e.what());
+    } catch (const std::bad_alloc&) {
+        return fail(LFB_ERR_OUT_OF_MEMORY, "out of memory");
+    } catch (const std::exception& e) {
+        return fail(LFB_ERR_INTERNAL, e.what());
+    } catch (...) {
+        return fail(LFB_ERR_INTERNAL, "unknown exception");
+    }
+}
+
+void require(bool ok, const char* message) {
+    if (!ok) throw lfbloom::error(errc::invalid_argument, message);
+}
+
+template <class Handle>
+Handle& deref(Handle* handle) {
+    require(handle != nullptr, "filter handle is NULL");
+    return *handle;
+}
+
+lfbloom::key_view key_of(const void* key, std::uint64_t len) {
+    require(key != nullptr || len == 0, "key is NULL but its length is not 0");
+    return {static_cast<const std::byte*>(key), static_cast<std::size_t>(len)};
+}
+
+/// Keys of a batch call, validated before any is used.
+struct key_batch {
+    const std::byte* data;
+    const std::uint64_t* offsets;
+    std::uint64_t count;
+
+    key_batch(const void* data_, const std::uint64_t* offsets_, std::uint64_t count_)
+        : data(static_cast<const std::byte*>(data_)), offsets(offsets_), count(count_) {
+        if (count == 0) return;
+        require(offsets != nullptr, "offsets is NULL");
+        for (std::uint64_t i = 0; i < count; ++i) require(offsets[i] <= offsets[i + 1], "offsets decrease");
+        require(data != nullptr || offsets[count] == offsets[0], "data is NULL but the keys are not empty");
+    }
+    lfbloom::key_view operator()(std::size_t i) const noexcept {
+        return {data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i])};
+    }
+};
+
+/// A struct that starts with its size may come from a newer header: accept it if every byte we
+/// do not know is zero (the caller asked for nothing we cannot do).
+template <class Struct>
+void read_sized(const Struct* in, Struct& out) {
+    require(in->struct_size >= sizeof(Struct), "struct_size is smaller than this struct has ever been");
+    const auto* bytes = reinterpret_cast<const unsigned char*>(in);
+    for (std::size_t i = sizeof(Struct); i < in->struct_size; ++i)
+        if (bytes[i] != 0)
+            throw lfbloom::error(errc::unsupported_version, "struct_size asks for fields this library does not know");
+    std::memcpy(&out, in, sizeof(Struct));
+}
+
+lfb_options options_or_default(const lfb_options* options) {
+    lfb_options o;
+    lfb_options_init(&o);
+    if (options != nullptr) read_sized(options, o);
+    require(o.reserved == 0, "lfb_options.reserved must be 0");
+    return o;
+}
+
+lfbloom::filter_options core_options(const lfb_options& o) { return {.memory_limit = o.memory_limit, .seed = o.seed}; }
+
+int write_stats(const lfbloom::filter_stats& s, lfb_stats* out) {
+    require(out != nullptr, "stats output is NULL");
+    require(out->struct_size >= sizeof(lfb_stats), "lfb_stats.struct_size is too small");
+    lfb_stats v{};
+    v.struct_size = sizeof(lfb_stats);
+    v.layout = static_cast<std::uint32_t>(s.kind);
+    v.slots = s.slots;
+    v.slot_bits = s.slot_bits;
+    v.hashes = s.hashes;
+    v.bytes = s.bytes;
+    v.capacity = s.capacity;
+    v.target_fpr = s.target_fpr;
+    v.slots_set = s.slots_set;
+    v.saturated = s.saturated;
+    v.fill_ratio = s.fill_ratio;
+    v.estimated_count = s.estimated_count;
+    v.estimated_fpr = s.estimated_fpr;
+    v.near_capacity = s.near_capacity;
+    std::memcpy(out, &v, sizeof v);  // a newer caller's extra fields stay as they were
+    return LFB_OK;
+}
+
+template <class Handle, class Make>
+int create(lfb_options const* options, Handle** out, Make make) {
+    return guarded([&] {
+        require(out != nullptr, "output handle pointer is NULL");
+        *out = new Handle{make(options_or_default(options))};
+        return LFB_OK;
+    });
+}
+
+template <class T>
+constexpr bool is_variant = false;
+template <class... Ts>
+constexpr bool is_variant<std::variant<Ts...>> = true;
+
+/// Applies `op` to the filter inside the handle (for lfb_filter, whichever layout it holds).
+template <class Handle, class Op>
+int with_filter(Handle* handle, Op op) {
+    return guarded([&] {
+        auto& impl = deref(handle).impl;
+        if constexpr (is_variant<std::remove_const_t<std::remove_reference_t<decltype(impl)>>>) return std::visit(op, impl);
+        else return op(impl);
+    });
+}
+
+template <class Filter>
+int add_many(Filter& f, const void* data, const std::uint64_t* offsets, std::uint64_t count, std::uint8_t* results,
+             std::uint64_t* added) {
+    const key_batch keys(data, offsets, count);
+    const std::uint64_t n = f.add_many(count, keys, results);
+    if (added != nullptr) *added = n;
+    return LFB_OK;
+}
+
+template <class Filter>
+int contains_many(const Filter& f, const void* data, const std::uint64_t* offsets, std::uint64_t count,
+                  std::uint8_t* results, std::uint64_t* found) {
+    const key_batch keys(data, offsets, count);
+    const std::uint64_t n = f.contains_many(count, keys, results);
+    if (found != nullptr) *found = n;
+    return LFB_OK;
+}
+
+
+}  // namespace
+
+// ---- library ------------------------------------------------------------------------------------
+
+const char* lfb_version_string(void) { return "1.0.0"; }
+uint32_t lfb_version(void) { return LFB_VERSION_MAJOR * 10000 + LFB_VERSION_MINOR * 100 + LFB_VERSION_PATCH; }
+uint32_t lfb_abi_version(void) { return LFB_ABI_VERSION; }
+
+const char* lfb_strerror(int code) {
+    switch (code) {
+        case LFB_OK: return "success";
+        case LFB_ERR_INVALID_ARGUMENT: return "invalid argument";
+        case LFB_ERR_OUT_OF_MEMORY: return "out of memory";
+        case LFB_ERR_TOO_LARGE: return "filter too large for the memory limit or the machine";
+        case LFB_ERR_INCOMPATIBLE: return "incompatible filters";
+        case LFB_ERR_NOT_PRESENT: return "key not present";
+        case LFB_ERR_CORRUPT: return "corrupt data";
+        case LFB_ERR_UNSUPPORTED_VERSION: return "unsupported version";
+        case LFB_ERR_IO: return "I/O error";
+        case LFB_ERR_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+const char* lfb_last_error(void) { return last_error.c_str(); }
+
+int lfb_options_init(lfb_options* options) {
+    if (options == nullptr) return fail(LFB_ERR_INVALID_ARGUMENT, "options is NULL");
+    *options = lfb_options{};
+    options->struct_size = sizeof(lfb_options);
+    options->layout = LFB_LAYOUT_BLOCKED;
+    options->counter_bits = 4;
+    return LFB_OK;
+}
+
+// ---- bit filters ----------------------------------------------------------------------------------
+
+namespace {
+template <class Make>
+int create_filter(const lfb_options* options, lfb_filter** out, Make make) {
+    return create(options, out, [&](const lfb_options& o) -> decltype(lfb_filter::impl) {
+        if (o.layout == LFB_LAYOUT_BLOCKED) return make.template operator()<lfbloom::blocked_bloom_filter>(o);
+        require(o.layout == LFB_LAYOUT_CLASSIC, "layout must be LFB_LAYOUT_BLOCKED or LFB_LAYOUT_CLASSIC");
+        return make.template operator()<lfbloom::classic_bloom_filter>(o);
+    });
+}
+}  // namespace
+
+int lfb_filter_create(uint64_t capacity, double fpr, const lfb_options* options, lfb_filter** out) {
+    return create_filter(options, out, [&]<class F>(const lfb_options& o) { return F::for_capacity(capacity, fpr, core_options(o)); });
+}
+
+int lfb_filter_create_geometry(uint64_t bits, uint32_t hashes, const lfb_options* options, lfb_filter** out) {
+    return create_filter(options, out, [&]<class F>(const lfb_options& o) { return F::with_geometry(bits, hashes, core_options(o)); });
+}
+
+void lfb_filter_free(lfb_filter* filter) { delete filter; }
+
+int lfb_filter_add(lfb_filter* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](auto& f) { return int{f.add(key_of(key, len))}; });
+}
+
+int lfb_filter_contains(const lfb_filter* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](const auto& f) { return int{f.contains(key_of(key, len))}; });
+}
+
+int lfb_filter_add_many(lfb_filter* filter, const void* data, const uint64_t* offsets, uint64_t count, uint8_t* results,
+                        uint64_t* added) {
+    return with_filter(filter, [&](auto& f) { return add_many(f, data, offsets, count, results, added); });
+}
+
+int lfb_filter_contains_many(const lfb_filter* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                             uint8_t* results, uint64_t* found) {
+    return with_filter(filter, [&](const auto& f) { return contains_many(f, data, offsets, count, results, found); });
+}
+
+int lfb_filter_clear(lfb_filter* filter) {
+    return with_filter(filter, [](auto& f) { return f.clear(), LFB_OK; });
+}
+
+int lfb_filter_merge(lfb_filter* dst, const lfb_filter* src) {
+    return guarded([&] {
+        const auto& from = deref(src).impl;
+        return std::visit(
+            [&](auto& f) {
+                using F = std::decay_t<decltype(f)>;
+                const F* other = std::get_if<F>(&from);
+                if (other == nullptr) throw lfbloom::error(errc::incompatible, "cannot merge filters of different layouts");
+                f.merge(*other);
+                return LFB_OK;
+            },
+            deref(dst).impl);
+    });
+}
+
+int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out) {
+    return with_filter(filter, [&](const auto& f) { return write_stats(f.stats(), out); });
+}
+
+// ---- counting filters -----------------------------------------------------------------------------
+
+int lfb_counting_create(uint64_t capacity, double fpr, const lfb_options* options, lfb_counting** out) {
+    return create(options, out, [&](const lfb_options& o) {
+        return lfbloom::counting_bloom_filter::for_capacity(capacity, fpr, o.counter_bits, core_options(o));
+    });
+}
+
+int lfb_counting_create_geometry(uint64_t counters, uint32_t hashes, const lfb_options* options, lfb_counting** out) {
+    return create(options, out, [&](const lfb_options& o) {
+        return lfbloom::counting_bloom_filter::with_geometry(counters, hashes, o.counter_bits, core_options(o));
+    });
+}
+
+void lfb_counting_free(lfb_counting* filter) { delete filter; }
+
+int lfb_counting_add(lfb_counting* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](auto& f) { return int{f.add(key_of(key, len))}; });
+}
+
+int lfb_counting_contains(const lfb_counting* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](const auto& f) { return int{f.contains(key_of(key, len))}; });
+}
+
+int lfb_counting_remove(lfb_counting* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](auto& f) {
+        return f.remove(key_of(key, len)) ? LFB_OK : fail(LFB_ERR_NOT_PRESENT, "key not present: nothing removed");
+    });
+}
+
+int lfb_counting_count(const lfb_counting* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](const auto& f) { return static_cast<int>(f.count(key_of(key, len))); });
+}
+
+int lfb_counting_add_many(lfb_counting* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                          uint8_t* results, uint64_t* added) {
+    return with_filter(filter, [&](auto& f) { return add_many(f, data, offsets, count, results, added); });
+}
+
+int lfb_counting_contains_many(const lfb_counting* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                               uint8_t* results, uint64_t* found) {
+    return with_filter(filter, [&](const auto& f) { return contains_many(f, data, offsets, count, results, found); });
+}
+
+int lfb_counting_clear(lfb_counting* filter) {
+    return with_filter(filter, [](auto& f) { return f.clear(), LFB_OK; });
+}
+
+int lfb_counting_merge(lfb_counting* dst, const lfb_counting* src) {
+    return guarded([&] {
+        deref(dst).impl.merge(deref(src).impl);
+        return LFB_OK;
+    });
+}
+
+int lfb_counting_stats(const lfb_counting* filter, lfb_stats* out) {
+    return with_filter(filter, [&](const auto& f) { return write_stats(f.stats(), out); });
+}

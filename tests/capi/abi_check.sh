@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The ABI gate: compares the built library with the committed baseline and fails on any change to
+# what exists; additions pass. abidiff's exit status is a bit mask (1 error, 2 usage, 4 change,
+# 8 incompatible change), but it counts some breaks, such as an added parameter, only as a change
+# (4); so the summary is read too: any removed or changed function or variable fails the gate.
+# After an intended addition, refresh the baseline with tools/update-abi-baseline.sh.
+set -uo pipefail
+baseline=$1 lib=$2 headers=$3
+report=$(abidiff --headers-dir2 "$headers" "$baseline" "$lib")
+status=$?
+echo "$report"
+if (( status & 3 )); then echo "ABI gate: abidiff failed (status $status)"; exit 1; fi
+if (( status & 8 )); then echo "ABI gate: incompatible change against $baseline"; exit 1; fi
+if grep -Eq '(Functions|Variables) changes summary: ([1-9][0-9]* Removed|[0-9]+ Removed, [1-9][0-9]* Changed)' <<<"$report"; then
+  echo "ABI gate: an existing function or variable was removed or changed"; exit 1
+fi
+echo "ABI gate: compatible (status $status)"

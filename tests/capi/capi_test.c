@@ -1,0 +1,351 @@
+/*
+ * Exercises every function of lfbloom.h through the header alone, then sweeps bad input: every
+ * call with a bad argument must return its documented code and leave the filters unchanged.
+ * Compiled as C11, and as C99 with -pedantic -Werror. Prints "N passed, N failed".
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lfbloom.h"
+
+static int passed, failed;
+
+#define CHECK(cond)                                                                                      \
+    do {                                                                                                 \
+        if (cond) {                                                                                      \
+            ++passed;                                                                                    \
+        } else {                                                                                         \
+            ++failed;                                                                                    \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #cond,      \
+                    lfb_last_error());                                                                   \
+        }                                                                                                \
+    } while (0)
+
+static int add_str(lfb_filter* f, const char* s) { return lfb_filter_add(f, s, strlen(s)); }
+static int has_str(const lfb_filter* f, const char* s) { return lfb_filter_contains(f, s, strlen(s)); }
+static int cadd_str(lfb_counting* c, const char* s) { return lfb_counting_add(c, s, strlen(s)); }
+
+static lfb_stats stats_of_filter(const lfb_filter* f) {
+    lfb_stats s;
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    CHECK(lfb_filter_stats(f, &s) == LFB_OK);
+    return s;
+}
+
+static lfb_stats stats_of_counting(const lfb_counting* c) {
+    lfb_stats s;
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    CHECK(lfb_counting_stats(c, &s) == LFB_OK);
+    return s;
+}
+
+static void test_library(void) {
+    lfb_options o;
+    int code;
+    CHECK(strcmp(lfb_version_string(), "1.0.0") == 0);
+    CHECK(lfb_version() == 10000);
+    CHECK(lfb_abi_version() == LFB_ABI_VERSION);
+    for (code = LFB_ERR_INTERNAL; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
+    CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
+    CHECK(lfb_options_init(&o) == LFB_OK);
+    CHECK(o.struct_size == sizeof o && o.layout == LFB_LAYOUT_BLOCKED && o.counter_bits == 4 && o.memory_limit == 0);
+    CHECK(lfb_options_init(NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(strlen(lfb_last_error()) > 0);
+}
+
+static void test_filter(uint32_t layout) {
+    lfb_options o;
+    lfb_filter *f = NULL, *g = NULL;
+    const char data[] = "applebananacherry";
+    const uint64_t offsets[] = {0, 5, 11, 17};
+    const uint64_t le42 = 42; /* little-endian on the machines we build for */
+    uint8_t results[3];
+    uint64_t n = 99;
+    lfb_stats s;
+    int i;
+
+    lfb_options_init(&o);
+    o.layout = layout;
+    CHECK(lfb_filter_create(10000, 0.01, &o, &f) == LFB_OK && f != NULL);
+    CHECK(has_str(f, "apple") == 0);
+    CHECK(add_str(f, "apple") == 1);
+    CHECK(add_str(f, "apple") == 0);
+    CHECK(has_str(f, "apple") == 1);
+    CHECK(lfb_filter_add(f, NULL, 0) == 1); /* the empty key */
+    CHECK(lfb_filter_contains(f, "", 0) == 1);
+    CHECK(lfb_filter_add(f, &le42, 8) == 1);
+
+    CHECK(lfb_filter_add_many(f, data, offsets, 3, results, &n) == LFB_OK);
+    CHECK(n == 2 && results[0] == 0 && results[1] == 1 && results[2] == 1); /* apple was there already */
+    CHECK(lfb_filter_contains_many(f, data, offsets, 3, results, &n) == LFB_OK);
+    CHECK(n == 3 && results[0] == 1 && results[1] == 1 && results[2] == 1);
+    CHECK(lfb_filter_contains_many(f, data, offsets, 3, NULL, NULL) == LFB_OK);
+    CHECK(lfb_filter_add_many(f, NULL, NULL, 0, NULL, &n) == LFB_OK && n == 0);
+
+    s = stats_of_filter(f);
+    CHECK(s.layout == layout && s.slot_bits == 1 && s.capacity == 10000 && s.target_fpr == 0.01);
+    CHECK(s.slots > 0 && s.hashes > 0 && s.bytes == s.slots / 8 && s.slots_set > 0 && s.saturated == 0);
+    CHECK(s.fill_ratio > 0 && s.estimated_count > 3 && s.estimated_count < 7 && s.near_capacity == 0);
+
+    CHECK(lfb_filter_create_geometry(s.slots, s.hashes, &o, &g) == LFB_OK);
+    CHECK(add_str(g, "from-g") == 1);
+    CHECK(lfb_filter_merge(f, g) == LFB_OK);
+    CHECK(has_str(f, "from-g") == 1);
+    for (i = 0; i < 10000; ++i) lfb_filter_add(g, &i, sizeof i);
+    s = stats_of_filter(g);
+    CHECK(s.near_capacity == 1);
+
+    CHECK(lfb_filter_clear(f) == LFB_OK);
+    CHECK(has_str(f, "apple") == 0);
+    CHECK(stats_of_filter(f).slots_set == 0);
+    lfb_filter_free(f);
+    lfb_filter_free(g);
+    lfb_filter_free(NULL);
+}
+
+static void test_counting(void) {
+    lfb_options o;
+    lfb_counting *c = NULL, *d = NULL;
+    const char data[] = "xyz";
+    const uint64_t offsets[] = {0, 1, 2, 3};
+    uint8_t results[3];
+    uint64_t n = 0;
+    lfb_stats s;
+    int i;
+
+    CHECK(lfb_counting_create(1000, 0.01, NULL, &c) == LFB_OK);
+    CHECK(cadd_str(c, "k") == 1);
+    CHECK(cadd_str(c, "k") == 0);
+    CHECK(lfb_counting_count(c, "k", 1) == 2);
+    CHECK(lfb_counting_contains(c, "k", 1) == 1);
+    CHECK(lfb_counting_remove(c, "k", 1) == LFB_OK);
+    CHECK(lfb_counting_remove(c, "k", 1) == LFB_OK);
+    CHECK(lfb_counting_contains(c, "k", 1) == 0);
+    CHECK(lfb_counting_remove(c, "k", 1) == LFB_ERR_NOT_PRESENT);
+    for (i = 0; i < 20; ++i) cadd_str(c, "hot");
+    CHECK(lfb_counting_count(c, "hot", 3) == 15);
+    s = stats_of_counting(c);
+    CHECK(s.layout == LFB_LAYOUT_COUNTING && s.slot_bits == 4 && s.saturated > 0 && s.saturated == s.slots_set);
+
+    CHECK(lfb_counting_add_many(c, data, offsets, 3, results, &n) == LFB_OK && n == 3);
+    CHECK(lfb_counting_contains_many(c, data, offsets, 3, results, &n) == LFB_OK && n == 3 && results[2] == 1);
+
+    lfb_options_init(&o);
+    o.counter_bits = 8;
+    CHECK(lfb_counting_create_geometry(s.slots, s.hashes, NULL, &d) == LFB_OK);
+    CHECK(cadd_str(d, "hot") == 1);
+    CHECK(lfb_counting_merge(c, d) == LFB_OK);
+    CHECK(lfb_counting_count(c, "hot", 3) == 15);
+    lfb_counting_free(d);
+    CHECK(lfb_counting_create(1000, 0.01, &o, &d) == LFB_OK);
+    for (i = 0; i < 300; ++i) cadd_str(d, "hot");
+    CHECK(lfb_counting_count(d, "hot", 3) == 255);
+    CHECK(stats_of_counting(d).slot_bits == 8);
+
+    CHECK(lfb_counting_clear(c) == LFB_OK);
+    CHECK(stats_of_counting(c).slots_set == 0);
+    lfb_counting_free(c);
+    lfb_counting_free(d);
+    lfb_counting_free(NULL);
+}
+
+/* ---- the bad-input sweep -------------------------------------------------------------------- */
+
+struct fixture {
+    lfb_filter* blocked;
+    lfb_filter* classic;      /* same bits and hashes as blocked, other layout */
+    lfb_filter* other_size;
+    lfb_filter* other_seed;
+    lfb_counting* counting;
+    lfb_counting* counting8;  /* same counters, other width */
+    lfb_filter* out_filter;
+    lfb_counting* out_counting;
+};
+static struct fixture fx;
+
+static const uint64_t good_offsets[] = {0, 1, 2};
+static const uint64_t bad_offsets[] = {0, 2, 1};
+
+static lfb_options opts(uint32_t layout, uint64_t memory_limit, uint32_t counter_bits) {
+    lfb_options o;
+    lfb_options_init(&o);
+    o.layout = layout;
+    o.memory_limit = memory_limit;
+    o.counter_bits = counter_bits;
+    return o;
+}
+
+static int create_with(uint64_t n, double p, lfb_options o) { return lfb_filter_create(n, p, &o, &fx.out_filter); }
+static int ccreate_with(uint64_t n, double p, lfb_options o) { return lfb_counting_create(n, p, &o, &fx.out_counting); }
+static int stats_sized(uint32_t size) {
+    lfb_stats s;
+    memset(&s, 0, sizeof s);
+    s.struct_size = size;
+    return lfb_filter_stats(fx.blocked, &s);
+}
+static int options_sized(uint32_t size, int dirty_tail) {
+    unsigned char buffer[sizeof(lfb_options) + 16];
+    lfb_options o = opts(LFB_LAYOUT_BLOCKED, 0, 4);
+    memset(buffer, 0, sizeof buffer);
+    o.struct_size = size;
+    memcpy(buffer, &o, sizeof o);
+    if (dirty_tail) buffer[sizeof o + 3] = 1;
+    return lfb_filter_create(1000, 0.01, (const lfb_options*)(const void*)buffer, &fx.out_filter);
+}
+
+/* Every bad-input case once: name, expected status, the call. Expanded into functions and a table. */
+#define BAD_CASES(X) \
+    X(create_zero_capacity, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create(0, 0.01, NULL, &fx.out_filter)) \
+    X(create_rate_zero, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create(1000, 0.0, NULL, &fx.out_filter)) \
+    X(create_rate_one, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create(1000, 1.0, NULL, &fx.out_filter)) \
+    X(create_rate_negative, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create(1000, -0.1, NULL, &fx.out_filter)) \
+    X(create_rate_nan, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create(1000, NAN, NULL, &fx.out_filter)) \
+    X(create_rate_inf, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create(1000, INFINITY, NULL, &fx.out_filter)) \
+    X(create_rate_tiny, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create(1000, 1e-300, NULL, &fx.out_filter)) \
+    X(create_null_out, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create(1000, 0.01, NULL, NULL)) \
+    X(create_bad_layout, LFB_ERR_INVALID_ARGUMENT, create_with(1000, 0.01, opts(7, 0, 4))) \
+    X(create_counting_layout, LFB_ERR_INVALID_ARGUMENT, create_with(1000, 0.01, opts(LFB_LAYOUT_COUNTING, 0, 4))) \
+    X(create_over_limit, LFB_ERR_TOO_LARGE, create_with(100000000, 0.01, opts(LFB_LAYOUT_BLOCKED, 1 << 20, 4))) \
+    X(create_over_machine, LFB_ERR_TOO_LARGE, lfb_filter_create((uint64_t)1 << 40, 0.01, NULL, &fx.out_filter)) \
+    X(create_absurd, LFB_ERR_TOO_LARGE, lfb_filter_create((uint64_t)1 << 62, 0.01, NULL, &fx.out_filter)) \
+    X(options_too_small, LFB_ERR_INVALID_ARGUMENT, options_sized(4, 0)) \
+    X(options_newer_unknown_field, LFB_ERR_UNSUPPORTED_VERSION, options_sized(sizeof(lfb_options) + 8, 1)) \
+    X(geometry_zero_bits, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create_geometry(0, 3, NULL, &fx.out_filter)) \
+    X(geometry_partial_line, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create_geometry(1000, 3, NULL, &fx.out_filter)) \
+    X(geometry_zero_hashes, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create_geometry(4096, 0, NULL, &fx.out_filter)) \
+    X(geometry_256_hashes, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create_geometry(4096, 256, NULL, &fx.out_filter)) \
+    X(geometry_absurd_bits, LFB_ERR_TOO_LARGE, lfb_filter_create_geometry((uint64_t)1 << 50, 3, NULL, &fx.out_filter)) \
+    X(add_null_filter, LFB_ERR_INVALID_ARGUMENT, lfb_filter_add(NULL, "k", 1)) \
+    X(add_null_key, LFB_ERR_INVALID_ARGUMENT, lfb_filter_add(fx.blocked, NULL, 5)) \
+    X(contains_null_filter, LFB_ERR_INVALID_ARGUMENT, lfb_filter_contains(NULL, "k", 1)) \
+    X(contains_null_key, LFB_ERR_INVALID_ARGUMENT, lfb_filter_contains(fx.blocked, NULL, 1)) \
+    X(add_many_null_filter, LFB_ERR_INVALID_ARGUMENT, lfb_filter_add_many(NULL, "ab", good_offsets, 2, NULL, NULL)) \
+    X(add_many_null_offsets, LFB_ERR_INVALID_ARGUMENT, lfb_filter_add_many(fx.blocked, "ab", NULL, 2, NULL, NULL)) \
+    X(add_many_bad_offsets, LFB_ERR_INVALID_ARGUMENT, lfb_filter_add_many(fx.blocked, "ab", bad_offsets, 2, NULL, NULL)) \
+    X(add_many_null_data, LFB_ERR_INVALID_ARGUMENT, lfb_filter_add_many(fx.blocked, NULL, good_offsets, 2, NULL, NULL)) \
+    X(contains_many_null_filter, LFB_ERR_INVALID_ARGUMENT, lfb_filter_contains_many(NULL, "ab", good_offsets, 2, NULL, NULL)) \
+    X(contains_many_bad_offsets, LFB_ERR_INVALID_ARGUMENT, lfb_filter_contains_many(fx.blocked, "ab", bad_offsets, 2, NULL, NULL)) \
+    X(contains_many_null_data, LFB_ERR_INVALID_ARGUMENT, lfb_filter_contains_many(fx.blocked, NULL, good_offsets, 2, NULL, NULL)) \
+    X(clear_null, LFB_ERR_INVALID_ARGUMENT, lfb_filter_clear(NULL)) \
+    X(merge_null_dst, LFB_ERR_INVALID_ARGUMENT, lfb_filter_merge(NULL, fx.blocked)) \
+    X(merge_null_src, LFB_ERR_INVALID_ARGUMENT, lfb_filter_merge(fx.blocked, NULL)) \
+    X(merge_other_layout, LFB_ERR_INCOMPATIBLE, lfb_filter_merge(fx.blocked, fx.classic)) \
+    X(merge_other_size, LFB_ERR_INCOMPATIBLE, lfb_filter_merge(fx.blocked, fx.other_size)) \
+    X(merge_other_seed, LFB_ERR_INCOMPATIBLE, lfb_filter_merge(fx.blocked, fx.other_seed)) \
+    X(stats_null_filter, LFB_ERR_INVALID_ARGUMENT, lfb_filter_stats(NULL, NULL)) \
+    X(stats_null_out, LFB_ERR_INVALID_ARGUMENT, lfb_filter_stats(fx.blocked, NULL)) \
+    X(stats_size_zero, LFB_ERR_INVALID_ARGUMENT, stats_sized(0)) \
+    X(counting_zero_capacity, LFB_ERR_INVALID_ARGUMENT, lfb_counting_create(0, 0.01, NULL, &fx.out_counting)) \
+    X(counting_rate_nan, LFB_ERR_INVALID_ARGUMENT, lfb_counting_create(1000, NAN, NULL, &fx.out_counting)) \
+    X(counting_width_5, LFB_ERR_INVALID_ARGUMENT, ccreate_with(1000, 0.01, opts(0, 0, 5))) \
+    X(counting_over_limit, LFB_ERR_TOO_LARGE, ccreate_with(10000000, 0.01, opts(0, 1 << 20, 4))) \
+    X(counting_null_out, LFB_ERR_INVALID_ARGUMENT, lfb_counting_create(1000, 0.01, NULL, NULL)) \
+    X(counting_geometry_partial, LFB_ERR_INVALID_ARGUMENT, lfb_counting_create_geometry(100, 3, NULL, &fx.out_counting)) \
+    X(counting_add_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_add(NULL, "k", 1)) \
+    X(counting_add_null_key, LFB_ERR_INVALID_ARGUMENT, lfb_counting_add(fx.counting, NULL, 2)) \
+    X(counting_contains_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_contains(NULL, "k", 1)) \
+    X(counting_remove_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_remove(NULL, "k", 1)) \
+    X(counting_remove_null_key, LFB_ERR_INVALID_ARGUMENT, lfb_counting_remove(fx.counting, NULL, 3)) \
+    X(counting_remove_absent, LFB_ERR_NOT_PRESENT, lfb_counting_remove(fx.counting, "never added", 11)) \
+    X(counting_count_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_count(NULL, "k", 1)) \
+    X(counting_add_many_bad, LFB_ERR_INVALID_ARGUMENT, lfb_counting_add_many(fx.counting, "ab", bad_offsets, 2, NULL, NULL)) \
+    X(counting_contains_many_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_contains_many(NULL, "ab", good_offsets, 2, NULL, NULL)) \
+    X(counting_clear_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_clear(NULL)) \
+    X(counting_merge_width, LFB_ERR_INCOMPATIBLE, lfb_counting_merge(fx.counting, fx.counting8)) \
+    X(counting_merge_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_merge(fx.counting, NULL)) \
+    X(counting_stats_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_stats(fx.counting, NULL))
+
+#define AS_FUNCTION(name, expected, expr) \
+    static int name(void) { return expr; }
+BAD_CASES(AS_FUNCTION)
+
+#define AS_ROW(name, expected, expr) {#name, name, expected},
+static const struct {
+    const char* name;
+    int (*call)(void);
+    int expected;
+} bad_cases[] = {BAD_CASES(AS_ROW)};
+
+/* What "nothing changed" is checked against: the fill and the answers for known keys. */
+struct snapshot {
+    uint64_t blocked_set, counting_set, counting_saturated;
+    int answers[8];
+};
+
+static struct snapshot take_snapshot(void) {
+    static const char* keys[4] = {"a", "b", "never-1", "never-2"};
+    struct snapshot s;
+    int i;
+    s.blocked_set = stats_of_filter(fx.blocked).slots_set;
+    s.counting_set = stats_of_counting(fx.counting).slots_set;
+    s.counting_saturated = stats_of_counting(fx.counting).saturated;
+    for (i = 0; i < 4; ++i) {
+        s.answers[i] = has_str(fx.blocked, keys[i]);
+        s.answers[4 + i] = lfb_counting_count(fx.counting, keys[i], strlen(keys[i]));
+    }
+    return s;
+}
+
+static void test_bad_input_sweep(void) {
+    lfb_options seeded = opts(LFB_LAYOUT_BLOCKED, 0, 4), classic = opts(LFB_LAYOUT_CLASSIC, 0, 4);
+    lfb_options eight = opts(0, 0, 8);
+    lfb_stats s;
+    struct snapshot before, after;
+    size_t i;
+
+    seeded.seed = 7;
+    CHECK(lfb_filter_create(1000, 0.01, NULL, &fx.blocked) == LFB_OK);
+    s = stats_of_filter(fx.blocked);
+    CHECK(lfb_filter_create_geometry(s.slots, s.hashes, &classic, &fx.classic) == LFB_OK);
+    CHECK(lfb_filter_create(2000, 0.01, NULL, &fx.other_size) == LFB_OK);
+    CHECK(lfb_filter_create(1000, 0.01, &seeded, &fx.other_seed) == LFB_OK);
+    CHECK(lfb_counting_create(1000, 0.01, NULL, &fx.counting) == LFB_OK);
+    s = stats_of_counting(fx.counting);
+    CHECK(lfb_counting_create_geometry(s.slots / 2, s.hashes, &eight, &fx.counting8) == LFB_OK);
+    add_str(fx.blocked, "a");
+    add_str(fx.blocked, "b");
+    add_str(fx.classic, "c");
+    add_str(fx.other_size, "c");
+    add_str(fx.other_seed, "c");
+    cadd_str(fx.counting, "a");
+    cadd_str(fx.counting, "a");
+    cadd_str(fx.counting, "b");
+    lfb_counting_add(fx.counting8, "c", 1);
+
+    before = take_snapshot();
+    for (i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; ++i) {
+        const int got = bad_cases[i].call();
+        if (got != bad_cases[i].expected)
+            fprintf(stderr, "bad-input case %s: got %d (%s), expected %d\n", bad_cases[i].name, got, lfb_strerror(got),
+                    bad_cases[i].expected);
+        CHECK(got == bad_cases[i].expected);
+        CHECK(strlen(lfb_last_error()) > 0);
+        after = take_snapshot();
+        if (memcmp(&before, &after, sizeof before) != 0) fprintf(stderr, "bad-input case %s changed a filter\n", bad_cases[i].name);
+        CHECK(memcmp(&before, &after, sizeof before) == 0);
+    }
+    CHECK(fx.out_filter == NULL && fx.out_counting == NULL); /* no failed create wrote a handle */
+    CHECK(options_sized(sizeof(lfb_options) + 8, 0) == LFB_OK); /* a newer caller asking nothing new */
+    lfb_filter_free(fx.out_filter);
+
+    lfb_filter_free(fx.blocked);
+    lfb_filter_free(fx.classic);
+    lfb_filter_free(fx.other_size);
+    lfb_filter_free(fx.other_seed);
+    lfb_counting_free(fx.counting);
+    lfb_counting_free(fx.counting8);
+}
+
+int main(void) {
+    test_library();
+    test_filter(LFB_LAYOUT_BLOCKED);
+    test_filter(LFB_LAYOUT_CLASSIC);
+    test_counting();
+    test_bad_input_sweep();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
