@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libboost1.81-dev libboost-test1.81-dev  # Boost.Atomic, Boost.Test, Boost.Math
+  libboost-program-options1.81-dev        # command-line flags of the stress, bench and CLI programs
   libmurmurhash-dev                       # reference MurmurHash3, tests only
   abigail-tools                           # abidw/abidiff: the C ABI gate
   python3                                 # the ctypes FFI test

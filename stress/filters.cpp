@@ -1,0 +1,150 @@
+#include "filters.hpp"
+
+#include <vector>
+
+namespace stress {
+namespace {
+
+lfb_stats to_c_stats(const lfbloom::filter_stats& s) {
+    lfb_stats c{};
+    c.struct_size = sizeof c;
+    c.layout = static_cast<std::uint32_t>(s.kind);
+    c.slots = s.slots;
+    c.slot_bits = s.slot_bits;
+    c.hashes = s.hashes;
+    c.slots_set = s.slots_set;
+    c.saturated = s.saturated;
+    return c;
+}
+
+template <class Filter>
+class core_filter final : public filter_api {
+public:
+    explicit core_filter(Filter f) : f_(std::move(f)) {}
+    bool add(key_view key) override { return f_.add(key); }
+    bool contains(key_view key) const override { return f_.contains(key); }
+    void contains_many(std::span<const key_view> keys, std::uint8_t* found) const override { f_.contains_many(keys, found); }
+    bool remove(key_view key) override {
+        if constexpr (requires { f_.remove(key); }) return f_.remove(key);
+        else return filter_api::remove(key);
+    }
+    std::uint32_t count(key_view key) const override {
+        if constexpr (requires { f_.count(key); }) return f_.count(key);
+        else return filter_api::count(key);
+    }
+    lfb_stats stats() const override { return to_c_stats(f_.stats()); }
+    std::unique_ptr<filter_api> empty_twin() const override {
+        if constexpr (std::is_same_v<Filter, lfbloom::counting_bloom_filter>)
+            return std::make_unique<core_filter>(Filter(f_.shape(), f_.counter_bits(), {.seed = f_.seed()}));
+        else
+            return std::make_unique<core_filter>(Filter(f_.shape(), {.seed = f_.seed()}));
+    }
+
+private:
+    Filter f_;
+};
+
+/// Any negative status from the C ABI is a failure of the run.
+int checked(int status) {
+    if (status < 0) throw std::runtime_error(std::string("C ABI error: ") + lfb_strerror(status) + ": " + lfb_last_error());
+    return status;
+}
+
+/// A batch in the C ABI's layout: one buffer and count + 1 offsets.
+struct packed_keys {
+    std::vector<std::byte> data;
+    std::vector<std::uint64_t> offsets{0};
+    explicit packed_keys(std::span<const key_view> keys) {
+        for (key_view k : keys) {
+            data.insert(data.end(), k.begin(), k.end());
+            offsets.push_back(data.size());
+        }
+    }
+};
+
+/// The C ABI's bit filter (blocked or classic) or counting filter, chosen by `counting`.
+template <bool counting>
+class c_filter final : public filter_api {
+    using handle = std::conditional_t<counting, lfb_counting, lfb_filter>;
+
+public:
+    c_filter(std::uint64_t slots_or_capacity, std::uint32_t hashes_or_zero, double fpr, const lfb_options& options)
+        : options_(options) {
+        if constexpr (counting)
+            checked(hashes_or_zero != 0 ? lfb_counting_create_geometry(slots_or_capacity, hashes_or_zero, &options_, &h_)
+                                        : lfb_counting_create(slots_or_capacity, fpr, &options_, &h_));
+        else
+            checked(hashes_or_zero != 0 ? lfb_filter_create_geometry(slots_or_capacity, hashes_or_zero, &options_, &h_)
+                                        : lfb_filter_create(slots_or_capacity, fpr, &options_, &h_));
+    }
+    ~c_filter() override {
+        if constexpr (counting) lfb_counting_free(h_); else lfb_filter_free(h_);
+    }
+    c_filter(const c_filter&) = delete;
+    c_filter& operator=(const c_filter&) = delete;
+
+    bool add(key_view k) override {
+        if constexpr (counting) return checked(lfb_counting_add(h_, k.data(), k.size())) == 1;
+        else return checked(lfb_filter_add(h_, k.data(), k.size())) == 1;
+    }
+    bool contains(key_view k) const override {
+        if constexpr (counting) return checked(lfb_counting_contains(h_, k.data(), k.size())) == 1;
+        else return checked(lfb_filter_contains(h_, k.data(), k.size())) == 1;
+    }
+    void contains_many(std::span<const key_view> keys, std::uint8_t* found) const override {
+        const packed_keys p(keys);
+        if constexpr (counting)
+            checked(lfb_counting_contains_many(h_, p.data.data(), p.offsets.data(), keys.size(), found, nullptr));
+        else
+            checked(lfb_filter_contains_many(h_, p.data.data(), p.offsets.data(), keys.size(), found, nullptr));
+    }
+    bool remove(key_view k) override {
+        if constexpr (counting) {
+            const int status = lfb_counting_remove(h_, k.data(), k.size());
+            return status == LFB_ERR_NOT_PRESENT ? false : checked(status) == LFB_OK;
+        } else {
+            return filter_api::remove(k);
+        }
+    }
+    std::uint32_t count(key_view k) const override {
+        if constexpr (counting) return static_cast<std::uint32_t>(checked(lfb_counting_count(h_, k.data(), k.size())));
+        else return filter_api::count(k);
+    }
+    lfb_stats stats() const override {
+        lfb_stats s{};
+        s.struct_size = sizeof s;
+        if constexpr (counting) checked(lfb_counting_stats(h_, &s)); else checked(lfb_filter_stats(h_, &s));
+        return s;
+    }
+    std::unique_ptr<filter_api> empty_twin() const override {
+        const lfb_stats s = stats();
+        return std::make_unique<c_filter>(s.slots, s.hashes, 0.0, options_);
+    }
+
+private:
+    lfb_options options_;
+    handle* h_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<filter_api> make_filter(const filter_spec& spec) {
+    if (spec.api == "c") {
+        lfb_options o;
+        lfb_options_init(&o);
+        o.counter_bits = spec.counter_bits;
+        if (spec.layout == "counting") return std::make_unique<c_filter<true>>(spec.capacity, 0, spec.fpr, o);
+        o.layout = spec.layout == "classic" ? LFB_LAYOUT_CLASSIC : LFB_LAYOUT_BLOCKED;
+        return std::make_unique<c_filter<false>>(spec.capacity, 0, spec.fpr, o);
+    }
+    if (spec.layout == "counting")
+        return std::make_unique<core_filter<lfbloom::counting_bloom_filter>>(
+            lfbloom::counting_bloom_filter::for_capacity(spec.capacity, spec.fpr, spec.counter_bits));
+    if (spec.layout == "classic")
+        return std::make_unique<core_filter<lfbloom::classic_bloom_filter>>(
+            lfbloom::classic_bloom_filter::for_capacity(spec.capacity, spec.fpr));
+    return std::make_unique<core_filter<lfbloom::blocked_bloom_filter>>(
+        lfbloom::blocked_bloom_filter::for_capacity(spec.capacity, spec.fpr));
+}
+
+}  // namespace stress

@@ -1,0 +1,44 @@
+// One interface over the filters the stress programs drive: the C++ core directly, or the same
+// filters through the C ABI, so every scenario proves both paths.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lfbloom.h"
+#include "lfbloom/lfbloom.hpp"
+
+namespace stress {
+
+using lfbloom::key_view;
+
+struct filter_spec {
+    std::string layout = "blocked";  // blocked, classic, counting
+    std::string api = "cpp";         // cpp or c
+    std::uint64_t capacity = 1000000;
+    double fpr = 0.01;
+    std::uint32_t counter_bits = 4;
+};
+
+/// What a scenario needs of a filter. All members are as thread-safe as the filter behind them.
+class filter_api {
+public:
+    virtual ~filter_api() = default;
+    virtual bool add(key_view key) = 0;
+    virtual bool contains(key_view key) const = 0;
+    /// found[i] = 1/0 for keys[i]; one batch call.
+    virtual void contains_many(std::span<const key_view> keys, std::uint8_t* found) const = 0;
+    virtual bool remove(key_view) { throw std::logic_error("remove needs a counting filter"); }
+    virtual std::uint32_t count(key_view) const { throw std::logic_error("count needs a counting filter"); }
+    virtual lfb_stats stats() const = 0;
+    /// An empty filter of the same kind, geometry and seed.
+    virtual std::unique_ptr<filter_api> empty_twin() const = 0;
+};
+
+std::unique_ptr<filter_api> make_filter(const filter_spec& spec);
+
+}  // namespace stress

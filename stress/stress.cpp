@@ -1,0 +1,393 @@
+// lfbloom-stress: multithreaded programs that try to break the concurrency guarantees. Each
+// scenario prints its seed and exits 1 on the first violation with what it needs to be replayed.
+//
+//   writers-readers  writers add keys and publish each finished add (release); readers acquire the
+//                    progress and check published keys, singly and in batches: no false negative.
+//   hot-keys         all threads race to add and query the same few keys in fresh tiny filters;
+//                    "new" answers must obey the documented semantics.
+//   counting-churn   threads add and remove their own keys while others query; at the end the
+//                    filter must equal one built from the keys still held; removing all empties it.
+//   saturation       adds drive shared counters to the maximum while removes race: no false
+//                    negative for keys still held.
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "filters.hpp"
+
+namespace po = boost::program_options;
+using namespace stress;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+struct run_options {
+    std::string scenario;
+    filter_spec spec;
+    unsigned threads = 8;
+    double seconds = 5;
+    std::uint64_t seed = 0;
+};
+run_options opt;
+
+[[noreturn]] void violation(const std::string& what) {
+    std::fprintf(stderr,
+                 "VIOLATION: %s\n  replay: lfbloom-stress --scenario %s --layout %s --api %s --counter-bits %u "
+                 "--threads %u --seconds %g --seed %llu\n",
+                 what.c_str(), opt.scenario.c_str(), opt.spec.layout.c_str(), opt.spec.api.c_str(), opt.spec.counter_bits,
+                 opt.threads, opt.seconds, static_cast<unsigned long long>(opt.seed));
+    std::fflush(stderr);
+    std::_Exit(1);
+}
+
+template <class... Parts>
+std::string describe(const Parts&... parts) {
+    std::ostringstream s;
+    (s << ... << parts);
+    return s.str();
+}
+
+/// The 16-byte key `index` of `owner`, derived from the seed (so a failure can be replayed).
+struct key16 {
+    std::array<std::byte, 16> bytes;
+    key_view view() const { return bytes; }
+};
+std::uint64_t splitmix64(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+key16 make_key(std::uint64_t owner, std::uint64_t index) {
+    const std::uint64_t a = splitmix64(opt.seed ^ splitmix64(owner * 0x100000001b3ULL + 1) ^ index);
+    const std::uint64_t b = splitmix64(a ^ owner);
+    key16 k;
+    for (int i = 0; i < 8; ++i) {
+        k.bytes[i] = static_cast<std::byte>(a >> (8 * i));
+        k.bytes[8 + i] = static_cast<std::byte>(b >> (8 * i));
+    }
+    return k;
+}
+
+bool time_left(clock_type::time_point end) { return clock_type::now() < end; }
+clock_type::time_point deadline() {
+    return clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(opt.seconds));
+}
+
+/// Runs fn(t) on `n` threads and joins them.
+template <class Fn>
+void run_threads(unsigned n, Fn fn) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < n; ++t) pool.emplace_back(fn, t);
+    for (auto& th : pool) th.join();
+}
+
+struct alignas(64) progress_counter {
+    std::atomic<std::uint64_t> value{0};
+};
+
+// ---- 1: writers and readers ------------------------------------------------------------------------
+
+// Epochs: a fresh filter per epoch, filled by the writers up to its capacity (so it never turns
+// into all ones, which would hide false negatives), checked by readers as it fills.
+void writers_readers() {
+    const unsigned writers = std::max(1u, opt.threads / 2), readers = std::max(1u, opt.threads - writers);
+    const std::uint64_t per_writer = opt.spec.capacity / writers;
+    const auto end = deadline();
+    std::uint64_t epochs = 0, checks_total = 0, adds_total = 0;
+    do {
+        auto filter = make_filter(opt.spec);
+        std::vector<progress_counter> progress(writers);
+        std::atomic<unsigned> writers_done{0};
+        std::atomic<std::uint64_t> checks{0};
+        const std::uint64_t epoch = epochs;
+        run_threads(writers + readers, [&](unsigned t) {
+            if (t < writers) {
+                for (std::uint64_t i = 0; i < per_writer && time_left(end); ++i) {
+                    filter->add(make_key(epoch << 32 | t, i).view());
+                    progress[t].value.store(i + 1, std::memory_order_release);  // the add happens-before readers' checks
+                }
+                writers_done.fetch_add(1, std::memory_order_release);
+                return;
+            }
+            std::mt19937_64 rng(opt.seed ^ splitmix64(epoch * 1000 + t));
+            std::uint64_t local_checks = 0;
+            std::vector<key16> batch_keys;
+            std::vector<key_view> batch;
+            std::uint8_t found[32];
+            while (writers_done.load(std::memory_order_acquire) < writers) {
+                const unsigned w = static_cast<unsigned>(rng() % writers);
+                const std::uint64_t published = progress[w].value.load(std::memory_order_acquire);
+                if (published == 0) continue;
+                if (rng() % 4 != 0) {  // single: the newest key (the tightest race) or any published one
+                    const std::uint64_t i = rng() % 2 ? published - 1 : rng() % published;
+                    if (!filter->contains(make_key(epoch << 32 | w, i).view()))
+                        violation(describe("false negative: epoch ", epoch, " writer ", w, " key ", i, " (published ", published, ")"));
+                    ++local_checks;
+                } else {  // batch: up to 32 published keys in one call
+                    batch_keys.clear();
+                    batch.clear();
+                    for (int j = 0; j < 32; ++j) batch_keys.push_back(make_key(epoch << 32 | w, published - 1 - rng() % published));
+                    for (const auto& k : batch_keys) batch.push_back(k.view());
+                    filter->contains_many(batch, found);
+                    for (int j = 0; j < 32; ++j)
+                        if (!found[j]) violation(describe("false negative in contains_many: epoch ", epoch, " writer ", w));
+                    local_checks += 32;
+                }
+            }
+            checks.fetch_add(local_checks, std::memory_order_relaxed);  // read after join
+        });
+        for (unsigned w = 0; w < writers; ++w) {  // after join: every add happened-before
+            const std::uint64_t n = progress[w].value.load(std::memory_order_relaxed);  // join orders it
+            for (std::uint64_t i = 0; i < n; ++i)
+                if (!filter->contains(make_key(epoch << 32 | w, i).view()))
+                    violation(describe("false negative after join: epoch ", epoch, " writer ", w, " key ", i));
+            adds_total += n;
+        }
+        checks_total += checks.load(std::memory_order_relaxed);
+        ++epochs;
+    } while (time_left(end));
+    std::printf("writers-readers: %llu epochs, %llu adds, %llu concurrent checks, no false negative\n",
+                static_cast<unsigned long long>(epochs), static_cast<unsigned long long>(adds_total),
+                static_cast<unsigned long long>(checks_total));
+}
+
+// ---- 2: hot keys ----------------------------------------------------------------------------------
+
+// Every epoch: a fresh filter sized for the hot set; all threads start at once and add and query
+// the same keys in shuffled orders. add() answers "new" only if it changed a bit from 0 (or a
+// counter from zero), and each such change happens once (no removes here), so the "new" answers
+// of an epoch can never outnumber the slots set at its end; at least one answer is "new"; and a
+// key's own add is always followed by contains() == true.
+void hot_keys() {
+    constexpr unsigned hot = 64, passes = 4;
+    filter_spec spec = opt.spec;
+    spec.capacity = hot;
+    std::vector<key16> keys;
+    for (unsigned i = 0; i < hot; ++i) keys.push_back(make_key(~0ull, i));
+    const auto end = deadline();
+    std::unique_ptr<filter_api> filter = make_filter(spec);
+    std::atomic<std::uint64_t> new_answers{0};
+    std::uint64_t epochs = 0, total_new = 0;
+    std::atomic<bool> running{true};
+    auto between_epochs = [&]() noexcept {  // runs on one thread while all others wait at the barrier
+        const lfb_stats s = filter->stats();
+        const std::uint64_t answers = new_answers.exchange(0, std::memory_order_relaxed);  // the barrier orders it
+        if (answers > s.slots_set)
+            violation(describe("epoch ", epochs, ": ", answers, " 'new' answers but only ", s.slots_set, " slots set"));
+        if (answers == 0) violation(describe("epoch ", epochs, ": no add of a fresh filter answered 'new'"));
+        for (const auto& k : keys)
+            if (!filter->contains(k.view())) violation(describe("epoch ", epochs, ": hot key absent at the end"));
+        total_new += answers;
+        ++epochs;
+        if (!time_left(end)) running.store(false, std::memory_order_relaxed);  // the barrier publishes it
+        else filter = make_filter(spec);
+    };
+    std::barrier sync(static_cast<std::ptrdiff_t>(opt.threads), between_epochs);
+    run_threads(opt.threads, [&](unsigned t) {
+        std::mt19937_64 rng(opt.seed ^ t);
+        std::vector<unsigned> order(hot);
+        for (unsigned i = 0; i < hot; ++i) order[i] = i;
+        while (running.load(std::memory_order_relaxed)) {
+            std::uint64_t mine = 0;
+            for (unsigned pass = 0; pass < passes; ++pass) {
+                std::shuffle(order.begin(), order.end(), rng);
+                for (unsigned i : order) {
+                    mine += filter->add(keys[i].view());
+                    if (!filter->contains(keys[i].view()))
+                        violation(describe("hot key ", i, " absent right after this thread added it"));
+                }
+            }
+            new_answers.fetch_add(mine, std::memory_order_relaxed);  // summed after the barrier
+            sync.arrive_and_wait();
+        }
+    });
+    std::printf("hot-keys: %llu epochs of %u threads racing on %u keys, %llu 'new' answers, semantics held\n",
+                static_cast<unsigned long long>(epochs), opt.threads, hot, static_cast<unsigned long long>(total_new));
+}
+
+// ---- 3: counting churn ----------------------------------------------------------------------------
+
+// Thread t holds "permanent" keys (t, 0..) that it adds once and publishes, and churns up to 64
+// keys (t, 2^40 + j) with 1-3 copies each, removing copies at random. Others check the published
+// permanent keys meanwhile. Afterwards the filter must equal, counter for counter, one built
+// sequentially from what is still held (adds and removes commute while nothing saturates).
+void counting_churn() {
+    const unsigned threads = opt.threads;
+    const std::uint64_t permanent_cap = opt.spec.capacity / 2 / threads;  // keeps counters far from saturating
+    auto filter = make_filter(opt.spec);
+    std::vector<progress_counter> published(threads);
+    std::vector<std::map<std::uint64_t, unsigned>> churn_held(threads);  // owned by thread t until join
+    std::vector<std::uint64_t> churn_used(threads);
+    const auto end = deadline();
+    run_threads(threads, [&](unsigned t) {
+        std::mt19937_64 rng(opt.seed ^ splitmix64(t));
+        auto& held = churn_held[t];
+        std::uint64_t next_churn = std::uint64_t{1} << 40, permanent = 0;
+        while (time_left(end)) {
+            if (permanent < permanent_cap) {
+                filter->add(make_key(t, permanent).view());
+                published[t].value.store(++permanent, std::memory_order_release);
+            }
+            if (held.size() < 64) {
+                const unsigned copies = 1 + rng() % 3;
+                for (unsigned c = 0; c < copies; ++c) filter->add(make_key(t, next_churn).view());
+                held[next_churn++] = copies;
+            } else {
+                auto it = std::next(held.begin(), static_cast<long>(rng() % held.size()));
+                if (!filter->remove(make_key(t, it->first).view()))
+                    violation(describe("remove refused for a held key: thread ", t, " key ", it->first));
+                if (--it->second == 0) held.erase(it);
+            }
+            const unsigned other = static_cast<unsigned>(rng() % threads);
+            const std::uint64_t n = published[other].value.load(std::memory_order_acquire);
+            if (n > 0 && !filter->contains(make_key(other, rng() % n).view()))
+                violation(describe("false negative for a permanent key of thread ", other));
+        }
+        churn_used[t] = next_churn;
+    });
+
+    auto reference = filter->empty_twin();
+    for (unsigned t = 0; t < threads; ++t) {
+        const std::uint64_t n = published[t].value.load(std::memory_order_relaxed);  // join orders it
+        for (std::uint64_t i = 0; i < n; ++i) reference->add(make_key(t, i).view());
+        for (const auto& [index, copies] : churn_held[t])
+            for (unsigned c = 0; c < copies; ++c) reference->add(make_key(t, index).view());
+    }
+    const lfb_stats got = filter->stats(), want = reference->stats();
+    if (got.saturated != 0 || want.saturated != 0)
+        violation(describe("counters saturated (", got.saturated, ", reference ", want.saturated, "): raise --capacity"));
+    if (got.slots_set != want.slots_set)
+        violation(describe("non-zero counters: ", got.slots_set, ", reference built from held keys: ", want.slots_set));
+    std::uint64_t compared = 0;
+    for (unsigned t = 0; t < threads; ++t) {
+        const std::uint64_t n = published[t].value.load(std::memory_order_relaxed);
+        auto same = [&](std::uint64_t index) {
+            const key16 k = make_key(t, index);
+            if (filter->count(k.view()) != reference->count(k.view()))
+                violation(describe("counter mismatch for thread ", t, " key ", index, ": ", filter->count(k.view()),
+                                   " vs reference ", reference->count(k.view())));
+            ++compared;
+        };
+        for (std::uint64_t i = 0; i < n; ++i) same(i);
+        for (std::uint64_t i = std::uint64_t{1} << 40; i < churn_used[t]; ++i) same(i);  // removed keys too
+    }
+    // Now every thread removes everything it holds, concurrently: the filter must end empty.
+    run_threads(threads, [&](unsigned t) {
+        const std::uint64_t n = published[t].value.load(std::memory_order_relaxed);
+        for (std::uint64_t i = 0; i < n; ++i)
+            if (!filter->remove(make_key(t, i).view())) violation(describe("final remove refused: thread ", t, " key ", i));
+        for (const auto& [index, copies] : churn_held[t])
+            for (unsigned c = 0; c < copies; ++c)
+                if (!filter->remove(make_key(t, index).view()))
+                    violation(describe("final remove refused: thread ", t, " churn key ", index));
+    });
+    const lfb_stats empty = filter->stats();
+    if (empty.slots_set != 0) violation(describe("after removing everything, ", empty.slots_set, " counters are non-zero"));
+    std::printf("counting-churn: %u threads, counters equal the reference on %llu keys, empty after removing all\n",
+                threads, static_cast<unsigned long long>(compared));
+}
+
+// ---- 4: saturation --------------------------------------------------------------------------------
+
+// Every thread holds one copy of each of 8 hot keys for the whole run, and adds and removes up to
+// 40 more copies at a time: counters of a 4-bit filter pass 15 and saturate while removes race.
+// A held key must never be absent, and removing a copy a thread holds must never be refused.
+void saturation() {
+    constexpr unsigned hot = 8;
+    filter_spec spec = opt.spec;
+    spec.capacity = 1000;
+    auto filter = make_filter(spec);
+    std::vector<key16> keys;
+    for (unsigned i = 0; i < hot; ++i) keys.push_back(make_key(~1ull, i));
+    const auto end = deadline();
+    std::barrier start(static_cast<std::ptrdiff_t>(opt.threads));
+    run_threads(opt.threads, [&](unsigned t) {
+        for (const auto& k : keys) filter->add(k.view());
+        start.arrive_and_wait();  // from here every hot key is held by every thread
+        std::mt19937_64 rng(opt.seed ^ splitmix64(100 + t));
+        while (time_left(end)) {
+            const unsigned i = static_cast<unsigned>(rng() % hot), extra = 1 + rng() % 40;
+            for (unsigned c = 0; c < extra; ++c) filter->add(keys[i].view());
+            for (unsigned c = 0; c < extra; ++c)
+                if (!filter->remove(keys[i].view())) violation(describe("remove of a held copy refused, hot key ", i));
+            for (unsigned j = 0; j < hot; ++j)
+                if (!filter->contains(keys[j].view())) violation(describe("hot key ", j, " absent while held"));
+        }
+    });
+    const lfb_stats s = filter->stats();
+    for (unsigned j = 0; j < hot; ++j)
+        if (filter->count(keys[j].view()) == 0) violation(describe("hot key ", j, " absent at the end"));
+    std::printf("saturation: %llu saturated counters, every held key present throughout\n",
+                static_cast<unsigned long long>(s.saturated));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    po::options_description flags("lfbloom-stress: try to break lfbloom's concurrency guarantees");
+    std::string scenario_help = "writers-readers, hot-keys, counting-churn, saturation, or all";
+    bool soak = false;
+    flags.add_options()("help,h", "this text")("scenario", po::value(&opt.scenario)->default_value("all"), scenario_help.c_str())(
+        "layout", po::value(&opt.spec.layout)->default_value("blocked"), "blocked, classic or counting (counting scenarios force counting)")(
+        "api", po::value(&opt.spec.api)->default_value("cpp"), "cpp (the core) or c (through liblfbloom's C ABI)")(
+        "threads", po::value(&opt.threads)->default_value(8), "threads (more than cores is the point; up to 64)")(
+        "seconds", po::value(&opt.seconds)->default_value(5), "seconds per scenario")(
+        "seed", po::value(&opt.seed), "seed (default: from the clock; printed)")(
+        "capacity", po::value(&opt.spec.capacity)->default_value(1000000), "filter capacity")(
+        "counter-bits", po::value(&opt.spec.counter_bits)->default_value(4), "4 or 8")(
+        "soak", po::bool_switch(&soak), "long soak: every scenario for 10 minutes (unless --seconds is given)");
+    po::variables_map vm;
+    try {
+        po::store(po::parse_command_line(argc, argv, flags), vm);
+        po::notify(vm);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "lfbloom-stress: %s\n", e.what());
+        return 2;
+    }
+    if (vm.count("help")) {
+        std::cout << flags;
+        return 0;
+    }
+    if (!vm.count("seed")) opt.seed = static_cast<std::uint64_t>(clock_type::now().time_since_epoch().count());
+    if (soak && vm["seconds"].defaulted()) opt.seconds = 600;
+    const std::map<std::string, void (*)()> scenarios = {
+        {"writers-readers", writers_readers}, {"hot-keys", hot_keys}, {"counting-churn", counting_churn}, {"saturation", saturation}};
+    const bool known_layout = opt.spec.layout == "blocked" || opt.spec.layout == "classic" || opt.spec.layout == "counting";
+    if ((opt.scenario != "all" && !scenarios.count(opt.scenario)) || !known_layout || (opt.spec.api != "cpp" && opt.spec.api != "c") ||
+        opt.threads < 2 || opt.threads > 64 || !(opt.seconds > 0)) {
+        std::fprintf(stderr, "lfbloom-stress: bad arguments (see --help)\n");
+        return 2;
+    }
+    const std::string layout = opt.spec.layout;
+    try {
+        for (const auto& [name, run] : scenarios) {
+            if (opt.scenario != "all" && opt.scenario != name) continue;
+            opt.spec.layout = name == "counting-churn" || name == "saturation" ? "counting" : layout;
+            const std::string scenario = opt.scenario;
+            opt.scenario = name;
+            std::printf("%s: layout %s, api %s, %u threads, %g s, seed %llu\n", name.c_str(), opt.spec.layout.c_str(),
+                        opt.spec.api.c_str(), opt.threads, opt.seconds, static_cast<unsigned long long>(opt.seed));
+            std::fflush(stdout);
+            run();
+            opt.scenario = scenario;
+        }
+    } catch (const std::exception& e) {
+        violation(e.what());
+    }
+    return 0;
+}
