@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config
   libboost1.81-dev libboost-test1.81-dev  # Boost.Atomic, Boost.Test, Boost.Math
   libboost-program-options1.81-dev        # command-line flags of the stress, bench and CLI programs
+  libxxhash-dev                           # XXH3 checksums of saved filters
   libmurmurhash-dev                       # reference MurmurHash3, tests only
   abigail-tools                           # abidw/abidiff: the C ABI gate
   python3                                 # the ctypes FFI test

@@ -69,6 +69,12 @@ enum lfb_layout {
     LFB_LAYOUT_COUNTING = 3 /* counting filters (reported by lfb_stats.layout only) */
 };
 
+/* Serialized formats. */
+enum lfb_format {
+    LFB_FORMAT_NATIVE = 1, /* lfbloom's own: versioned, checksummed, every layout (docs/FORMAT.md) */
+    LFB_FORMAT_GUAVA = 2   /* Guava's BloomFilter.writeTo: classic layout, seed 0 only */
+};
+
 typedef struct lfb_filter lfb_filter;
 typedef struct lfb_counting lfb_counting;
 
@@ -147,6 +153,27 @@ LFB_API int lfb_filter_merge(lfb_filter* dst, const lfb_filter* src);
 /** Fills *out (out->struct_size must be set); reads the whole filter, O(bits). */
 LFB_API int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out);
 
+/*
+ * Saving and loading. A save may run while other threads add: it holds every add that completed
+ * before the save began. Loads validate everything (and check the memory limit of `options`,
+ * NULL = none) before allocating; they fail with LFB_ERR_CORRUPT, LFB_ERR_UNSUPPORTED_VERSION,
+ * LFB_ERR_TOO_LARGE, LFB_ERR_IO, or LFB_ERR_INCOMPATIBLE when the data holds a counting filter.
+ */
+/** The exact number of bytes lfb_filter_save writes in `format`. */
+LFB_API int lfb_filter_serialized_size(const lfb_filter* filter, uint32_t format, uint64_t* size);
+/** Writes the filter into buffer[0 .. capacity); *written gets the byte count. */
+LFB_API int lfb_filter_save(const lfb_filter* filter, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written);
+/** Writes the filter to an open file descriptor, in chunks. */
+LFB_API int lfb_filter_save_fd(const lfb_filter* filter, uint32_t format, int fd);
+/** Writes the filter to `path` atomically (a temporary file, flushed, then renamed over path). */
+LFB_API int lfb_filter_save_file(const lfb_filter* filter, uint32_t format, const char* path);
+/** Loads a filter from exactly `len` bytes. */
+LFB_API int lfb_filter_load(uint32_t format, const void* data, uint64_t len, const lfb_options* options, lfb_filter** out);
+/** Loads one filter from a file descriptor (reading no further than its end). */
+LFB_API int lfb_filter_load_fd(uint32_t format, int fd, const lfb_options* options, lfb_filter** out);
+/** Loads a filter from a file that must hold exactly one. */
+LFB_API int lfb_filter_load_file(uint32_t format, const char* path, const lfb_options* options, lfb_filter** out);
+
 /* ---- counting filters ------------------------------------------------------------------------- */
 
 /** A counting filter sized for (capacity, fpr); options->counter_bits picks 4 or 8. options may be NULL. */
@@ -174,6 +201,15 @@ LFB_API int lfb_counting_clear(lfb_counting* filter);
 /** Adds src's counters to dst's, saturating. LFB_ERR_INCOMPATIBLE unless counters, hashes, width and seed match. */
 LFB_API int lfb_counting_merge(lfb_counting* dst, const lfb_counting* src);
 LFB_API int lfb_counting_stats(const lfb_counting* filter, lfb_stats* out);
+/** Saving and loading in the native format, as for lfb_filter. A save racing with removes holds
+ *  every key held throughout it; a remove that overlaps the save may be captured in part. */
+LFB_API int lfb_counting_serialized_size(const lfb_counting* filter, uint64_t* size);
+LFB_API int lfb_counting_save(const lfb_counting* filter, void* buffer, uint64_t capacity, uint64_t* written);
+LFB_API int lfb_counting_save_fd(const lfb_counting* filter, int fd);
+LFB_API int lfb_counting_save_file(const lfb_counting* filter, const char* path);
+LFB_API int lfb_counting_load(const void* data, uint64_t len, const lfb_options* options, lfb_counting** out);
+LFB_API int lfb_counting_load_fd(int fd, const lfb_options* options, lfb_counting** out);
+LFB_API int lfb_counting_load_file(const char* path, const lfb_options* options, lfb_counting** out);
 
 #ifdef __cplusplus
 }

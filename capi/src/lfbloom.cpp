@@ -163,6 +163,104 @@ int with_filter(Handle* handle, Op op) {
     });
 }
 
+// ---- saving and loading --------------------------------------------------------------------------
+
+/// Saves `f` in `format` (Guava only for the classic layout) to `sink`.
+template <class Filter>
+void save_as(const Filter& f, std::uint32_t format, const lfbloom::byte_sink& sink) {
+    if (format == LFB_FORMAT_NATIVE) return lfbloom::save(f, sink);
+    require(format == LFB_FORMAT_GUAVA, "format must be LFB_FORMAT_NATIVE or LFB_FORMAT_GUAVA");
+    if constexpr (std::is_same_v<Filter, lfbloom::classic_bloom_filter>) return lfbloom::save_guava(f, sink);
+    throw lfbloom::error(errc::incompatible, "only classic-layout filters can be saved in Guava's format");
+}
+
+template <class Filter>
+std::uint64_t serialized_size(const Filter& f, std::uint32_t format) {
+    if (format == LFB_FORMAT_NATIVE) return lfbloom::header_size + f.words().size() * 8 + lfbloom::trailer_size;
+    require(format == LFB_FORMAT_GUAVA, "format must be LFB_FORMAT_NATIVE or LFB_FORMAT_GUAVA");
+    if constexpr (std::is_same_v<Filter, lfbloom::classic_bloom_filter>) return lfbloom::guava_size(f);
+    throw lfbloom::error(errc::incompatible, "only classic-layout filters can be saved in Guava's format");
+}
+
+template <class Filter>
+int save_to_buffer(const Filter& f, std::uint32_t format, void* buffer, std::uint64_t capacity, std::uint64_t* written) {
+    const std::uint64_t size = serialized_size(f, format);
+    require(buffer != nullptr || capacity == 0, "buffer is NULL but capacity is not 0");
+    if (capacity < size)
+        throw lfbloom::error(errc::invalid_argument, "buffer too small: the filter needs " + std::to_string(size) + " bytes");
+    auto* out = static_cast<std::byte*>(buffer);
+    std::uint64_t used = 0;
+    save_as(f, format, [&](const void* data, std::size_t n) {
+        if (n > size - used) throw std::logic_error("serialized size mismatch");
+        std::memcpy(out + used, data, n);
+        used += n;
+    });
+    if (written != nullptr) *written = used;
+    return LFB_OK;
+}
+
+template <class Filter>
+int save_to_fd(const Filter& f, std::uint32_t format, int fd) {
+    require(fd >= 0, "file descriptor is negative");
+    save_as(f, format, lfbloom::fd_sink(fd));
+    return LFB_OK;
+}
+
+template <class Filter>
+int save_to_file(const Filter& f, std::uint32_t format, const char* path) {
+    require(path != nullptr, "path is NULL");
+    lfbloom::write_file_atomically(path, [&](const lfbloom::byte_sink& sink) { save_as(f, format, sink); });
+    return LFB_OK;
+}
+
+/// Loads one filter of kind `Handle` from `source` in `format`; `available` bytes if known.
+template <class Handle>
+decltype(Handle::impl) load_from(std::uint32_t format, const lfbloom::byte_source& source, std::uint64_t limit,
+                                 std::uint64_t available = lfbloom::unknown_length) {
+    if constexpr (std::is_same_v<Handle, lfb_counting>) {
+        require(format == LFB_FORMAT_NATIVE, "counting filters have only LFB_FORMAT_NATIVE");
+        return lfbloom::load<lfbloom::counting_bloom_filter>(source, limit, available);
+    } else {
+        if (format == LFB_FORMAT_GUAVA) return lfbloom::load_guava(source, limit, available);
+        require(format == LFB_FORMAT_NATIVE, "format must be LFB_FORMAT_NATIVE or LFB_FORMAT_GUAVA");
+        const lfbloom::file_header h = lfbloom::read_header(source, limit, available);
+        if (h.kind == lfbloom::layout::counting)
+            throw lfbloom::error(errc::incompatible, "the data holds a counting filter: use lfb_counting_load*");
+        if (h.kind == lfbloom::layout::classic) return lfbloom::load_payload<lfbloom::classic_bloom_filter>(h, source, limit);
+        return lfbloom::load_payload<lfbloom::blocked_bloom_filter>(h, source, limit);
+    }
+}
+
+template <class Handle, class Load>
+int load_handle(const lfb_options* options, Handle** out, Load load) {
+    return create(options, out, [&](const lfb_options& o) { return load(o.memory_limit); });
+}
+
+template <class Handle>
+int load_buffer(std::uint32_t format, const void* data, std::uint64_t len, const lfb_options* options, Handle** out) {
+    return load_handle(options, out, [&](std::uint64_t limit) {
+        require(data != nullptr || len == 0, "data is NULL but its length is not 0");
+        return lfbloom::load_exact<decltype(Handle::impl)>({static_cast<const std::byte*>(data), len},
+                                                          [&](const lfbloom::byte_source& s, std::uint64_t n) { return load_from<Handle>(format, s, limit, n); });
+    });
+}
+
+template <class Handle>
+int load_fd(std::uint32_t format, int fd, const lfb_options* options, Handle** out) {
+    return load_handle(options, out, [&](std::uint64_t limit) {
+        require(fd >= 0, "file descriptor is negative");
+        return load_from<Handle>(format, lfbloom::fd_source(fd), limit);
+    });
+}
+
+template <class Handle>
+int load_file(std::uint32_t format, const char* path, const lfb_options* options, Handle** out) {
+    return load_handle(options, out, [&](std::uint64_t limit) {
+        require(path != nullptr, "path is NULL");
+        return lfbloom::read_file(path, [&](const lfbloom::byte_source& s, std::uint64_t n) { return load_from<Handle>(format, s, limit, n); });
+    });
+}
+
 template <class Filter>
 int add_many(Filter& f, const void* data, const std::uint64_t* offsets, std::uint64_t count, std::uint8_t* results,
              std::uint64_t* added) {
@@ -281,6 +379,38 @@ int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out) {
     return with_filter(filter, [&](const auto& f) { return write_stats(f.stats(), out); });
 }
 
+int lfb_filter_serialized_size(const lfb_filter* filter, uint32_t format, uint64_t* size) {
+    return with_filter(filter, [&](const auto& f) {
+        require(size != nullptr, "size is NULL");
+        *size = serialized_size(f, format);
+        return LFB_OK;
+    });
+}
+
+int lfb_filter_save(const lfb_filter* filter, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written) {
+    return with_filter(filter, [&](const auto& f) { return save_to_buffer(f, format, buffer, capacity, written); });
+}
+
+int lfb_filter_save_fd(const lfb_filter* filter, uint32_t format, int fd) {
+    return with_filter(filter, [&](const auto& f) { return save_to_fd(f, format, fd); });
+}
+
+int lfb_filter_save_file(const lfb_filter* filter, uint32_t format, const char* path) {
+    return with_filter(filter, [&](const auto& f) { return save_to_file(f, format, path); });
+}
+
+int lfb_filter_load(uint32_t format, const void* data, uint64_t len, const lfb_options* options, lfb_filter** out) {
+    return load_buffer(format, data, len, options, out);
+}
+
+int lfb_filter_load_fd(uint32_t format, int fd, const lfb_options* options, lfb_filter** out) {
+    return load_fd(format, fd, options, out);
+}
+
+int lfb_filter_load_file(uint32_t format, const char* path, const lfb_options* options, lfb_filter** out) {
+    return load_file(format, path, options, out);
+}
+
 // ---- counting filters -----------------------------------------------------------------------------
 
 int lfb_counting_create(uint64_t capacity, double fpr, const lfb_options* options, lfb_counting** out) {
@@ -338,4 +468,36 @@ int lfb_counting_merge(lfb_counting* dst, const lfb_counting* src) {
 
 int lfb_counting_stats(const lfb_counting* filter, lfb_stats* out) {
     return with_filter(filter, [&](const auto& f) { return write_stats(f.stats(), out); });
+}
+
+int lfb_counting_serialized_size(const lfb_counting* filter, uint64_t* size) {
+    return with_filter(filter, [&](const auto& f) {
+        require(size != nullptr, "size is NULL");
+        *size = serialized_size(f, LFB_FORMAT_NATIVE);
+        return LFB_OK;
+    });
+}
+
+int lfb_counting_save(const lfb_counting* filter, void* buffer, uint64_t capacity, uint64_t* written) {
+    return with_filter(filter, [&](const auto& f) { return save_to_buffer(f, LFB_FORMAT_NATIVE, buffer, capacity, written); });
+}
+
+int lfb_counting_save_fd(const lfb_counting* filter, int fd) {
+    return with_filter(filter, [&](const auto& f) { return save_to_fd(f, LFB_FORMAT_NATIVE, fd); });
+}
+
+int lfb_counting_save_file(const lfb_counting* filter, const char* path) {
+    return with_filter(filter, [&](const auto& f) { return save_to_file(f, LFB_FORMAT_NATIVE, path); });
+}
+
+int lfb_counting_load(const void* data, uint64_t len, const lfb_options* options, lfb_counting** out) {
+    return load_buffer(LFB_FORMAT_NATIVE, data, len, options, out);
+}
+
+int lfb_counting_load_fd(int fd, const lfb_options* options, lfb_counting** out) {
+    return load_fd(LFB_FORMAT_NATIVE, fd, options, out);
+}
+
+int lfb_counting_load_file(const char* path, const lfb_options* options, lfb_counting** out) {
+    return load_file(LFB_FORMAT_NATIVE, path, options, out);
 }

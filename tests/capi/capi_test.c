@@ -3,10 +3,15 @@
  * call with a bad argument must return its documented code and leave the filters unchanged.
  * Compiled as C11, and as C99 with -pedantic -Werror. Prints "N passed, N failed".
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, open, lseek, unlink */
+
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lfbloom.h"
 
@@ -153,6 +158,80 @@ static void test_counting(void) {
     lfb_counting_free(NULL);
 }
 
+static void test_persistence(void) {
+    lfb_filter *f = NULL, *back = NULL;
+    lfb_counting *c = NULL, *cback = NULL;
+    lfb_options classic;
+    unsigned char* buffer;
+    uint64_t size = 0, written = 0;
+    char path[] = "/tmp/lfbloom-capi-XXXXXX";
+    int fd;
+
+    /* Native, through memory. */
+    CHECK(lfb_filter_create(1000, 0.01, NULL, &f) == LFB_OK);
+    add_str(f, "saved");
+    CHECK(lfb_filter_serialized_size(f, LFB_FORMAT_NATIVE, &size) == LFB_OK && size > 88);
+    buffer = (unsigned char*)malloc(size);
+    CHECK(lfb_filter_save(f, LFB_FORMAT_NATIVE, buffer, size, &written) == LFB_OK && written == size);
+    CHECK(lfb_filter_load(LFB_FORMAT_NATIVE, buffer, size, NULL, &back) == LFB_OK);
+    CHECK(has_str(back, "saved") == 1 && stats_of_filter(back).layout == LFB_LAYOUT_BLOCKED);
+    CHECK(lfb_counting_load(buffer, size, NULL, &cback) == LFB_ERR_INCOMPATIBLE);
+    buffer[size / 2] ^= 1;
+    CHECK(lfb_filter_load(LFB_FORMAT_NATIVE, buffer, size, NULL, &back) == LFB_ERR_CORRUPT);
+    CHECK(lfb_filter_save(f, LFB_FORMAT_GUAVA, buffer, size, &written) == LFB_ERR_INCOMPATIBLE);
+    free(buffer);
+    lfb_filter_free(back);
+    lfb_filter_free(f);
+
+    /* Guava, through memory. */
+    lfb_options_init(&classic);
+    classic.layout = LFB_LAYOUT_CLASSIC;
+    CHECK(lfb_filter_create(1000, 0.01, &classic, &f) == LFB_OK);
+    add_str(f, "guava");
+    CHECK(lfb_filter_serialized_size(f, LFB_FORMAT_GUAVA, &size) == LFB_OK);
+    buffer = (unsigned char*)malloc(size);
+    CHECK(lfb_filter_save(f, LFB_FORMAT_GUAVA, buffer, size, &written) == LFB_OK && written == size);
+    CHECK(buffer[0] == 1 && buffer[1] == stats_of_filter(f).hashes);
+    CHECK(lfb_filter_load(LFB_FORMAT_GUAVA, buffer, size, NULL, &back) == LFB_OK);
+    CHECK(has_str(back, "guava") == 1 && stats_of_filter(back).layout == LFB_LAYOUT_CLASSIC);
+    CHECK(lfb_filter_save(f, LFB_FORMAT_GUAVA, buffer, size - 1, &written) == LFB_ERR_INVALID_ARGUMENT);
+    free(buffer);
+    lfb_filter_free(back);
+    back = NULL;
+
+    /* Files and descriptors. */
+    fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(lfb_filter_save_file(f, LFB_FORMAT_NATIVE, path) == LFB_OK);
+    CHECK(lfb_filter_load_file(LFB_FORMAT_NATIVE, path, NULL, &back) == LFB_OK && has_str(back, "guava") == 1);
+    lfb_filter_free(back);
+    CHECK(lfb_counting_create(1000, 0.01, NULL, &c) == LFB_OK);
+    cadd_str(c, "counted");
+    cadd_str(c, "counted");
+    fd = open(path, O_RDWR | O_TRUNC);
+    CHECK(lfb_counting_save_fd(c, fd) == LFB_OK);
+    CHECK(lfb_filter_save_fd(f, LFB_FORMAT_GUAVA, fd) == LFB_OK); /* a second filter after the first */
+    CHECK(lseek(fd, 0, SEEK_SET) == 0);
+    CHECK(lfb_counting_load_fd(fd, NULL, &cback) == LFB_OK && lfb_counting_count(cback, "counted", 7) == 2);
+    CHECK(lfb_filter_load_fd(LFB_FORMAT_GUAVA, fd, NULL, &back) == LFB_OK && has_str(back, "guava") == 1);
+    close(fd);
+    lfb_counting_free(cback);
+    CHECK(lfb_counting_save_file(c, path) == LFB_OK);
+    CHECK(lfb_counting_load_file(path, NULL, &cback) == LFB_OK && lfb_counting_count(cback, "counted", 7) == 2);
+    CHECK(lfb_counting_serialized_size(c, &size) == LFB_OK);
+    buffer = (unsigned char*)malloc(size);
+    CHECK(lfb_counting_save(c, buffer, size, &written) == LFB_OK && written == size);
+    lfb_counting_free(cback);
+    CHECK(lfb_counting_load(buffer, size, NULL, &cback) == LFB_OK && lfb_counting_count(cback, "counted", 7) == 2);
+    free(buffer);
+    unlink(path);
+    lfb_filter_free(f);
+    lfb_filter_free(back);
+    lfb_counting_free(c);
+    lfb_counting_free(cback);
+}
+
 /* ---- the bad-input sweep -------------------------------------------------------------------- */
 
 struct fixture {
@@ -162,8 +241,12 @@ struct fixture {
     lfb_filter* other_seed;
     lfb_counting* counting;
     lfb_counting* counting8;  /* same counters, other width */
+    lfb_filter* classic_seeded;
     lfb_filter* out_filter;
     lfb_counting* out_counting;
+    unsigned char buffer[64];
+    uint64_t size;
+    lfb_options one_mib; /* memory limit 1 MiB */
 };
 static struct fixture fx;
 
@@ -257,7 +340,35 @@ static int options_sized(uint32_t size, int dirty_tail) {
     X(counting_clear_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_clear(NULL)) \
     X(counting_merge_width, LFB_ERR_INCOMPATIBLE, lfb_counting_merge(fx.counting, fx.counting8)) \
     X(counting_merge_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_merge(fx.counting, NULL)) \
-    X(counting_stats_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_stats(fx.counting, NULL))
+    X(counting_stats_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_stats(fx.counting, NULL)) \
+    X(size_null_out, LFB_ERR_INVALID_ARGUMENT, lfb_filter_serialized_size(fx.blocked, LFB_FORMAT_NATIVE, NULL)) \
+    X(size_bad_format, LFB_ERR_INVALID_ARGUMENT, lfb_filter_serialized_size(fx.blocked, 9, &fx.size)) \
+    X(save_small_buffer, LFB_ERR_INVALID_ARGUMENT, lfb_filter_save(fx.blocked, LFB_FORMAT_NATIVE, fx.buffer, 10, &fx.size)) \
+    X(save_null_buffer, LFB_ERR_INVALID_ARGUMENT, lfb_filter_save(fx.blocked, LFB_FORMAT_NATIVE, NULL, 100, &fx.size)) \
+    X(save_guava_blocked, LFB_ERR_INCOMPATIBLE, lfb_filter_save(fx.blocked, LFB_FORMAT_GUAVA, fx.buffer, sizeof fx.buffer, &fx.size)) \
+    X(save_guava_seeded, LFB_ERR_INCOMPATIBLE, lfb_filter_save_fd(fx.classic_seeded, LFB_FORMAT_GUAVA, 2)) \
+    X(save_bad_fd, LFB_ERR_INVALID_ARGUMENT, lfb_filter_save_fd(fx.blocked, LFB_FORMAT_NATIVE, -1)) \
+    X(save_closed_fd, LFB_ERR_IO, lfb_filter_save_fd(fx.blocked, LFB_FORMAT_NATIVE, 1000)) \
+    X(save_null_path, LFB_ERR_INVALID_ARGUMENT, lfb_filter_save_file(fx.blocked, LFB_FORMAT_NATIVE, NULL)) \
+    X(save_unwritable_path, LFB_ERR_IO, lfb_filter_save_file(fx.blocked, LFB_FORMAT_NATIVE, "/nonexistent-dir/f")) \
+    X(save_null_filter, LFB_ERR_INVALID_ARGUMENT, lfb_filter_save_file(NULL, LFB_FORMAT_NATIVE, "/tmp/x")) \
+    X(load_garbage, LFB_ERR_CORRUPT, lfb_filter_load(LFB_FORMAT_NATIVE, "garbage", 7, NULL, &fx.out_filter)) \
+    X(load_empty, LFB_ERR_CORRUPT, lfb_filter_load(LFB_FORMAT_NATIVE, NULL, 0, NULL, &fx.out_filter)) \
+    X(load_null_data, LFB_ERR_INVALID_ARGUMENT, lfb_filter_load(LFB_FORMAT_NATIVE, NULL, 5, NULL, &fx.out_filter)) \
+    X(load_null_out, LFB_ERR_INVALID_ARGUMENT, lfb_filter_load(LFB_FORMAT_NATIVE, "x", 1, NULL, NULL)) \
+    X(load_bad_format, LFB_ERR_INVALID_ARGUMENT, lfb_filter_load(7, "x", 1, NULL, &fx.out_filter)) \
+    X(load_guava_bad_ordinal, LFB_ERR_UNSUPPORTED_VERSION, lfb_filter_load(LFB_FORMAT_GUAVA, "\0\3\0\0\0\1", 6, NULL, &fx.out_filter)) \
+    X(load_guava_huge, LFB_ERR_TOO_LARGE, lfb_filter_load(LFB_FORMAT_GUAVA, "\1\3\x7f\xff\xff\xff", 6, &fx.one_mib, &fx.out_filter)) \
+    X(load_guava_short, LFB_ERR_CORRUPT, lfb_filter_load(LFB_FORMAT_GUAVA, "\1\3\x7f\xff\xff\xff", 6, NULL, &fx.out_filter)) \
+    X(load_missing_file, LFB_ERR_IO, lfb_filter_load_file(LFB_FORMAT_NATIVE, "/nonexistent-dir/f", NULL, &fx.out_filter)) \
+    X(load_null_path, LFB_ERR_INVALID_ARGUMENT, lfb_filter_load_file(LFB_FORMAT_NATIVE, NULL, NULL, &fx.out_filter)) \
+    X(load_bad_fd, LFB_ERR_INVALID_ARGUMENT, lfb_filter_load_fd(LFB_FORMAT_NATIVE, -1, NULL, &fx.out_filter)) \
+    X(counting_load_guava, LFB_ERR_INVALID_ARGUMENT, lfb_counting_load_fd(-1, NULL, &fx.out_counting)) \
+    X(counting_load_garbage, LFB_ERR_CORRUPT, lfb_counting_load("garbage", 7, NULL, &fx.out_counting)) \
+    X(counting_save_small, LFB_ERR_INVALID_ARGUMENT, lfb_counting_save(fx.counting, fx.buffer, 10, &fx.size)) \
+    X(counting_size_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_serialized_size(NULL, &fx.size)) \
+    X(counting_save_null_path, LFB_ERR_INVALID_ARGUMENT, lfb_counting_save_file(fx.counting, NULL)) \
+    X(counting_load_missing, LFB_ERR_IO, lfb_counting_load_file("/nonexistent-dir/f", NULL, &fx.out_counting))
 
 #define AS_FUNCTION(name, expected, expr) \
     static int name(void) { return expr; }
@@ -298,11 +409,14 @@ static void test_bad_input_sweep(void) {
     size_t i;
 
     seeded.seed = 7;
+    fx.one_mib = opts(LFB_LAYOUT_BLOCKED, 1 << 20, 4);
     CHECK(lfb_filter_create(1000, 0.01, NULL, &fx.blocked) == LFB_OK);
     s = stats_of_filter(fx.blocked);
     CHECK(lfb_filter_create_geometry(s.slots, s.hashes, &classic, &fx.classic) == LFB_OK);
     CHECK(lfb_filter_create(2000, 0.01, NULL, &fx.other_size) == LFB_OK);
     CHECK(lfb_filter_create(1000, 0.01, &seeded, &fx.other_seed) == LFB_OK);
+    seeded.layout = LFB_LAYOUT_CLASSIC;
+    CHECK(lfb_filter_create(1000, 0.01, &seeded, &fx.classic_seeded) == LFB_OK);
     CHECK(lfb_counting_create(1000, 0.01, NULL, &fx.counting) == LFB_OK);
     s = stats_of_counting(fx.counting);
     CHECK(lfb_counting_create_geometry(s.slots / 2, s.hashes, &eight, &fx.counting8) == LFB_OK);
@@ -336,6 +450,7 @@ static void test_bad_input_sweep(void) {
     lfb_filter_free(fx.classic);
     lfb_filter_free(fx.other_size);
     lfb_filter_free(fx.other_seed);
+    lfb_filter_free(fx.classic_seeded);
     lfb_counting_free(fx.counting);
     lfb_counting_free(fx.counting8);
 }
@@ -345,6 +460,7 @@ int main(void) {
     test_filter(LFB_LAYOUT_BLOCKED);
     test_filter(LFB_LAYOUT_CLASSIC);
     test_counting();
+    test_persistence();
     test_bad_input_sweep();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -67,6 +67,9 @@ inline geometry checked_geometry(std::uint64_t slots, std::uint32_t hashes, std:
 template <class Layout>
 class bloom_filter : public key_operations<bloom_filter<Layout>> {
 public:
+    static constexpr layout kind = Layout::kind;
+    static constexpr std::uint32_t counter_bits() noexcept { return 1; }  ///< a bit filter's slot width
+
     /// Sized so the expected FPR after `capacity` distinct adds is <= `fpr`. Throws
     /// invalid_argument (capacity 0, fpr outside (0,1) or NaN, more than 255 hashes needed) or
     /// too_large / out_of_memory.

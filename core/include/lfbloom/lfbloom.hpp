@@ -7,6 +7,7 @@
 #include "lfbloom/key.hpp"
 #include "lfbloom/murmur3.hpp"
 #include "lfbloom/options.hpp"
+#include "lfbloom/serialization.hpp"
 #include "lfbloom/sizing.hpp"
 #include "lfbloom/storage.hpp"
 

@@ -1,0 +1,422 @@
+// Saving and loading filters: lfbloom's own format (docs/FORMAT.md) and Guava's writeTo format.
+//
+// Native format v1, little-endian: an 80-byte header, the payload (the slot words), and an 8-byte
+// trailer.
+//   0  8  magic "LFBLOOM\0"          40  8  capacity
+//   8  2  format version (1)         48  8  target FPR (IEEE-754 double)
+//  10  1  layout (1, 2, 3)           56  8  slots set when the save began
+//  11  1  hash (1 = MurmurHash3 x64_128)  64  8  payload bytes (= slots * slot bits / 8)
+//  12  1  slot bits (1, 4, 8)        72  8  XXH3-64 of bytes 0..71
+//  13  3  zero                       payload, then XXH3-64 of the payload
+//  16  8  seed
+//  24  8  slots
+//  32  4  hashes (k)
+//  36  4  zero
+// Loading validates the whole header (magic, version, checksum, every field, the payload size
+// against the geometry, the memory limit) before allocating anything, streams the payload into the
+// new filter in 64 KiB chunks, and rejects it if its checksum or length is wrong.
+//
+// Saving while other threads add is allowed: every word is read atomically after the save began,
+// so the snapshot holds every add that completed before the save began (racing adds may be in it
+// or not). Saving a counting filter while removes run is safe in the same sense: every key held
+// throughout the save is in the snapshot; a remove that overlaps the save may be captured in part.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <boost/endian/conversion.hpp>
+
+#include "lfbloom/bloom_filter.hpp"
+#include "lfbloom/counting_bloom_filter.hpp"
+#include "lfbloom/error.hpp"
+#include "lfbloom/storage.hpp"
+
+namespace lfbloom {
+
+/// Writes all `size` bytes or throws error(io).
+using byte_sink = std::function<void(const void* data, std::size_t size)>;
+/// Reads up to `size` bytes; returns how many (0 only at the end of the data) or throws error(io).
+using byte_source = std::function<std::size_t(void* data, std::size_t size)>;
+
+/// Any filter a file can hold.
+using any_filter = std::variant<blocked_bloom_filter, classic_bloom_filter, counting_bloom_filter>;
+
+inline constexpr std::uint16_t format_version = 1;
+inline constexpr std::size_t header_size = 80;
+inline constexpr std::size_t trailer_size = 8;
+inline constexpr std::uint8_t hash_murmur3_x64_128 = 1;
+/// `available` argument of the loaders when the length of the data is not known (a pipe).
+inline constexpr std::uint64_t unknown_length = ~std::uint64_t{0};
+
+/// The header of a native file, validated.
+struct file_header {
+    layout kind = layout::blocked;
+    std::uint32_t slot_bits = 1;
+    std::uint64_t seed = 0;
+    geometry shape;
+    std::uint64_t slots_set = 0;
+    std::uint64_t payload_bytes = 0;
+};
+
+namespace detail {
+
+inline constexpr char magic[8] = {'L', 'F', 'B', 'L', 'O', 'O', 'M', '\0'};
+inline constexpr std::size_t chunk_words = 8192;  // 64 KiB per read or write
+
+[[noreturn]] inline void corrupt(const std::string& what) { throw error(errc::corrupt, "corrupt filter data: " + what); }
+
+template <class T>
+void put_le(unsigned char* p, T value) {
+    value = boost::endian::native_to_little(value);
+    std::memcpy(p, &value, sizeof value);
+}
+template <class T>
+T get_le(const unsigned char* p) {
+    T value;
+    std::memcpy(&value, p, sizeof value);
+    return boost::endian::little_to_native(value);
+}
+
+/// Reads exactly `size` bytes or throws corrupt("truncated ...").
+inline void read_exact(const byte_source& source, void* data, std::size_t size, const char* what) {
+    auto* out = static_cast<unsigned char*>(data);
+    while (size > 0) {
+        const std::size_t got = source(out, size);
+        if (got == 0) corrupt(std::string("truncated ") + what);
+        out += got;
+        size -= got;
+    }
+}
+
+inline void check_available(std::uint64_t declared, std::uint64_t available) {
+    if (available != unknown_length && declared > available)
+        corrupt("truncated: the header declares " + std::to_string(declared) + " bytes, the data has " +
+                std::to_string(available));
+}
+
+inline std::uint64_t expected_payload(std::uint64_t slots, std::uint32_t slot_bits) { return slots / 64 * slot_bits * 8; }
+
+template <class Filter>
+std::uint64_t slots_set(const Filter& f) { return f.stats().slots_set; }
+
+/// Streams the words out in chunks, each word read atomically, converted to `Endian`.
+template <class Convert>
+void write_words(std::span<const std::uint64_t> words, const byte_sink& sink, Convert convert, XXH3_state_t* hash) {
+    std::vector<std::uint64_t> chunk(std::min<std::size_t>(chunk_words, words.size()));
+    for (std::size_t base = 0; base < words.size(); base += chunk.size()) {
+        const std::size_t n = std::min(chunk.size(), words.size() - base);
+        for (std::size_t i = 0; i < n; ++i) chunk[i] = convert(load_word(words[base + i]));
+        if (hash != nullptr) XXH3_64bits_update(hash, chunk.data(), n * 8);
+        sink(chunk.data(), n * 8);
+    }
+}
+
+/// Streams words in, converted from `Endian`, into a filter no other thread sees yet.
+template <class Convert>
+void read_words(std::span<std::uint64_t> words, const byte_source& source, Convert convert, XXH3_state_t* hash) {
+    std::vector<std::uint64_t> chunk(std::min<std::size_t>(chunk_words, words.size()));
+    for (std::size_t base = 0; base < words.size(); base += chunk.size()) {
+        const std::size_t n = std::min(chunk.size(), words.size() - base);
+        read_exact(source, chunk.data(), n * 8, "payload");
+        if (hash != nullptr) XXH3_64bits_update(hash, chunk.data(), n * 8);
+        for (std::size_t i = 0; i < n; ++i) store_word(words[base + i], convert(chunk[i]));
+    }
+}
+
+inline std::uint64_t little(std::uint64_t w) { return boost::endian::native_to_little(w); }
+
+struct xxh3_state {
+    XXH3_state_t* state = XXH3_createState();
+    xxh3_state() {
+        if (state == nullptr) throw error(errc::out_of_memory, "cannot allocate a checksum state");
+        XXH3_64bits_reset(state);
+    }
+    ~xxh3_state() { XXH3_freeState(state); }
+    xxh3_state(const xxh3_state&) = delete;
+    xxh3_state& operator=(const xxh3_state&) = delete;
+};
+
+/// Builds an empty filter of the header's kind; geometry errors in a file mean corruption.
+template <class Filter>
+Filter make_for(const file_header& h, std::uint64_t memory_limit) {
+    const filter_options options{.memory_limit = memory_limit, .seed = h.seed};
+    try {
+        if constexpr (std::is_same_v<Filter, counting_bloom_filter>) return Filter(h.shape, h.slot_bits, options);
+        else return Filter(h.shape, options);
+    } catch (const error& e) {
+        if (e.code() == errc::invalid_argument) corrupt(e.what());
+        throw;
+    }
+}
+
+}  // namespace detail
+
+// ---- native format ------------------------------------------------------------------------------
+
+/// Writes `filter` to `sink` in the native format. Thread-safe with concurrent adds, queries and
+/// (counting) removes on the filter: see the top of this file for what the snapshot holds.
+template <class Filter>
+void save(const Filter& filter, const byte_sink& sink) {
+    std::array<unsigned char, header_size> h{};
+    std::memcpy(h.data(), detail::magic, 8);
+    detail::put_le<std::uint16_t>(&h[8], format_version);
+    h[10] = static_cast<unsigned char>(Filter::kind);
+    h[11] = hash_murmur3_x64_128;
+    h[12] = static_cast<unsigned char>(filter.counter_bits());
+    detail::put_le<std::uint64_t>(&h[16], filter.seed());
+    detail::put_le<std::uint64_t>(&h[24], filter.shape().slots);
+    detail::put_le<std::uint32_t>(&h[32], filter.shape().hashes);
+    detail::put_le<std::uint64_t>(&h[40], filter.shape().capacity);
+    detail::put_le<std::uint64_t>(&h[48], std::bit_cast<std::uint64_t>(filter.shape().target_fpr));
+    detail::put_le<std::uint64_t>(&h[56], detail::slots_set(filter));
+    detail::put_le<std::uint64_t>(&h[64], filter.words().size() * 8);
+    detail::put_le<std::uint64_t>(&h[72], XXH3_64bits(h.data(), 72));
+    sink(h.data(), h.size());
+    detail::xxh3_state payload;
+    detail::write_words(filter.words(), sink, detail::little, payload.state);
+    std::array<unsigned char, trailer_size> trailer;
+    detail::put_le<std::uint64_t>(trailer.data(), XXH3_64bits_digest(payload.state));
+    sink(trailer.data(), trailer.size());
+}
+
+/// Reads and validates a native header; throws corrupt, unsupported_version or too_large (the
+/// payload would exceed `memory_limit`, 0 = none, or the machine). `available`, when known, is
+/// the length of the data: a header declaring more is refused as truncated. Allocates nothing.
+inline file_header read_header(const byte_source& source, std::uint64_t memory_limit = 0,
+                               std::uint64_t available = unknown_length) {
+    std::array<unsigned char, header_size> h;
+    detail::read_exact(source, h.data(), h.size(), "header");
+    if (std::memcmp(h.data(), detail::magic, 8) != 0) detail::corrupt("not an lfbloom filter (bad magic)");
+    const auto version = detail::get_le<std::uint16_t>(&h[8]);
+    if (version != format_version)
+        throw error(errc::unsupported_version, "filter format version " + std::to_string(version) +
+                                                   " is not supported (this lfbloom reads version 1)");
+    if (detail::get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) detail::corrupt("header checksum mismatch");
+    file_header out;
+    if (h[10] < 1 || h[10] > 3 || h[11] != hash_murmur3_x64_128)
+        throw error(errc::unsupported_version, "unknown layout or hash function in the header");
+    out.kind = static_cast<layout>(h[10]);
+    out.slot_bits = h[12];
+    const bool bits_ok = out.kind == layout::counting ? (out.slot_bits == 4 || out.slot_bits == 8) : out.slot_bits == 1;
+    if (!bits_ok || h[13] != 0 || h[14] != 0 || h[15] != 0 || detail::get_le<std::uint32_t>(&h[36]) != 0)
+        detail::corrupt("inconsistent slot width or non-zero reserved bytes");
+    out.seed = detail::get_le<std::uint64_t>(&h[16]);
+    out.shape.slots = detail::get_le<std::uint64_t>(&h[24]);
+    out.shape.hashes = detail::get_le<std::uint32_t>(&h[32]);
+    out.shape.capacity = detail::get_le<std::uint64_t>(&h[40]);
+    out.shape.target_fpr = std::bit_cast<double>(detail::get_le<std::uint64_t>(&h[48]));
+    out.slots_set = detail::get_le<std::uint64_t>(&h[56]);
+    out.payload_bytes = detail::get_le<std::uint64_t>(&h[64]);
+    const std::uint64_t line_slots = out.kind == layout::classic ? 64 : 512 / out.slot_bits;
+    if (out.shape.slots == 0 || out.shape.slots > max_slots || out.shape.slots % line_slots != 0)
+        detail::corrupt("slot count " + std::to_string(out.shape.slots) + " is impossible for this layout");
+    if (out.shape.hashes == 0 || out.shape.hashes > max_hashes) detail::corrupt("hash count out of range");
+    if (out.payload_bytes != detail::expected_payload(out.shape.slots, out.slot_bits))
+        detail::corrupt("payload length does not match the geometry");
+    if (out.slots_set > out.shape.slots) detail::corrupt("more slots set than slots");
+    check_memory(out.payload_bytes, memory_limit);
+    detail::check_available(header_size + out.payload_bytes + trailer_size, available);
+    return out;
+}
+
+/// Loads a filter of type Filter; throws incompatible if the data holds another kind.
+template <class Filter>
+Filter load_payload(const file_header& header, const byte_source& source, std::uint64_t memory_limit = 0) {
+    if (header.kind != Filter::kind) throw error(errc::incompatible, "the data holds a filter of another layout");
+    Filter f = detail::make_for<Filter>(header, memory_limit);
+    detail::xxh3_state payload;
+    detail::read_words(f.words(), source, detail::little, payload.state);
+    std::array<unsigned char, trailer_size> trailer;
+    detail::read_exact(source, trailer.data(), trailer.size(), "checksum");
+    if (detail::get_le<std::uint64_t>(trailer.data()) != XXH3_64bits_digest(payload.state))
+        detail::corrupt("payload checksum mismatch");
+    return f;
+}
+
+/// Loads whatever filter the data holds.
+inline any_filter load_any(const byte_source& source, std::uint64_t memory_limit = 0,
+                           std::uint64_t available = unknown_length) {
+    const file_header h = read_header(source, memory_limit, available);
+    switch (h.kind) {
+        case layout::classic: return load_payload<classic_bloom_filter>(h, source, memory_limit);
+        case layout::counting: return load_payload<counting_bloom_filter>(h, source, memory_limit);
+        case layout::blocked: break;
+    }
+    return load_payload<blocked_bloom_filter>(h, source, memory_limit);
+}
+
+template <class Filter>
+Filter load(const byte_source& source, std::uint64_t memory_limit = 0, std::uint64_t available = unknown_length) {
+    return load_payload<Filter>(read_header(source, memory_limit, available), source, memory_limit);
+}
+
+// ---- Guava's format -----------------------------------------------------------------------------
+
+/// The bytes save_guava writes for `filter`; throws incompatible unless the seed is 0 and the
+/// filter has at most 2^31 - 1 words (Guava's limits).
+inline std::uint64_t guava_size(const classic_bloom_filter& filter) {
+    if (filter.seed() != 0 || filter.words().size() > 0x7fffffff)
+        throw error(errc::incompatible, "Guava reads only seed-0 filters of at most 2^31-1 words");
+    return 6 + filter.words().size() * 8;
+}
+
+/// Writes a classic filter as Guava's BloomFilter.writeTo does: strategy ordinal 1
+/// (MURMUR128_MITZ_64), k, big-endian int32 word count, big-endian words. Guava's readFrom then
+/// answers exactly as this filter does. Throws as guava_size does.
+inline void save_guava(const classic_bloom_filter& filter, const byte_sink& sink) {
+    guava_size(filter);
+    const std::uint64_t words = filter.words().size();
+    unsigned char header[6] = {1, static_cast<unsigned char>(filter.shape().hashes)};
+    const std::uint32_t count = boost::endian::native_to_big(static_cast<std::uint32_t>(words));
+    std::memcpy(header + 2, &count, 4);
+    sink(header, sizeof header);
+    detail::write_words(filter.words(), sink, [](std::uint64_t w) { return boost::endian::native_to_big(w); }, nullptr);
+}
+
+/// Reads Guava's writeTo format. Guava's stream holds no capacity or rate: capacity is the n for
+/// which k is optimal, the rate the expected FPR there. Throws corrupt (truncated, zero k or
+/// words), unsupported_version (a strategy other than MURMUR128_MITZ_64) or too_large before
+/// allocating (Guava itself trusts the word count: google/guava#8447).
+inline classic_bloom_filter load_guava(const byte_source& source, std::uint64_t memory_limit = 0,
+                                       std::uint64_t available = unknown_length) {
+    unsigned char header[6];
+    detail::read_exact(source, header, sizeof header, "Guava header");
+    if (header[0] != 1)
+        throw error(errc::unsupported_version, "Guava strategy ordinal " + std::to_string(static_cast<int>(static_cast<signed char>(header[0]))) +
+                                                   " is not supported (only 1, MURMUR128_MITZ_64)");
+    std::int32_t words;
+    std::memcpy(&words, header + 2, 4);
+    words = boost::endian::big_to_native(words);
+    if (header[1] == 0 || words <= 0) detail::corrupt("Guava stream with zero hashes or a non-positive word count");
+    const std::uint64_t bits = static_cast<std::uint64_t>(words) * 64;
+    check_memory(bits / 8, memory_limit);
+    detail::check_available(6 + bits / 8, available);
+    classic_bloom_filter f = classic_bloom_filter::with_geometry(bits, header[1], {.memory_limit = memory_limit});
+    detail::read_words(f.words(), source, [](std::uint64_t w) { return boost::endian::big_to_native(w); }, nullptr);
+    return f;
+}
+
+// ---- sinks and sources --------------------------------------------------------------------------
+
+inline byte_sink vector_sink(std::vector<std::byte>& out) {
+    return [&out](const void* data, std::size_t size) {
+        const auto* p = static_cast<const std::byte*>(data);
+        out.insert(out.end(), p, p + size);
+    };
+}
+
+/// Reads from `data`, advancing it past what was read.
+inline byte_source span_source(std::span<const std::byte>& data) {
+    return [&data](void* out, std::size_t size) {
+        const std::size_t n = std::min(size, data.size());
+        if (n > 0) std::memcpy(out, data.data(), n);
+        data = data.subspan(n);
+        return n;
+    };
+}
+
+inline byte_sink fd_sink(int fd) {
+    return [fd](const void* data, std::size_t size) {
+        const auto* p = static_cast<const char*>(data);
+        while (size > 0) {
+            const ssize_t n = ::write(fd, p, size);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) throw error(errc::io, std::string("write failed: ") + std::strerror(n < 0 ? errno : EIO));
+            p += n;
+            size -= static_cast<std::size_t>(n);
+        }
+    };
+}
+
+inline byte_source fd_source(int fd) {
+    return [fd](void* data, std::size_t size) -> std::size_t {
+        for (;;) {
+            const ssize_t n = ::read(fd, data, size);
+            if (n >= 0) return static_cast<std::size_t>(n);
+            if (errno != EINTR) throw error(errc::io, std::string("read failed: ") + std::strerror(errno));
+        }
+    };
+}
+
+/// Loads a filter from memory that must hold exactly one saved filter: load(source, available).
+template <class Result, class Load>
+Result load_exact(std::span<const std::byte> data, Load load) {
+    const std::uint64_t available = data.size();
+    Result r = load(span_source(data), available);
+    if (!data.empty()) detail::corrupt(std::to_string(data.size()) + " unexpected bytes after the filter");
+    return r;
+}
+
+/// Writes the filter to `path` atomically: into a temporary file beside it, flushed to disk, then
+/// renamed over `path`. On any failure nothing is left behind and `path` is untouched.
+template <class Write>
+void write_file_atomically(const std::string& path, Write write) {
+    std::string tmp = path + ".tmp.XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) throw error(errc::io, "cannot create a temporary file beside " + path + ": " + std::strerror(errno));
+    try {
+        if (::fchmod(fd, 0644) != 0) throw error(errc::io, std::string("fchmod failed: ") + std::strerror(errno));
+        write(fd_sink(fd));
+        if (::fsync(fd) != 0) throw error(errc::io, std::string("fsync failed: ") + std::strerror(errno));
+        if (::close(fd) != 0) throw error(errc::io, std::string("close failed: ") + std::strerror(errno));
+    } catch (...) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int saved = errno;
+        ::unlink(tmp.c_str());
+        throw error(errc::io, "cannot rename onto " + path + ": " + std::strerror(saved));
+    }
+}
+
+template <class Filter>
+void save_file(const Filter& filter, const std::string& path) {
+    write_file_atomically(path, [&](const byte_sink& sink) { save(filter, sink); });
+}
+
+/// The length of a regular file behind `fd`, or unknown_length.
+inline std::uint64_t fd_length(int fd) {
+    struct stat st;
+    return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : unknown_length;
+}
+
+/// Opens `path` and runs load(source, available); the whole file must be one filter.
+template <class Load>
+auto read_file(const std::string& path, Load load) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw error(errc::io, "cannot open " + path + ": " + std::strerror(errno));
+    struct closer {
+        int fd;
+        ~closer() { ::close(fd); }
+    } close_on_exit{fd};
+    const byte_source source = fd_source(fd);
+    auto result = load(source, fd_length(fd));
+    char extra;
+    if (source(&extra, 1) != 0) detail::corrupt(path + " has unexpected bytes after the filter");
+    return result;
+}
+
+inline any_filter load_file(const std::string& path, std::uint64_t memory_limit = 0) {
+    return read_file(path, [&](const byte_source& s, std::uint64_t available) { return load_any(s, memory_limit, available); });
+}
+
+}  // namespace lfbloom

@@ -1,0 +1,266 @@
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/endian/conversion.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "lfbloom/lfbloom.hpp"
+#include "test_support.hpp"
+
+using namespace lfbloom;
+using bytes = std::vector<std::byte>;
+
+namespace {
+
+template <class Filter>
+bytes saved(const Filter& f) {
+    bytes out;
+    save(f, vector_sink(out));
+    return out;
+}
+
+errc load_error(const bytes& data, std::uint64_t memory_limit = 0) {
+    try {
+        load_exact<any_filter>(data, [&](const byte_source& s, std::uint64_t n) { return load_any(s, memory_limit, n); });
+    } catch (const error& e) {
+        return e.code();
+    }
+    return errc{};
+}
+
+errc guava_error(const bytes& data, std::uint64_t memory_limit = 0) {
+    try {
+        load_exact<classic_bloom_filter>(data, [&](const byte_source& s, std::uint64_t n) { return load_guava(s, memory_limit, n); });
+    } catch (const error& e) {
+        return e.code();
+    }
+    return errc{};
+}
+
+template <class Filter>
+Filter reload(const bytes& data) {
+    return load_exact<Filter>(data, [](const byte_source& s, std::uint64_t n) { return load<Filter>(s, 0, n); });
+}
+
+template <class Filter>
+bool same_words(const Filter& a, const Filter& b) {
+    return std::equal(a.words().begin(), a.words().end(), b.words().begin(), b.words().end());
+}
+
+/// Rewrites a header field and its checksum, as a hostile writer would.
+template <class T>
+void patch_header(bytes& data, std::size_t offset, T value) {
+    value = boost::endian::native_to_little(value);
+    std::memcpy(data.data() + offset, &value, sizeof value);
+    const std::uint64_t check = boost::endian::native_to_little(XXH3_64bits(data.data(), 72));
+    std::memcpy(data.data() + 72, &check, 8);
+}
+
+auto makers() {
+    return std::make_tuple(blocked_bloom_filter::for_capacity(1000, 0.01, {.seed = 5}),
+                           classic_bloom_filter::for_capacity(1000, 0.01),
+                           counting_bloom_filter::for_capacity(1000, 0.01, 4),
+                           counting_bloom_filter::for_capacity(1000, 0.01, 8, {.seed = 77}));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(serialization)
+
+BOOST_AUTO_TEST_CASE(every_layout_round_trips_exactly) {
+    auto filters = makers();
+    std::apply([](auto&... filters) {
+        ([&](auto& f) {
+            using F = std::decay_t<decltype(f)>;
+            for (int i = 0; i < 500; ++i) f.add("key:" + std::to_string(i));
+            const bytes data = saved(f);
+            BOOST_TEST(data.size() == header_size + f.words().size() * 8 + trailer_size);
+            const F back = reload<F>(data);
+            BOOST_TEST(same_words(f, back));
+            BOOST_TEST(back.shape().slots == f.shape().slots);
+            BOOST_TEST(back.shape().hashes == f.shape().hashes);
+            BOOST_TEST(back.shape().capacity == f.shape().capacity);
+            BOOST_TEST(back.shape().target_fpr == f.shape().target_fpr);
+            BOOST_TEST(back.seed() == f.seed());
+            BOOST_TEST(back.counter_bits() == f.counter_bits());
+            for (int i = 0; i < 500; ++i) BOOST_TEST_REQUIRE(back.contains("key:" + std::to_string(i)));
+            BOOST_TEST(std::holds_alternative<F>(load_exact<any_filter>(data, [](const byte_source& s, std::uint64_t n) { return load_any(s, 0, n); })));
+        }(filters), ...);
+    }, filters);
+}
+
+BOOST_AUTO_TEST_CASE(files_and_descriptors_round_trip) {
+    const auto dir = std::filesystem::temp_directory_path() / ("lfbloom-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto f = blocked_bloom_filter::for_capacity(100000, 0.001);
+    for (int i = 0; i < 1000; ++i) f.add(std::uint64_t(i));
+    const std::string path = (dir / "f.lfb").string();
+    save_file(f, path);
+    const any_filter back = load_file(path);
+    BOOST_TEST(same_words(f, std::get<blocked_bloom_filter>(back)));
+    BOOST_TEST(std::distance(std::filesystem::directory_iterator(dir), {}) == 1);  // no temporary left behind
+    // A save that cannot write leaves the old file untouched and no temporary.
+    BOOST_CHECK_THROW(save_file(f, (dir / "missing-dir" / "g.lfb").string()), error);
+    BOOST_TEST(std::distance(std::filesystem::directory_iterator(dir), {}) == 1);
+    BOOST_CHECK_EXCEPTION(load_file((dir / "nope.lfb").string()), error, [](const error& e) { return e.code() == errc::io; });
+    std::filesystem::remove_all(dir);
+}
+
+// The snapshot holds every add that completed before the save began, while a writer keeps adding.
+BOOST_AUTO_TEST_CASE(snapshot_under_live_writes_holds_every_completed_add) {
+    for (int round = 0; round < 20; ++round) {
+        auto f = counting_bloom_filter::for_capacity(200000, 0.01);
+        std::atomic<std::uint64_t> published{0};
+        std::atomic<bool> stop{false};
+        std::thread writer([&] {
+            for (std::uint64_t i = 0; i < 200000 && !stop.load(std::memory_order_relaxed); ++i) {
+                f.add(i);
+                published.store(i + 1, std::memory_order_release);  // add happens-before the save's start
+            }
+        });
+        while (published.load(std::memory_order_acquire) < 1000 * std::uint64_t(round + 1)) std::this_thread::yield();
+        const std::uint64_t before_save = published.load(std::memory_order_acquire);
+        const bytes data = saved(f);
+        stop = true;
+        writer.join();
+        const auto back = reload<counting_bloom_filter>(data);
+        for (std::uint64_t i = 0; i < before_save; ++i) BOOST_TEST_REQUIRE(back.contains(i));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(every_truncation_is_refused) {
+    auto f = classic_bloom_filter::with_geometry(640, 3);
+    f.add("x");
+    const bytes data = saved(f);
+    for (std::size_t n = 0; n < data.size(); ++n)
+        BOOST_TEST_REQUIRE((load_error(bytes(data.begin(), data.begin() + n)) == errc::corrupt), "prefix " << n);
+    bytes longer = data;
+    longer.push_back(std::byte{0});
+    BOOST_TEST((load_error(longer) == errc::corrupt));
+    BOOST_TEST((load_error(data) == errc{}));
+}
+
+BOOST_AUTO_TEST_CASE(every_flipped_bit_is_refused) {
+    {
+        auto f = counting_bloom_filter::with_geometry(128, 3, 4);
+        f.add("x");
+        const bytes data = saved(f);
+        for (std::size_t bit = 0; bit < data.size() * 8; ++bit) {
+            bytes bad = data;
+            bad[bit / 8] ^= std::byte(1u << (bit % 8));
+            const errc code = load_error(bad);
+            BOOST_TEST_REQUIRE((code == errc::corrupt || code == errc::unsupported_version), "bit " << bit);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(hostile_headers_are_refused_before_allocating) {
+    auto f = blocked_bloom_filter::with_geometry(4096, 3);
+    const bytes good = saved(f);
+    auto with = [&](auto patch) {
+        bytes b = good;
+        patch(b);
+        return b;
+    };
+    // Huge declared sizes: 2^46 slots with a matching payload length, a limit of 1 MiB: too_large,
+    // and nothing is allocated (the test would take minutes and terabytes otherwise).
+    const bytes huge = with([](bytes& b) {
+        patch_header<std::uint64_t>(b, 24, std::uint64_t{1} << 46);
+        patch_header<std::uint64_t>(b, 64, std::uint64_t{1} << 43);
+    });
+    BOOST_TEST((load_error(huge, 1 << 20) == errc::too_large));
+    BOOST_TEST((load_error(huge, std::uint64_t{1} << 50) == errc::too_large));  // beyond the machine
+    // Sizes within every limit but beyond the data: refused as truncated before allocating.
+    const bytes big = with([](bytes& b) {
+        patch_header<std::uint64_t>(b, 24, std::uint64_t{1} << 33);
+        patch_header<std::uint64_t>(b, 64, std::uint64_t{1} << 30);
+    });
+    BOOST_TEST((load_error(big) == errc::corrupt));
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint64_t>(b, 24, std::uint64_t{1} << 50); })) == errc::corrupt));
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint64_t>(b, 64, 1); })) == errc::corrupt));
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint32_t>(b, 32, 0); })) == errc::corrupt));    // k = 0
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint32_t>(b, 32, 256); })) == errc::corrupt));  // k > 255
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint64_t>(b, 24, 1000); })) == errc::corrupt)); // partial line
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint64_t>(b, 40, 0); })) == errc::corrupt));    // capacity 0
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 10, 9); })) == errc::unsupported_version));
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 11, 2); })) == errc::unsupported_version));
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint16_t>(b, 8, 2); })) == errc::unsupported_version));
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 12, 4); })) == errc::corrupt));     // 4-bit blocked
+    BOOST_TEST((load_error(with([](bytes& b) { b[0] = std::byte{'X'}; })) == errc::corrupt));
+    BOOST_TEST((load_error({}) == errc::corrupt));
+}
+
+BOOST_AUTO_TEST_CASE(loading_the_wrong_kind_is_incompatible) {
+    const bytes data = saved(counting_bloom_filter::for_capacity(100, 0.01));
+    BOOST_CHECK_EXCEPTION(reload<blocked_bloom_filter>(data), error, [](const error& e) { return e.code() == errc::incompatible; });
+}
+
+// Files written by format version 1 must load in every later version. Regenerate (only when the
+// format version changes, into a new directory) with LFBLOOM_WRITE_GOLDEN=1.
+BOOST_AUTO_TEST_CASE(golden_files_of_format_v1_still_load) {
+    const std::filesystem::path dir = std::filesystem::path(LFBLOOM_TEST_DATA) / "format-v1";
+    auto check = [&](const std::string& name, auto filter) {
+        for (int i = 0; i < 100; ++i) filter.add("golden:" + std::to_string(i));
+        const std::string path = (dir / name).string();
+        if (std::getenv("LFBLOOM_WRITE_GOLDEN") != nullptr) save_file(filter, path);
+        const any_filter back = load_file(path);
+        const auto& loaded = std::get<decltype(filter)>(back);
+        BOOST_TEST(same_words(filter, loaded), name);
+        BOOST_TEST(loaded.shape().capacity == filter.shape().capacity);
+        for (int i = 0; i < 100; ++i) BOOST_TEST_REQUIRE(loaded.contains("golden:" + std::to_string(i)));
+    };
+    check("blocked.lfb", blocked_bloom_filter::for_capacity(1000, 0.01));
+    check("classic.lfb", classic_bloom_filter::for_capacity(1000, 0.01));
+    check("counting4.lfb", counting_bloom_filter::for_capacity(1000, 0.01, 4));
+    check("counting8-seed9.lfb", counting_bloom_filter::for_capacity(1000, 0.001, 8, {.seed = 9}));
+}
+
+// ---- Guava's format ---------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(guava_export_matches_guava_bytes) {
+    // Guava 31.1 writes header 01 07 00000096 for (1000, 0.01); words are big-endian.
+    const geometry g = guava_geometry(1000, 0.01);
+    auto f = classic_bloom_filter::with_geometry(g.slots, g.hashes);
+    f.add("hello");
+    f.add("user:42");
+    bytes out;
+    save_guava(f, vector_sink(out));
+    BOOST_TEST(out.size() == 6u + 150 * 8);
+    const unsigned char header[6] = {0x01, 0x07, 0x00, 0x00, 0x00, 0x96};
+    BOOST_TEST(std::memcmp(out.data(), header, 6) == 0);
+    // Bit 127 (the first golden bit) is word 1, bit 63: that word's big-endian bytes start with 0x80.
+    BOOST_TEST((out[6 + 8] == std::byte{0x80}));
+    const auto back = load_exact<classic_bloom_filter>(out, [](const byte_source& s, std::uint64_t n) { return load_guava(s, 0, n); });
+    BOOST_TEST(same_words(f, back));
+    BOOST_TEST(back.contains("hello"));
+}
+
+BOOST_AUTO_TEST_CASE(malformed_guava_streams_are_refused_before_allocating) {
+    auto f = classic_bloom_filter::with_geometry(640, 3);
+    bytes good;
+    save_guava(f, vector_sink(good));
+    for (std::size_t n = 0; n < good.size(); ++n)
+        BOOST_TEST_REQUIRE((guava_error(bytes(good.begin(), good.begin() + n)) == errc::corrupt), "prefix " << n);
+    auto with = [&](std::size_t at, std::initializer_list<unsigned char> patch) {
+        bytes b = good;
+        std::size_t i = at;
+        for (unsigned char c : patch) b[i++] = std::byte{c};
+        return b;
+    };
+    BOOST_TEST((guava_error(with(0, {0x00})) == errc::unsupported_version));  // MURMUR128_MITZ_32
+    BOOST_TEST((guava_error(with(0, {0x02})) == errc::unsupported_version));
+    BOOST_TEST((guava_error(with(1, {0x00})) == errc::corrupt));                          // k = 0
+    BOOST_TEST((guava_error(with(2, {0x80, 0, 0, 0})) == errc::corrupt));                 // negative word count
+    BOOST_TEST((guava_error(with(2, {0x7f, 0xff, 0xff, 0xff}), 1 << 20) == errc::too_large));  // 16 GiB declared
+    BOOST_TEST((guava_error(with(2, {0x7f, 0xff, 0xff, 0xff})) == errc::corrupt));  // more than the data holds
+    BOOST_TEST((guava_error(with(2, {0, 0, 0, 11})) == errc::corrupt));                   // one word short
+    BOOST_CHECK_THROW(save_guava(classic_bloom_filter::with_geometry(640, 3, {.seed = 1}), vector_sink(good)), error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
