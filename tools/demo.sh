@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 bash tools/setup.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j2 >/dev/null
-exec build/bin/lfbloom-example "$@"
+exec build/bin/lfbloom demo "$@"

@@ -10,6 +10,7 @@ packages=(
   libboost-program-options1.81-dev        # command-line flags of the stress, bench and CLI programs
   libxxhash-dev                           # XXH3 checksums of saved filters
   libmurmurhash-dev                       # reference MurmurHash3, tests only
+  libsqlite3-dev                          # the demo's database
   abigail-tools                           # abidw/abidiff: the C ABI gate
   python3                                 # the ctypes FFI test
 )

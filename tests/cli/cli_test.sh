@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Tests of the lfbloom command: every subcommand, its exit codes, and bad input (missing,
+# corrupt or foreign files, empty input, invalid numbers, over-long keys, a full disk).
+# Usage: cli_test.sh path/to/lfbloom
+set -uo pipefail
+lfbloom=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+passed=0 failed=0
+
+check() {  # check NAME EXPECTED_EXIT COMMAND...
+  local name=$1 want=$2; shift 2
+  "$@" >out.txt 2>err.txt
+  local got=$?
+  if [ "$got" = "$want" ]; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL $name: exit $got, expected $want"; sed 's/^/  stderr: /' err.txt | head -5
+  fi
+}
+expect() {  # expect NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $name"; fi
+}
+one_line_error() { [ "$(wc -l <err.txt)" = 1 ] && grep -q '^lfbloom ' err.txt; }
+
+seq 1 20000 | sed 's/^/user:/' > keys.txt
+seq 20001 40000 | sed 's/^/user:/' > more.txt
+seq 1 1000 | sed 's/^/absent:/' > absent.txt
+
+# ---- the subcommands ----------------------------------------------------------------------------
+check "build from a file" 0 "$lfbloom" build -o f.lfb -n 40000 -p 0.01 keys.txt
+check "build from stdin" 0 sh -c "\"$lfbloom\" build -o s.lfb -n 40000 < keys.txt"
+expect "same filter from file and stdin" cmp -s f.lfb s.lfb
+check "info" 0 "$lfbloom" info f.lfb
+expect "info shows the layout" grep -q 'layout *blocked' out.txt
+check "info --json" 0 "$lfbloom" info --json f.lfb
+expect "info --json parses" python3 -c 'import json,sys; d=json.load(open("out.txt")); assert d["layout"]=="blocked" and d["capacity"]==40000 and 19000 < d["estimated_count"] < 21000'
+check "query" 0 "$lfbloom" query f.lfb keys.txt
+expect "every added key answers maybe" sh -c '[ "$(grep -c "^maybe	user:" out.txt)" = 20000 ]'
+check "query absent keys" 0 "$lfbloom" query f.lfb absent.txt
+expect "absent keys mostly answer no" sh -c '[ "$(grep -c "^no	" out.txt)" -gt 970 ]'
+check "query --maybe-only" 0 sh -c "cat keys.txt absent.txt | \"$lfbloom\" query f.lfb --maybe-only"
+expect "--maybe-only prints keys only" sh -c '[ "$(grep -c "^user:" out.txt)" = 20000 ] && ! grep -q "	" out.txt'
+check "add" 0 "$lfbloom" add f.lfb more.txt
+check "added keys are present" 0 "$lfbloom" query f.lfb more.txt --maybe-only
+expect "all 20000 more" sh -c '[ "$(wc -l < out.txt)" = 20000 ]'
+check "build counting" 0 "$lfbloom" build -o c.lfb -n 40000 --layout counting keys.txt
+check "remove" 0 "$lfbloom" remove c.lfb keys.txt
+check "after removing everything" 0 "$lfbloom" info --json c.lfb
+expect "the counting filter is empty" python3 -c 'import json; assert json.load(open("out.txt"))["slots_set"] == 0'
+check "remove on a bit filter" 3 "$lfbloom" remove f.lfb keys.txt
+expect "remove error is one line" one_line_error
+check "build a second compatible filter" 0 "$lfbloom" build -o g.lfb -n 40000 absent.txt
+check "merge" 0 "$lfbloom" merge -o m.lfb f.lfb g.lfb
+check "merged has both" 0 sh -c "cat keys.txt absent.txt | \"$lfbloom\" query m.lfb --maybe-only"
+expect "merged has 21000 keys" sh -c '[ "$(wc -l < out.txt)" = 21000 ]'
+check "merge incompatible" 3 "$lfbloom" merge -o x.lfb f.lfb c.lfb
+check "build classic" 0 "$lfbloom" build -o classic.lfb -n 40000 --layout classic keys.txt
+check "export-guava" 0 "$lfbloom" export-guava classic.lfb guava.bin
+expect "Guava header: strategy 1" sh -c '[ "$(head -c 1 guava.bin | od -An -tu1 | tr -d " ")" = 1 ]'
+check "import-guava" 0 "$lfbloom" import-guava guava.bin back.lfb
+check "imported answers the same" 0 sh -c "\"$lfbloom\" query classic.lfb keys.txt > a.txt && \"$lfbloom\" query back.lfb keys.txt > b.txt && cmp a.txt b.txt"
+check "export-guava of a blocked filter" 3 "$lfbloom" export-guava f.lfb nope.bin
+check "demo" 0 "$lfbloom" demo --users 20000 --threads 4
+expect "demo passes its self-check" grep -q 'self-check: passed' out.txt
+expect "demo reports no false negatives" grep -q 'false negatives: 0' out.txt
+check "help" 0 "$lfbloom" --help
+check "build --help" 0 "$lfbloom" build --help
+
+# ---- bad input ----------------------------------------------------------------------------------
+check "no command" 2 "$lfbloom"
+check "unknown command" 2 "$lfbloom" frobnicate
+check "missing filter file" 3 "$lfbloom" info nothing.lfb
+expect "missing file error is one line" one_line_error
+check "missing keys file" 3 "$lfbloom" build -o y.lfb -n 10 nothing.txt
+check "keys path is a directory" 3 "$lfbloom" build -o y.lfb -n 10 .
+head -c 100 f.lfb > truncated.lfb
+check "truncated filter" 3 "$lfbloom" info truncated.lfb
+cp f.lfb flipped.lfb
+printf '\x55' | dd of=flipped.lfb bs=1 seek=5000 conv=notrunc 2>/dev/null
+check "corrupt filter" 3 "$lfbloom" query flipped.lfb keys.txt
+expect "corrupt error names the problem" grep -q 'checksum' err.txt
+check "foreign file" 3 "$lfbloom" info keys.txt
+check "guava file given as lfbloom" 3 "$lfbloom" info guava.bin
+check "lfbloom file given as guava" 3 "$lfbloom" import-guava f.lfb z.lfb
+check "empty input" 3 sh -c "\"$lfbloom\" build -o e.lfb -n 10 < /dev/null"
+expect "no output after empty input" test ! -e e.lfb
+check "invalid capacity" 2 "$lfbloom" build -o y.lfb -n abc keys.txt
+check "zero capacity" 2 "$lfbloom" build -o y.lfb -n 0 keys.txt
+check "rate above 1" 2 "$lfbloom" build -o y.lfb -n 10 -p 2 keys.txt
+check "rate NaN" 2 "$lfbloom" build -o y.lfb -n 10 -p nan keys.txt
+check "unknown layout" 2 "$lfbloom" build -o y.lfb -n 10 --layout fancy keys.txt
+check "absurd capacity" 5 "$lfbloom" build -o y.lfb -n 1000000000000 keys.txt
+check "over the memory limit" 5 "$lfbloom" build -o y.lfb -n 10000000 --memory-limit 1000 keys.txt
+head -c 70000 /dev/zero | tr '\0' 'k' > long.txt
+check "key over the limit" 3 "$lfbloom" build -o y.lfb -n 10 long.txt
+expect "long key error names the line" grep -q 'line 1' err.txt
+check "key limit can be raised" 0 "$lfbloom" build -o y.lfb -n 10 --max-key-bytes 100000 long.txt
+# A full disk: file size limited to 64 KiB (SIGXFSZ ignored, so writes fail with EFBIG).
+check "full disk" 4 bash -c "trap '' XFSZ; ulimit -f 64; \"$lfbloom\" build -o full.lfb -n 1000000 keys.txt"
+expect "nothing half-written after a full disk" sh -c '! ls full.lfb* >/dev/null 2>&1'
+cp f.lfb before.lfb
+check "failed add leaves the file" 4 bash -c "trap '' XFSZ; ulimit -f 16; \"$lfbloom\" add f.lfb more.txt"
+expect "file unchanged after a failed add" cmp -s f.lfb before.lfb
+check "answers to a full device" 4 sh -c "\"$lfbloom\" query f.lfb keys.txt > /dev/full"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

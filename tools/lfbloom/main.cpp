@@ -1,0 +1,328 @@
+// lfbloom: the command-line tool. Subcommands build, add, query, remove, info, merge,
+// import-guava, export-guava and demo; `lfbloom <command> --help` documents each.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "cli.hpp"
+
+namespace po = boost::program_options;
+using namespace cli;
+
+namespace {
+
+constexpr const char* exit_codes =
+    "Exit codes: 0 success; 1 the demo's self-check failed; 2 bad flags or numbers; 3 missing,\n"
+    "unreadable, corrupt or foreign input, bad or no keys; 4 the output could not be written\n"
+    "(nothing half-written is left: files are written to a temporary and renamed); 5 the filter\n"
+    "would not fit the memory limit or the machine.\n";
+
+struct command {
+    const char* summary;
+    int (*run)(int argc, char** argv);
+};
+
+/// Parses a subcommand's flags; returns false after printing --help.
+bool parse(int argc, char** argv, const std::string& usage, po::options_description& flags,
+           const po::positional_options_description& positional, po::variables_map& vm) {
+    flags.add_options()("help,h", "this text");
+    try {
+        po::store(po::command_line_parser(argc, argv).options(flags).positional(positional).run(), vm);
+        if (vm.count("help")) {
+            std::cout << "usage: lfbloom " << usage << "\n\n" << flags << "\n" << exit_codes;
+            return false;
+        }
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw failure(exit_usage, std::string(e.what()) + " (see lfbloom " + usage.substr(0, usage.find(' ')) + " --help)");
+    }
+    return true;
+}
+
+void add_key_flags(po::options_description& flags, key_input_options& keys) {
+    flags.add_options()("keys", po::value(&keys.path)->default_value("-"), "file of keys, one per line ('-': stdin)")(
+        "max-key-bytes", po::value(&keys.max_key_bytes)->default_value(65536), "longer keys are an error")(
+        "no-progress", "no progress line (it is shown only on a terminal anyway)");
+}
+
+template <class Fn>
+decltype(auto) visit(lfbloom::any_filter& f, Fn fn) {
+    return std::visit(fn, f);
+}
+
+// ---- build / add -----------------------------------------------------------------------------------
+
+int build(int argc, char** argv) {
+    std::uint64_t capacity = 0, seed = 0, memory_limit = 0;
+    double rate = 0.01;
+    std::string layout = "blocked", output;
+    unsigned counter_bits = 4;
+    key_input_options keys;
+    po::options_description flags("Create a filter from keys and save it");
+    flags.add_options()("output,o", po::value(&output)->required(), "the filter file to write")(
+        "capacity,n", po::value(&capacity)->required(), "expected number of distinct keys")(
+        "rate,p", po::value(&rate)->default_value(0.01), "target false-positive rate in (0, 1)")(
+        "layout", po::value(&layout)->default_value("blocked"), "blocked, classic or counting")(
+        "counter-bits", po::value(&counter_bits)->default_value(4), "counting: 4 or 8")(
+        "seed", po::value(&seed)->default_value(0), "hash seed")(
+        "memory-limit", po::value(&memory_limit)->default_value(0), "refuse filters over this many bytes (0: none)");
+    add_key_flags(flags, keys);
+    po::positional_options_description positional;
+    positional.add("keys", 1);
+    po::variables_map vm;
+    if (!parse(argc, argv, "build -o FILE -n CAPACITY [-p RATE] [--layout L] [KEYS]", flags, positional, vm)) return exit_ok;
+    keys.progress = !vm.count("no-progress");
+    const lfbloom::filter_options options{.memory_limit = memory_limit, .seed = seed};
+    lfbloom::any_filter filter = [&]() -> lfbloom::any_filter {
+        try {
+            if (layout == "blocked") return lfbloom::blocked_bloom_filter::for_capacity(capacity, rate, options);
+            if (layout == "classic") return lfbloom::classic_bloom_filter::for_capacity(capacity, rate, options);
+            if (layout == "counting") return lfbloom::counting_bloom_filter::for_capacity(capacity, rate, counter_bits, options);
+        } catch (const lfbloom::error& e) {
+            throw failure(e.code() == lfbloom::errc::invalid_argument ? exit_usage : exit_resources, e.what());
+        }
+        throw failure(exit_usage, "--layout must be blocked, classic or counting, not '" + layout + "'");
+    }();
+    const std::uint64_t added = read_keys(keys, [&](std::span<const lfbloom::key_view> batch) {
+        visit(filter, [&](auto& f) { f.add_many(batch); });
+    });
+    if (added == 0) throw failure(exit_bad_input, "no keys in " + (keys.path == "-" ? std::string("standard input") : keys.path));
+    save_filter(filter, output);
+    std::fprintf(stderr, "built %s: %s keys\n", output.c_str(), grouped(added).c_str());
+    return exit_ok;
+}
+
+/// Shared by add, query and remove: FILE [KEYS] plus key flags.
+struct keyed_command {
+    std::string file;
+    key_input_options keys;
+    po::variables_map vm;
+    bool parse_args(int argc, char** argv, const std::string& usage, po::options_description& flags) {
+        flags.add_options()("filter", po::value(&file)->required(), "the filter file");
+        add_key_flags(flags, keys);
+        po::positional_options_description positional;
+        positional.add("filter", 1).add("keys", 1);
+        if (!parse(argc, argv, usage, flags, positional, vm)) return false;
+        keys.progress = !vm.count("no-progress");
+        return true;
+    }
+};
+
+int add(int argc, char** argv) {
+    keyed_command c;
+    po::options_description flags("Add keys to a saved filter (written back atomically)");
+    if (!c.parse_args(argc, argv, "add FILE [KEYS]", flags)) return exit_ok;
+    lfbloom::any_filter filter = load_filter(c.file);
+    std::uint64_t fresh = 0;
+    const std::uint64_t read = read_keys(c.keys, [&](std::span<const lfbloom::key_view> batch) {
+        fresh += visit(filter, [&](auto& f) { return f.add_many(batch); });
+    });
+    save_filter(filter, c.file);
+    std::fprintf(stderr, "%s keys read, %s new\n", grouped(read).c_str(), grouped(fresh).c_str());
+    return exit_ok;
+}
+
+int query(int argc, char** argv) {
+    keyed_command c;
+    po::options_description flags("Answer for each key: 'maybe' (possibly added) or 'no' (certainly not)");
+    flags.add_options()("maybe-only", "print only the keys that may be present, one per line");
+    if (!c.parse_args(argc, argv, "query FILE [KEYS] [--maybe-only]", flags)) return exit_ok;
+    const bool maybe_only = c.vm.count("maybe-only") > 0;
+    c.keys.progress = false;  // answers go to stdout line by line
+    const lfbloom::any_filter filter = load_filter(c.file);
+    std::vector<std::uint8_t> found;
+    read_keys(c.keys, [&](std::span<const lfbloom::key_view> batch) {
+        found.resize(batch.size());
+        std::visit([&](const auto& f) { f.contains_many(batch, found.data()); }, filter);
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const std::string_view key(reinterpret_cast<const char*>(batch[i].data()), batch[i].size());
+            if (maybe_only) {
+                if (found[i]) std::cout << key << '\n';
+            } else {
+                std::cout << (found[i] ? "maybe\t" : "no\t") << key << '\n';
+            }
+        }
+    });
+    std::cout.flush();
+    if (!std::cout) throw failure(exit_output, "cannot write the answers to standard output");
+    return exit_ok;
+}
+
+int remove_keys(int argc, char** argv) {
+    keyed_command c;
+    po::options_description flags("Remove keys from a saved counting filter (written back atomically)");
+    if (!c.parse_args(argc, argv, "remove FILE [KEYS]", flags)) return exit_ok;
+    lfbloom::any_filter filter = load_filter(c.file);
+    auto* counting = std::get_if<lfbloom::counting_bloom_filter>(&filter);
+    if (counting == nullptr) throw failure(exit_bad_input, c.file + " is not a counting filter: keys cannot be removed");
+    std::uint64_t removed = 0, absent = 0;
+    read_keys(c.keys, [&](std::span<const lfbloom::key_view> batch) {
+        for (auto key : batch) (counting->remove(key) ? removed : absent)++;
+    });
+    save_filter(filter, c.file);
+    std::fprintf(stderr, "%s removed, %s not present (left unchanged)\n", grouped(removed).c_str(), grouped(absent).c_str());
+    return exit_ok;
+}
+
+// ---- info / merge / guava --------------------------------------------------------------------------
+
+int info(int argc, char** argv) {
+    std::string file;
+    po::options_description flags("Show a saved filter's parameters and fill");
+    flags.add_options()("filter", po::value(&file)->required(), "the filter file")("json", "one JSON object");
+    po::positional_options_description positional;
+    positional.add("filter", 1);
+    po::variables_map vm;
+    if (!parse(argc, argv, "info FILE [--json]", flags, positional, vm)) return exit_ok;
+    const lfbloom::any_filter filter = load_filter(file);
+    const lfbloom::filter_stats s = std::visit([](const auto& f) { return f.stats(); }, filter);
+    const std::uint64_t seed = std::visit([](const auto& f) { return f.seed(); }, filter);
+    const char* layouts[] = {"", "classic", "blocked", "counting"};
+    const char* layout = layouts[static_cast<int>(s.kind)];
+    auto finite = [](double x) { return std::isfinite(x) ? x : -1.0; };
+    if (vm.count("json")) {
+        std::printf("{\"file\":\"%s\",\"layout\":\"%s\",\"slots\":%llu,\"slot_bits\":%u,\"hashes\":%u,\"bytes\":%llu,"
+                    "\"seed\":%llu,\"capacity\":%llu,\"target_fpr\":%.17g,\"slots_set\":%llu,\"saturated\":%llu,"
+                    "\"fill_ratio\":%.17g,\"estimated_count\":%.17g,\"estimated_fpr\":%.17g,\"near_capacity\":%s}\n",
+                    file.c_str(), layout, (unsigned long long)s.slots, s.slot_bits, s.hashes, (unsigned long long)s.bytes,
+                    (unsigned long long)seed, (unsigned long long)s.capacity, s.target_fpr, (unsigned long long)s.slots_set,
+                    (unsigned long long)s.saturated, s.fill_ratio, finite(s.estimated_count), s.estimated_fpr,
+                    s.near_capacity ? "true" : "false");
+        return exit_ok;
+    }
+    std::printf("file             %s\n", file.c_str());
+    std::printf("layout           %s%s\n", layout, s.kind == lfbloom::layout::counting ? (s.slot_bits == 4 ? " (4-bit counters)" : " (8-bit counters)") : "");
+    std::printf("slots / hashes   %s / %u, seed %llu\n", grouped(s.slots).c_str(), s.hashes, (unsigned long long)seed);
+    std::printf("memory           %s bytes (%.2f bits per key at capacity)\n", grouped(s.bytes).c_str(), 8.0 * s.bytes / s.capacity);
+    std::printf("sized for        %s keys at FPR %.6g\n", grouped(s.capacity).c_str(), s.target_fpr);
+    std::printf("fill             %s set (%.2f%%)%s\n", grouped(s.slots_set).c_str(), 100 * s.fill_ratio,
+                s.kind == lfbloom::layout::counting ? (", " + grouped(s.saturated) + " saturated").c_str() : "");
+    std::printf("estimated keys   %.0f (%.1f%% of capacity)\n", s.estimated_count, 100 * s.estimated_count / s.capacity);
+    std::printf("estimated FPR    %.6g\n", s.estimated_fpr);
+    if (s.near_capacity) std::printf("WARNING          past 80%% of capacity: rebuild with a larger --capacity\n");
+    return exit_ok;
+}
+
+int merge(int argc, char** argv) {
+    std::string output;
+    std::vector<std::string> inputs;
+    po::options_description flags("Merge compatible saved filters (same layout, size, hashes, seed) into one");
+    flags.add_options()("output,o", po::value(&output)->required(), "the merged filter file")(
+        "inputs", po::value(&inputs)->multitoken()->required(), "two or more filter files");
+    po::positional_options_description positional;
+    positional.add("inputs", -1);
+    po::variables_map vm;
+    if (!parse(argc, argv, "merge -o OUT IN IN [IN...]", flags, positional, vm)) return exit_ok;
+    if (inputs.size() < 2) throw failure(exit_usage, "merge needs at least two input filters");
+    lfbloom::any_filter merged = load_filter(inputs[0]);
+    for (std::size_t i = 1; i < inputs.size(); ++i) {
+        const lfbloom::any_filter next = load_filter(inputs[i]);
+        std::visit(
+            [&](auto& into, const auto& from) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(into)>, std::decay_t<decltype(from)>>) {
+                    try {
+                        into.merge(from);
+                    } catch (const lfbloom::error& e) {
+                        throw failure(exit_bad_input, inputs[i] + ": " + e.what());
+                    }
+                } else {
+                    throw failure(exit_bad_input, inputs[i] + ": a different layout from " + inputs[0]);
+                }
+            },
+            merged, next);
+    }
+    save_filter(merged, output);
+    return exit_ok;
+}
+
+int import_guava(int argc, char** argv) {
+    std::string input, output;
+    po::options_description flags("Convert a file written by Guava's BloomFilter.writeTo to an lfbloom classic filter");
+    flags.add_options()("input", po::value(&input)->required(), "Guava file")("output", po::value(&output)->required(), "lfbloom file");
+    po::positional_options_description positional;
+    positional.add("input", 1).add("output", 1);
+    po::variables_map vm;
+    if (!parse(argc, argv, "import-guava GUAVA_FILE OUT", flags, positional, vm)) return exit_ok;
+    lfbloom::any_filter filter = [&]() -> lfbloom::any_filter {
+        try {
+            return lfbloom::read_file(input, [](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_guava(s, 0, n); });
+        } catch (const lfbloom::error& e) {
+            throw failure(e.code() == lfbloom::errc::too_large ? exit_resources : exit_bad_input, input + ": " + e.what());
+        }
+    }();
+    save_filter(filter, output);
+    return exit_ok;
+}
+
+int export_guava(int argc, char** argv) {
+    std::string input, output;
+    po::options_description flags("Write a classic lfbloom filter in Guava's format (BloomFilter.readFrom reads it)");
+    flags.add_options()("input", po::value(&input)->required(), "lfbloom file")("output", po::value(&output)->required(), "Guava file");
+    po::positional_options_description positional;
+    positional.add("input", 1).add("output", 1);
+    po::variables_map vm;
+    if (!parse(argc, argv, "export-guava FILE GUAVA_OUT", flags, positional, vm)) return exit_ok;
+    const lfbloom::any_filter filter = load_filter(input);
+    const auto* classic = std::get_if<lfbloom::classic_bloom_filter>(&filter);
+    if (classic == nullptr) throw failure(exit_bad_input, input + ": only classic-layout filters have a Guava form");
+    try {
+        lfbloom::guava_size(*classic);
+    } catch (const lfbloom::error& e) {
+        throw failure(exit_bad_input, input + ": " + e.what());
+    }
+    try {
+        lfbloom::write_file_atomically(output, [&](const lfbloom::byte_sink& sink) { lfbloom::save_guava(*classic, sink); });
+    } catch (const lfbloom::error& e) {
+        throw failure(exit_output, e.what());
+    }
+    return exit_ok;
+}
+
+const std::map<std::string, command> commands = {
+    {"build", {"create a filter from keys and save it", build}},
+    {"add", {"add keys to a saved filter", add}},
+    {"query", {"answer maybe/no for each key", query}},
+    {"remove", {"remove keys from a saved counting filter", remove_keys}},
+    {"info", {"a saved filter's parameters and fill (--json too)", info}},
+    {"merge", {"merge compatible saved filters", merge}},
+    {"import-guava", {"convert a Guava BloomFilter file", import_guava}},
+    {"export-guava", {"write a classic filter in Guava's format", export_guava}},
+    {"demo", {"the cache-penetration guard, running for real", run_demo}},
+};
+
+void usage(std::FILE* out) {
+    std::fprintf(out, "usage: lfbloom COMMAND [--help] ...\n\nLock-free Bloom filters. Commands:\n");
+    for (const auto& [name, c] : commands) std::fprintf(out, "  %-14s %s\n", name.c_str(), c.summary);
+    std::fprintf(out, "\nKeys are read one per line (\"\\n\" or \"\\r\\n\"), empty lines skipped.\n%s", exit_codes);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? exit_usage : exit_ok;
+    }
+    const auto it = commands.find(argv[1]);
+    if (it == commands.end()) {
+        std::fprintf(stderr, "lfbloom: unknown command '%s' (see lfbloom --help)\n", argv[1]);
+        return exit_usage;
+    }
+    try {
+        return it->second.run(argc - 1, argv + 1);
+    } catch (const failure& f) {
+        std::fprintf(stderr, "lfbloom %s: %s\n", argv[1], f.what());
+        return f.code;
+    } catch (const lfbloom::error& e) {
+        std::fprintf(stderr, "lfbloom %s: %s\n", argv[1], e.what());
+        return exit_bad_input;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "lfbloom %s: %s\n", argv[1], e.what());
+        return exit_resources;
+    }
+}
