@@ -85,8 +85,11 @@ typedef struct lfb_options {
     uint64_t memory_limit; /* bytes the filter may use; 0 (default) = only the machine's memory */
     uint64_t seed;         /* hash seed, default 0 (Guava's); filters merge only with equal seeds */
     uint32_t counter_bits; /* lfb_counting only: 4 (default) or 8 */
-    uint32_t reserved;     /* must be 0 */
+    uint32_t flags;        /* LFB_OPTION_* bits; 0 by default */
 } lfb_options;
+
+/* lfb_options.flags */
+#define LFB_OPTION_PROCESS_SHARED 1u /* memory shared with child processes forked after creation */
 
 /* A snapshot of a filter's parameters and fill. Set struct_size before calling lfb_*_stats. */
 typedef struct lfb_stats {
@@ -174,6 +177,19 @@ LFB_API int lfb_filter_load_fd(uint32_t format, int fd, const lfb_options* optio
 /** Loads a filter from a file that must hold exactly one. */
 LFB_API int lfb_filter_load_file(uint32_t format, const char* path, const lfb_options* options, lfb_filter** out);
 
+/*
+ * Filters several processes share. The file holds a header page, then the words, mapped shared:
+ * every process that opens it adds and queries the same words with the same lock-free atomics.
+ * A process killed mid-way loses none of the adds it completed; flush only matters for a crash of
+ * the machine. Creation is atomic (an opener sees no file or a complete one) and fails with
+ * LFB_ERR_IO if the file exists. Opening validates the header and the file's size.
+ */
+LFB_API int lfb_filter_create_shared_file(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
+                                          lfb_filter** out);
+LFB_API int lfb_filter_open_shared_file(const char* path, const lfb_options* options, lfb_filter** out);
+/** Writes a file-backed filter's words to disk (msync); a no-op for other filters. */
+LFB_API int lfb_filter_flush(const lfb_filter* filter);
+
 /* ---- counting filters ------------------------------------------------------------------------- */
 
 /** A counting filter sized for (capacity, fpr); options->counter_bits picks 4 or 8. options may be NULL. */
@@ -210,6 +226,11 @@ LFB_API int lfb_counting_save_file(const lfb_counting* filter, const char* path)
 LFB_API int lfb_counting_load(const void* data, uint64_t len, const lfb_options* options, lfb_counting** out);
 LFB_API int lfb_counting_load_fd(int fd, const lfb_options* options, lfb_counting** out);
 LFB_API int lfb_counting_load_file(const char* path, const lfb_options* options, lfb_counting** out);
+/** Shared files, as for lfb_filter. */
+LFB_API int lfb_counting_create_shared_file(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
+                                            lfb_counting** out);
+LFB_API int lfb_counting_open_shared_file(const char* path, const lfb_options* options, lfb_counting** out);
+LFB_API int lfb_counting_flush(const lfb_counting* filter);
 
 #ifdef __cplusplus
 }

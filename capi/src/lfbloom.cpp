@@ -111,11 +111,13 @@ lfb_options options_or_default(const lfb_options* options) {
     lfb_options o;
     lfb_options_init(&o);
     if (options != nullptr) read_sized(options, o);
-    require(o.reserved == 0, "lfb_options.reserved must be 0");
+    require((o.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_options.flags has unknown bits");
     return o;
 }
 
-lfbloom::filter_options core_options(const lfb_options& o) { return {.memory_limit = o.memory_limit, .seed = o.seed}; }
+lfbloom::filter_options core_options(const lfb_options& o) {
+    return {.memory_limit = o.memory_limit, .seed = o.seed, .process_shared = (o.flags & LFB_OPTION_PROCESS_SHARED) != 0};
+}
 
 int write_stats(const lfbloom::filter_stats& s, lfb_stats* out) {
     require(out != nullptr, "stats output is NULL");
@@ -259,6 +261,22 @@ int load_file(std::uint32_t format, const char* path, const lfb_options* options
         require(path != nullptr, "path is NULL");
         return lfbloom::read_file(path, [&](const lfbloom::byte_source& s, std::uint64_t n) { return load_from<Handle>(format, s, limit, n); });
     });
+}
+
+/// The shared file at `path` as a handle of kind Handle.
+template <class Handle>
+decltype(Handle::impl) open_shared(const char* path, std::uint64_t limit) {
+    require(path != nullptr, "path is NULL");
+    lfbloom::any_filter any = lfbloom::open_shared_file(path, limit);
+    if constexpr (std::is_same_v<Handle, lfb_counting>) {
+        auto* c = std::get_if<lfbloom::counting_bloom_filter>(&any);
+        if (c == nullptr) throw lfbloom::error(errc::incompatible, "the file holds a bit filter: use lfb_filter_open_shared_file");
+        return std::move(*c);
+    } else {
+        if (auto* b = std::get_if<lfbloom::blocked_bloom_filter>(&any)) return std::move(*b);
+        if (auto* c = std::get_if<lfbloom::classic_bloom_filter>(&any)) return std::move(*c);
+        throw lfbloom::error(errc::incompatible, "the file holds a counting filter: use lfb_counting_open_shared_file");
+    }
 }
 
 template <class Filter>
@@ -411,6 +429,22 @@ int lfb_filter_load_file(uint32_t format, const char* path, const lfb_options* o
     return load_file(format, path, options, out);
 }
 
+int lfb_filter_create_shared_file(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
+                                  lfb_filter** out) {
+    return create_filter(options, out, [&]<class F>(const lfb_options& o) {
+        require(path != nullptr, "path is NULL");
+        return lfbloom::create_shared_file<F>(path, F::size_for(capacity, fpr), core_options(o));
+    });
+}
+
+int lfb_filter_open_shared_file(const char* path, const lfb_options* options, lfb_filter** out) {
+    return load_handle(options, out, [&](std::uint64_t limit) { return open_shared<lfb_filter>(path, limit); });
+}
+
+int lfb_filter_flush(const lfb_filter* filter) {
+    return with_filter(filter, [](const auto& f) { return f.flush(), LFB_OK; });
+}
+
 // ---- counting filters -----------------------------------------------------------------------------
 
 int lfb_counting_create(uint64_t capacity, double fpr, const lfb_options* options, lfb_counting** out) {
@@ -500,4 +534,22 @@ int lfb_counting_load_fd(int fd, const lfb_options* options, lfb_counting** out)
 
 int lfb_counting_load_file(const char* path, const lfb_options* options, lfb_counting** out) {
     return load_file(LFB_FORMAT_NATIVE, path, options, out);
+}
+
+int lfb_counting_create_shared_file(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
+                                    lfb_counting** out) {
+    return create(options, out, [&](const lfb_options& o) {
+        require(path != nullptr, "path is NULL");
+        const std::uint32_t per_line = lfbloom::counting_bloom_filter::slots_per_line(o.counter_bits);
+        return lfbloom::create_shared_file<lfbloom::counting_bloom_filter>(
+            path, lfbloom::blocked_geometry(capacity, fpr, per_line), core_options(o), o.counter_bits);
+    });
+}
+
+int lfb_counting_open_shared_file(const char* path, const lfb_options* options, lfb_counting** out) {
+    return load_handle(options, out, [&](std::uint64_t limit) { return open_shared<lfb_counting>(path, limit); });
+}
+
+int lfb_counting_flush(const lfb_counting* filter) {
+    return with_filter(filter, [](const auto& f) { return f.flush(), LFB_OK; });
 }

@@ -230,6 +230,26 @@ static void test_persistence(void) {
     lfb_filter_free(back);
     lfb_counting_free(c);
     lfb_counting_free(cback);
+
+    /* Shared files: two handles on one file see each other's adds. */
+    CHECK(lfb_filter_create_shared_file(path, 1000, 0.01, NULL, &f) == LFB_OK);
+    CHECK(lfb_filter_create_shared_file(path, 1000, 0.01, NULL, &back) == LFB_ERR_IO); /* exists */
+    CHECK(lfb_filter_open_shared_file(path, NULL, &back) == LFB_OK);
+    add_str(f, "shared");
+    CHECK(has_str(back, "shared") == 1);
+    CHECK(lfb_filter_flush(back) == LFB_OK);
+    CHECK(lfb_counting_open_shared_file(path, NULL, &c) == LFB_ERR_INCOMPATIBLE);
+    lfb_filter_free(f);
+    lfb_filter_free(back);
+    unlink(path);
+    CHECK(lfb_counting_create_shared_file(path, 1000, 0.01, NULL, &c) == LFB_OK);
+    CHECK(lfb_counting_open_shared_file(path, NULL, &cback) == LFB_OK);
+    cadd_str(c, "n");
+    CHECK(lfb_counting_count(cback, "n", 1) == 1 && lfb_counting_flush(c) == LFB_OK);
+    CHECK(lfb_filter_open_shared_file(path, NULL, &f) == LFB_ERR_INCOMPATIBLE);
+    lfb_counting_free(c);
+    lfb_counting_free(cback);
+    unlink(path);
 }
 
 /* ---- the bad-input sweep -------------------------------------------------------------------- */
@@ -247,6 +267,7 @@ struct fixture {
     unsigned char buffer[64];
     uint64_t size;
     lfb_options one_mib; /* memory limit 1 MiB */
+    lfb_options width_3; /* counter_bits 3 */
 };
 static struct fixture fx;
 
@@ -264,6 +285,11 @@ static lfb_options opts(uint32_t layout, uint64_t memory_limit, uint32_t counter
 
 static int create_with(uint64_t n, double p, lfb_options o) { return lfb_filter_create(n, p, &o, &fx.out_filter); }
 static int ccreate_with(uint64_t n, double p, lfb_options o) { return lfb_counting_create(n, p, &o, &fx.out_counting); }
+static int create_with_flags(uint32_t flags) {
+    lfb_options o = opts(LFB_LAYOUT_BLOCKED, 0, 4);
+    o.flags = flags;
+    return lfb_filter_create(1000, 0.01, &o, &fx.out_filter);
+}
 static int stats_sized(uint32_t size) {
     lfb_stats s;
     memset(&s, 0, sizeof s);
@@ -296,6 +322,7 @@ static int options_sized(uint32_t size, int dirty_tail) {
     X(create_over_machine, LFB_ERR_TOO_LARGE, lfb_filter_create((uint64_t)1 << 40, 0.01, NULL, &fx.out_filter)) \
     X(create_absurd, LFB_ERR_TOO_LARGE, lfb_filter_create((uint64_t)1 << 62, 0.01, NULL, &fx.out_filter)) \
     X(options_too_small, LFB_ERR_INVALID_ARGUMENT, options_sized(4, 0)) \
+    X(options_unknown_flag, LFB_ERR_INVALID_ARGUMENT, create_with_flags(8)) \
     X(options_newer_unknown_field, LFB_ERR_UNSUPPORTED_VERSION, options_sized(sizeof(lfb_options) + 8, 1)) \
     X(geometry_zero_bits, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create_geometry(0, 3, NULL, &fx.out_filter)) \
     X(geometry_partial_line, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create_geometry(1000, 3, NULL, &fx.out_filter)) \
@@ -368,7 +395,15 @@ static int options_sized(uint32_t size, int dirty_tail) {
     X(counting_save_small, LFB_ERR_INVALID_ARGUMENT, lfb_counting_save(fx.counting, fx.buffer, 10, &fx.size)) \
     X(counting_size_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_serialized_size(NULL, &fx.size)) \
     X(counting_save_null_path, LFB_ERR_INVALID_ARGUMENT, lfb_counting_save_file(fx.counting, NULL)) \
-    X(counting_load_missing, LFB_ERR_IO, lfb_counting_load_file("/nonexistent-dir/f", NULL, &fx.out_counting))
+    X(counting_load_missing, LFB_ERR_IO, lfb_counting_load_file("/nonexistent-dir/f", NULL, &fx.out_counting)) \
+    X(shared_null_path, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create_shared_file(NULL, 100, 0.01, NULL, &fx.out_filter)) \
+    X(shared_bad_dir, LFB_ERR_IO, lfb_filter_create_shared_file("/nonexistent-dir/f", 100, 0.01, NULL, &fx.out_filter)) \
+    X(shared_bad_rate, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create_shared_file("/tmp/never", 100, 2.0, NULL, &fx.out_filter)) \
+    X(shared_open_missing, LFB_ERR_IO, lfb_filter_open_shared_file("/nonexistent-dir/f", NULL, &fx.out_filter)) \
+    X(shared_open_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_open_shared_file(NULL, NULL, &fx.out_counting)) \
+    X(shared_counting_width, LFB_ERR_INVALID_ARGUMENT, lfb_counting_create_shared_file("/tmp/never", 100, 0.01, &fx.width_3, &fx.out_counting)) \
+    X(flush_null, LFB_ERR_INVALID_ARGUMENT, lfb_filter_flush(NULL)) \
+    X(counting_flush_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_flush(NULL))
 
 #define AS_FUNCTION(name, expected, expr) \
     static int name(void) { return expr; }
@@ -410,6 +445,7 @@ static void test_bad_input_sweep(void) {
 
     seeded.seed = 7;
     fx.one_mib = opts(LFB_LAYOUT_BLOCKED, 1 << 20, 4);
+    fx.width_3 = opts(LFB_LAYOUT_BLOCKED, 0, 3);
     CHECK(lfb_filter_create(1000, 0.01, NULL, &fx.blocked) == LFB_OK);
     s = stats_of_filter(fx.blocked);
     CHECK(lfb_filter_create_geometry(s.slots, s.hashes, &classic, &fx.classic) == LFB_OK);

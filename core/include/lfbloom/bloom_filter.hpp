@@ -70,11 +70,14 @@ public:
     static constexpr layout kind = Layout::kind;
     static constexpr std::uint32_t counter_bits() noexcept { return 1; }  ///< a bit filter's slot width
 
+    /// The geometry for_capacity(capacity, fpr) would use; pure, throws as for_capacity does.
+    static geometry size_for(std::uint64_t capacity, double fpr) { return Layout::size_for(capacity, fpr); }
+
     /// Sized so the expected FPR after `capacity` distinct adds is <= `fpr`. Throws
     /// invalid_argument (capacity 0, fpr outside (0,1) or NaN, more than 255 hashes needed) or
     /// too_large / out_of_memory.
     static bloom_filter for_capacity(std::uint64_t capacity, double fpr, const filter_options& options = {}) {
-        return bloom_filter(Layout::size_for(capacity, fpr), options);
+        return bloom_filter(size_for(capacity, fpr), options);
     }
 
     /// Exactly `bits` bits (a multiple of 64 for classic, 512 for blocked) and `hashes` probes.
@@ -84,7 +87,16 @@ public:
 
     /// From a full geometry (e.g. read back from a file); validated like with_geometry.
     bloom_filter(const geometry& g, const filter_options& options)
-        : shape_(valid(g)), seed_(options.seed), layout_(g.slots, g.hashes), words_(g.slots / 64, options.memory_limit) {}
+        : bloom_filter(g, options, word_array(valid(g).slots / 64, options.memory_limit, options.process_shared)) {}
+
+    /// Over given storage of exactly slots / 64 words (a shared file mapping, say).
+    bloom_filter(const geometry& g, const filter_options& options, word_array storage)
+        : shape_(valid(g)), seed_(options.seed), layout_(g.slots, g.hashes), words_(std::move(storage)) {
+        if (words_.size() != g.slots / 64) throw error(errc::invalid_argument, "storage does not match the geometry");
+    }
+
+    /// Writes a file-backed filter's words to its file (see word_array::flush); thread-safe.
+    void flush() const { words_.flush(); }
 
     /// Adds a hashed key; true if some bit changed (the key was new). Lock-free, any thread.
     /// Of racing adds of one new key at least one returns true; more than one may (each set a

@@ -90,11 +90,22 @@ public:
     }
 
     counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options)
+        : counting_bloom_filter(g, counter_bits, options,
+                                word_array(valid(g, counter_bits).slots * counter_bits / 64, options.memory_limit,
+                                           options.process_shared)) {}
+
+    /// Over given storage of exactly slots * counter_bits / 64 words (a shared file mapping, say).
+    counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options, word_array storage)
         : shape_(valid(g, counter_bits)),
           seed_(options.seed),
           lanes_(counter_bits),
           probes_(g.slots / slots_per_line(counter_bits), g.hashes),
-          words_(g.slots * counter_bits / 64, options.memory_limit) {}
+          words_(std::move(storage)) {
+        if (words_.size() != g.slots * counter_bits / 64) throw error(errc::invalid_argument, "storage does not match the geometry");
+    }
+
+    /// Writes a file-backed filter's words to its file (see word_array::flush); thread-safe.
+    void flush() const { words_.flush(); }
 
     /// Increments the key's counters (saturating); true if one of them was zero, i.e. the key was
     /// not present. Of racing adds of one absent key at least one returns true.

@@ -8,6 +8,7 @@
 #include "lfbloom/murmur3.hpp"
 #include "lfbloom/options.hpp"
 #include "lfbloom/serialization.hpp"
+#include "lfbloom/shared_memory.hpp"
 #include "lfbloom/sizing.hpp"
 #include "lfbloom/storage.hpp"
 

@@ -15,6 +15,7 @@ enum class layout : std::uint8_t {
 struct filter_options {
     std::uint64_t memory_limit = 0;  ///< bytes the filter may use; 0 = only the machine's memory bounds it
     std::uint64_t seed = 0;          ///< MurmurHash3 seed; 0 is Guava's. Filters merge only with equal seeds.
+    bool process_shared = false;     ///< memory shared with child processes forked after creation
 };
 
 /// A consistent-enough snapshot: counts are read word by word while other threads may write.

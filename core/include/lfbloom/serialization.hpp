@@ -153,13 +153,65 @@ struct xxh3_state {
     xxh3_state& operator=(const xxh3_state&) = delete;
 };
 
-/// Builds an empty filter of the header's kind; geometry errors in a file mean corruption.
+/// The 80-byte header of `filter` (see the top of this file), with `magic`.
 template <class Filter>
-Filter make_for(const file_header& h, std::uint64_t memory_limit) {
+std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8], const Filter& filter, std::uint64_t set) {
+    std::array<unsigned char, header_size> h{};
+    std::memcpy(h.data(), magic_bytes, 8);
+    put_le<std::uint16_t>(&h[8], format_version);
+    h[10] = static_cast<unsigned char>(Filter::kind);
+    h[11] = hash_murmur3_x64_128;
+    h[12] = static_cast<unsigned char>(filter.counter_bits());
+    put_le<std::uint64_t>(&h[16], filter.seed());
+    put_le<std::uint64_t>(&h[24], filter.shape().slots);
+    put_le<std::uint32_t>(&h[32], filter.shape().hashes);
+    put_le<std::uint64_t>(&h[40], filter.shape().capacity);
+    put_le<std::uint64_t>(&h[48], std::bit_cast<std::uint64_t>(filter.shape().target_fpr));
+    put_le<std::uint64_t>(&h[56], set);
+    put_le<std::uint64_t>(&h[64], filter.words().size() * 8);
+    put_le<std::uint64_t>(&h[72], XXH3_64bits(h.data(), 72));
+    return h;
+}
+
+/// Validates every field of a header with `magic` (see the top of this file).
+inline file_header decode_header(const std::array<unsigned char, header_size>& h, const char (&magic_bytes)[8]) {
+    if (std::memcmp(h.data(), magic_bytes, 8) != 0) corrupt("not an lfbloom filter (bad magic)");
+    const auto version = get_le<std::uint16_t>(&h[8]);
+    if (version != format_version)
+        throw error(errc::unsupported_version, "filter format version " + std::to_string(version) +
+                                                   " is not supported (this lfbloom reads version 1)");
+    if (get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) corrupt("header checksum mismatch");
+    file_header out;
+    if (h[10] < 1 || h[10] > 3 || h[11] != hash_murmur3_x64_128)
+        throw error(errc::unsupported_version, "unknown layout or hash function in the header");
+    out.kind = static_cast<layout>(h[10]);
+    out.slot_bits = h[12];
+    const bool bits_ok = out.kind == layout::counting ? (out.slot_bits == 4 || out.slot_bits == 8) : out.slot_bits == 1;
+    if (!bits_ok || h[13] != 0 || h[14] != 0 || h[15] != 0 || get_le<std::uint32_t>(&h[36]) != 0)
+        corrupt("inconsistent slot width or non-zero reserved bytes");
+    out.seed = get_le<std::uint64_t>(&h[16]);
+    out.shape.slots = get_le<std::uint64_t>(&h[24]);
+    out.shape.hashes = get_le<std::uint32_t>(&h[32]);
+    out.shape.capacity = get_le<std::uint64_t>(&h[40]);
+    out.shape.target_fpr = std::bit_cast<double>(get_le<std::uint64_t>(&h[48]));
+    out.slots_set = get_le<std::uint64_t>(&h[56]);
+    out.payload_bytes = get_le<std::uint64_t>(&h[64]);
+    const std::uint64_t line_slots = out.kind == layout::classic ? 64 : 512 / out.slot_bits;
+    if (out.shape.slots == 0 || out.shape.slots > max_slots || out.shape.slots % line_slots != 0)
+        corrupt("slot count " + std::to_string(out.shape.slots) + " is impossible for this layout");
+    if (out.shape.hashes == 0 || out.shape.hashes > max_hashes) corrupt("hash count out of range");
+    if (out.payload_bytes != expected_payload(out.shape.slots, out.slot_bits)) corrupt("payload length does not match the geometry");
+    if (out.slots_set > out.shape.slots) corrupt("more slots set than slots");
+    return out;
+}
+
+/// Builds an empty filter of the header's kind; geometry errors in a file mean corruption.
+template <class Filter, class... Storage>
+Filter make_for(const file_header& h, std::uint64_t memory_limit, Storage&&... storage) {
     const filter_options options{.memory_limit = memory_limit, .seed = h.seed};
     try {
-        if constexpr (std::is_same_v<Filter, counting_bloom_filter>) return Filter(h.shape, h.slot_bits, options);
-        else return Filter(h.shape, options);
+        if constexpr (std::is_same_v<Filter, counting_bloom_filter>) return Filter(h.shape, h.slot_bits, options, std::forward<Storage>(storage)...);
+        else return Filter(h.shape, options, std::forward<Storage>(storage)...);
     } catch (const error& e) {
         if (e.code() == errc::invalid_argument) corrupt(e.what());
         throw;
@@ -174,20 +226,7 @@ Filter make_for(const file_header& h, std::uint64_t memory_limit) {
 /// (counting) removes on the filter: see the top of this file for what the snapshot holds.
 template <class Filter>
 void save(const Filter& filter, const byte_sink& sink) {
-    std::array<unsigned char, header_size> h{};
-    std::memcpy(h.data(), detail::magic, 8);
-    detail::put_le<std::uint16_t>(&h[8], format_version);
-    h[10] = static_cast<unsigned char>(Filter::kind);
-    h[11] = hash_murmur3_x64_128;
-    h[12] = static_cast<unsigned char>(filter.counter_bits());
-    detail::put_le<std::uint64_t>(&h[16], filter.seed());
-    detail::put_le<std::uint64_t>(&h[24], filter.shape().slots);
-    detail::put_le<std::uint32_t>(&h[32], filter.shape().hashes);
-    detail::put_le<std::uint64_t>(&h[40], filter.shape().capacity);
-    detail::put_le<std::uint64_t>(&h[48], std::bit_cast<std::uint64_t>(filter.shape().target_fpr));
-    detail::put_le<std::uint64_t>(&h[56], detail::slots_set(filter));
-    detail::put_le<std::uint64_t>(&h[64], filter.words().size() * 8);
-    detail::put_le<std::uint64_t>(&h[72], XXH3_64bits(h.data(), 72));
+    const auto h = detail::encode_header(detail::magic, filter, detail::slots_set(filter));
     sink(h.data(), h.size());
     detail::xxh3_state payload;
     detail::write_words(filter.words(), sink, detail::little, payload.state);
@@ -203,34 +242,7 @@ inline file_header read_header(const byte_source& source, std::uint64_t memory_l
                                std::uint64_t available = unknown_length) {
     std::array<unsigned char, header_size> h;
     detail::read_exact(source, h.data(), h.size(), "header");
-    if (std::memcmp(h.data(), detail::magic, 8) != 0) detail::corrupt("not an lfbloom filter (bad magic)");
-    const auto version = detail::get_le<std::uint16_t>(&h[8]);
-    if (version != format_version)
-        throw error(errc::unsupported_version, "filter format version " + std::to_string(version) +
-                                                   " is not supported (this lfbloom reads version 1)");
-    if (detail::get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) detail::corrupt("header checksum mismatch");
-    file_header out;
-    if (h[10] < 1 || h[10] > 3 || h[11] != hash_murmur3_x64_128)
-        throw error(errc::unsupported_version, "unknown layout or hash function in the header");
-    out.kind = static_cast<layout>(h[10]);
-    out.slot_bits = h[12];
-    const bool bits_ok = out.kind == layout::counting ? (out.slot_bits == 4 || out.slot_bits == 8) : out.slot_bits == 1;
-    if (!bits_ok || h[13] != 0 || h[14] != 0 || h[15] != 0 || detail::get_le<std::uint32_t>(&h[36]) != 0)
-        detail::corrupt("inconsistent slot width or non-zero reserved bytes");
-    out.seed = detail::get_le<std::uint64_t>(&h[16]);
-    out.shape.slots = detail::get_le<std::uint64_t>(&h[24]);
-    out.shape.hashes = detail::get_le<std::uint32_t>(&h[32]);
-    out.shape.capacity = detail::get_le<std::uint64_t>(&h[40]);
-    out.shape.target_fpr = std::bit_cast<double>(detail::get_le<std::uint64_t>(&h[48]));
-    out.slots_set = detail::get_le<std::uint64_t>(&h[56]);
-    out.payload_bytes = detail::get_le<std::uint64_t>(&h[64]);
-    const std::uint64_t line_slots = out.kind == layout::classic ? 64 : 512 / out.slot_bits;
-    if (out.shape.slots == 0 || out.shape.slots > max_slots || out.shape.slots % line_slots != 0)
-        detail::corrupt("slot count " + std::to_string(out.shape.slots) + " is impossible for this layout");
-    if (out.shape.hashes == 0 || out.shape.hashes > max_hashes) detail::corrupt("hash count out of range");
-    if (out.payload_bytes != detail::expected_payload(out.shape.slots, out.slot_bits))
-        detail::corrupt("payload length does not match the geometry");
-    if (out.slots_set > out.shape.slots) detail::corrupt("more slots set than slots");
+    const file_header out = detail::decode_header(h, detail::magic);
     check_memory(out.payload_bytes, memory_limit);
     detail::check_available(header_size + out.payload_bytes + trailer_size, available);
     return out;

@@ -8,16 +8,21 @@
 // modification order, and every later one keeps the bits. No ordering with *other* memory is
 // promised, so relaxed is enough; callers who publish data alongside a key use their own
 // release/acquire, as they would with any container.
+//
+// The references are boost::ipc_atomic_ref: address-free lock-free atomics, so the same code is
+// correct on memory that several processes map at once (shared_memory.hpp).
 #pragma once
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 
-#include <boost/atomic/atomic_ref.hpp>
+#include <boost/atomic/ipc_atomic_ref.hpp>
 
 #include "lfbloom/error.hpp"
 
@@ -44,33 +49,34 @@ inline void check_memory(std::uint64_t bytes, std::uint64_t memory_limit) {
                                          std::to_string(machine));
 }
 
-/// Owns `size()` zeroed words from an anonymous mapping: page-aligned (so cache-line aligned), and
-/// untouched pages cost nothing until used. Large mappings ask for transparent huge pages, which
-/// cut TLB misses on DRAM-sized filters. Move-only; not thread-safe to move or destroy while in use.
+/// Owns `size()` words of a mapping: page-aligned (so cache-line aligned), and untouched pages
+/// cost nothing until used. Large mappings ask for transparent huge pages, which cut TLB misses on
+/// DRAM-sized filters. Private anonymous memory by default; shared anonymous memory (inherited by
+/// fork) or a shared file mapping for filters several processes use at once. Move-only; not
+/// thread-safe to move or destroy while in use.
 class word_array {
 public:
     word_array() = default;
 
+    /// Zeroed anonymous memory, shared with child processes forked later if `process_shared`.
     /// Throws too_large (see check_memory) or out_of_memory.
-    word_array(std::uint64_t words, std::uint64_t memory_limit) : size_(words) {
-        if (words == 0 || words > (std::uint64_t{1} << 58)) throw error(errc::invalid_argument, "bad word count");
-        check_memory(words * 8, memory_limit);
-        void* p = ::mmap(nullptr, words * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            throw error(errc::out_of_memory, "cannot map " + std::to_string(words * 8) + " bytes for the filter");
-#ifdef MADV_HUGEPAGE
-        if (words * 8 >= (std::uint64_t{2} << 20)) ::madvise(p, words * 8, MADV_HUGEPAGE);  // a hint; failure is harmless
-#endif
-        data_ = static_cast<std::uint64_t*>(p);
+    word_array(std::uint64_t words, std::uint64_t memory_limit, bool process_shared = false)
+        : word_array(words, memory_limit, (process_shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0) {}
+
+    /// `words` words of the open file `fd` from byte `offset` (a multiple of the page size),
+    /// mapped shared: every process mapping the file sees the same words.
+    static word_array map_file(int fd, std::uint64_t offset, std::uint64_t words, std::uint64_t memory_limit) {
+        return word_array(words, memory_limit, MAP_SHARED, fd, offset);
     }
 
     word_array(word_array&& other) noexcept
-        : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+        : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), shared_(other.shared_) {}
     word_array& operator=(word_array&& other) noexcept {
         if (this != &other) {
             release();
             data_ = std::exchange(other.data_, nullptr);
             size_ = std::exchange(other.size_, 0);
+            shared_ = other.shared_;
         }
         return *this;
     }
@@ -82,24 +88,47 @@ public:
     std::uint64_t size() const noexcept { return size_; }
     std::uint64_t bytes() const noexcept { return size_ * 8; }
 
+    /// Writes a file-backed mapping's dirty pages to the file (msync); nothing to do otherwise.
+    /// Not needed for other processes to see the words, only for durability across a crash of
+    /// the machine. Thread-safe.
+    void flush() const {
+        if (shared_ && ::msync(data_, bytes(), MS_SYNC) != 0)
+            throw error(errc::io, std::string("msync failed: ") + std::strerror(errno));
+    }
+
 private:
+    word_array(std::uint64_t words, std::uint64_t memory_limit, int flags, int fd, std::uint64_t offset)
+        : size_(words), shared_((flags & MAP_SHARED) != 0 && fd >= 0) {
+        if (words == 0 || words > (std::uint64_t{1} << 58)) throw error(errc::invalid_argument, "bad word count");
+        check_memory(words * 8, memory_limit);
+        void* p = ::mmap(nullptr, words * 8, PROT_READ | PROT_WRITE, flags, fd, static_cast<off_t>(offset));
+        if (p == MAP_FAILED)
+            throw error(fd < 0 ? errc::out_of_memory : errc::io,
+                        "cannot map " + std::to_string(words * 8) + " bytes for the filter: " + std::strerror(errno));
+#ifdef MADV_HUGEPAGE
+        if (words * 8 >= (std::uint64_t{2} << 20)) ::madvise(p, words * 8, MADV_HUGEPAGE);  // a hint; failure is harmless
+#endif
+        data_ = static_cast<std::uint64_t*>(p);
+    }
+
     void release() noexcept {
         if (data_ != nullptr) ::munmap(data_, size_ * 8);
     }
 
     std::uint64_t* data_ = nullptr;
     std::uint64_t size_ = 0;
+    bool shared_ = false;  ///< a shared file mapping, which flush() writes back
 };
 
 /// Atomic load of one filter word. Relaxed: see the memory-order argument at the top of this file.
 inline std::uint64_t load_word(const std::uint64_t& word) noexcept {
-    return boost::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(word)).load(boost::memory_order_relaxed);
+    return boost::ipc_atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(word)).load(boost::memory_order_relaxed);
 }
 
 /// Atomic store of one filter word (clear, merge). Relaxed: clearing promises nothing to racing
 /// adds, and the caller orders a finished clear or merge with its own synchronization.
 inline void store_word(std::uint64_t& word, std::uint64_t value) noexcept {
-    boost::atomic_ref<std::uint64_t>(word).store(value, boost::memory_order_relaxed);
+    boost::ipc_atomic_ref<std::uint64_t>(word).store(value, boost::memory_order_relaxed);
 }
 
 /// Sets the bits of `mask` in `word`; true if any was clear before. Reads first and skips the
@@ -107,7 +136,7 @@ inline void store_word(std::uint64_t& word, std::uint64_t value) noexcept {
 /// of bouncing. Uses fetch_or (not opaque_or/bit_test_and_set, which are inline assembly that
 /// ThreadSanitizer cannot see). Relaxed: see the top of this file.
 inline bool set_bits(std::uint64_t& word, std::uint64_t mask) noexcept {
-    boost::atomic_ref<std::uint64_t> ref(word);
+    boost::ipc_atomic_ref<std::uint64_t> ref(word);
     if ((ref.load(boost::memory_order_relaxed) & mask) == mask) return false;
     return (ref.fetch_or(mask, boost::memory_order_relaxed) & mask) != mask;
 }
@@ -117,7 +146,7 @@ inline bool set_bits(std::uint64_t& word, std::uint64_t mask) noexcept {
 /// counting filter's rules for decrements are in counting_bloom_filter.hpp).
 template <class Update>
 bool update_word(std::uint64_t& word, Update update) noexcept {
-    boost::atomic_ref<std::uint64_t> ref(word);
+    boost::ipc_atomic_ref<std::uint64_t> ref(word);
     std::uint64_t old = ref.load(boost::memory_order_relaxed);
     std::uint64_t next;
     do {

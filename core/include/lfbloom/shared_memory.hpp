@@ -1,0 +1,112 @@
+// Filters several processes use at once: the words live in a file mapped shared (or, for parents
+// and the children they fork, in anonymous shared memory: filter_options::process_shared), and
+// every process adds and queries them with the same address-free lock-free atomics
+// (boost::ipc_atomic_ref, storage.hpp). The guarantees of the filter hold across processes.
+//
+// A shared file is a 4096-byte header page (the native header of serialization.hpp with the magic
+// "LFBLIVE\0" and slots-set 0), then the words, page-aligned, little-endian as they sit in memory.
+// It has no payload checksum: its words change while it lives. A crash of a process loses none
+// of the adds it completed (its stores are in the shared page cache); `flush()` (msync) is only
+// needed to survive a crash of the machine.
+//
+// Creation is atomic for concurrent openers: the file is built and its header written under a
+// temporary name, then linked into place, so an opener sees either no file or a complete header.
+// Creating over an existing file fails (errc::io) rather than replacing a filter others may use.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "lfbloom/serialization.hpp"
+
+namespace lfbloom {
+
+inline constexpr char shared_magic[8] = {'L', 'F', 'B', 'L', 'I', 'V', 'E', '\0'};
+inline constexpr std::uint64_t shared_words_offset = 4096;
+
+namespace detail {
+
+struct fd_guard {
+    int fd;
+    ~fd_guard() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+[[noreturn]] inline void io_failure(const std::string& what) { throw error(errc::io, what + ": " + std::strerror(errno)); }
+
+inline file_header header_of(layout kind, std::uint32_t slot_bits, const geometry& g, std::uint64_t seed) {
+    file_header h;
+    h.kind = kind;
+    h.slot_bits = slot_bits;
+    h.seed = seed;
+    h.shape = g;
+    h.payload_bytes = expected_payload(g.slots, slot_bits);
+    return h;
+}
+
+}  // namespace detail
+
+/// Creates `path` holding an empty filter of geometry `g` (from Filter::size_for-style sizing or a
+/// loaded shape) and returns it mapped. `counter_bits` is for counting filters. Throws
+/// invalid_argument, too_large (memory limit or machine) or io (the file exists, no space, ...).
+template <class Filter>
+Filter create_shared_file(const std::string& path, const geometry& g, const filter_options& options = {},
+                          std::uint32_t counter_bits = 4) {
+    const std::uint32_t slot_bits = Filter::kind == layout::counting ? counter_bits : 1;
+    if (Filter::kind == layout::counting) counting_bloom_filter::slots_per_line(counter_bits);  // validates the width
+    const file_header h = detail::header_of(Filter::kind, slot_bits, g, options.seed);
+    check_memory(h.payload_bytes, options.memory_limit);
+    std::string tmp = path + ".creating.XXXXXX";
+    detail::fd_guard fd{::mkstemp(tmp.data())};
+    if (fd.fd < 0) detail::io_failure("cannot create a file beside " + path);
+    try {
+        if (::fchmod(fd.fd, 0644) != 0) detail::io_failure("fchmod " + tmp);
+        if (::ftruncate(fd.fd, static_cast<off_t>(shared_words_offset + h.payload_bytes)) != 0)
+            detail::io_failure("cannot size " + path + " to " + std::to_string(shared_words_offset + h.payload_bytes) + " bytes");
+        Filter f = detail::make_for<Filter>(h, options.memory_limit,
+                                            word_array::map_file(fd.fd, shared_words_offset, h.payload_bytes / 8, options.memory_limit));
+        const auto header = detail::encode_header(shared_magic, f, 0);
+        if (::pwrite(fd.fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size()))
+            detail::io_failure("cannot write the header of " + path);
+        if (::fsync(fd.fd) != 0) detail::io_failure("fsync " + tmp);
+        if (::link(tmp.c_str(), path.c_str()) != 0) detail::io_failure("cannot create " + path);
+        ::unlink(tmp.c_str());
+        return f;
+    } catch (...) {
+        ::unlink(tmp.c_str());
+        throw;
+    }
+}
+
+/// Maps the filter in an existing shared file, validating its header and size first. Throws io,
+/// corrupt, unsupported_version or too_large (the caller's memory limit, 0 = none).
+inline any_filter open_shared_file(const std::string& path, std::uint64_t memory_limit = 0) {
+    detail::fd_guard fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
+    if (fd.fd < 0) detail::io_failure("cannot open " + path);
+    std::array<unsigned char, header_size> raw;
+    const ssize_t got = ::pread(fd.fd, raw.data(), raw.size(), 0);
+    if (got < 0) detail::io_failure("cannot read " + path);
+    if (got != static_cast<ssize_t>(raw.size())) detail::corrupt(path + " is too short for a header");
+    const file_header h = detail::decode_header(raw, shared_magic);
+    check_memory(h.payload_bytes, memory_limit);
+    struct stat st;
+    if (::fstat(fd.fd, &st) != 0) detail::io_failure("cannot stat " + path);
+    if (static_cast<std::uint64_t>(st.st_size) != shared_words_offset + h.payload_bytes)
+        detail::corrupt(path + " has " + std::to_string(st.st_size) + " bytes, its header declares " +
+                        std::to_string(shared_words_offset + h.payload_bytes));
+    word_array words = word_array::map_file(fd.fd, shared_words_offset, h.payload_bytes / 8, memory_limit);
+    switch (h.kind) {
+        case layout::classic: return detail::make_for<classic_bloom_filter>(h, memory_limit, std::move(words));
+        case layout::counting: return detail::make_for<counting_bloom_filter>(h, memory_limit, std::move(words));
+        case layout::blocked: break;
+    }
+    return detail::make_for<blocked_bloom_filter>(h, memory_limit, std::move(words));
+}
+
+}  // namespace lfbloom
