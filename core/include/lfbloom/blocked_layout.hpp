@@ -1,11 +1,11 @@
 // The blocked layout (the default): a key's k probes all fall in one 64-byte cache line, so an
 // add or a query costs one cache miss instead of k.
 //
-// The line is fastrange(h1, lines). Inside it, probe i is the top bits of x_i, where x_0 = h2 and
-// x_{i+1} folds the 128-bit product x_i * 0x9e3779b97f4a7c15 (low half XOR high half): one
-// multiply per probe, and every output bit depends on every input bit. A plain 64-bit multiply
-// chain (x * C) measured up to 1% above the expected FPR with 128-slot lines; the folded product
-// and a full fmix64 per probe both match the model of independent probes (sizing.hpp).
+// The line is fastrange(h1, lines) (the high bits of h1 * lines). Inside it, the probes are
+// consecutive 9-bit fields of h2 (the other, independent half of the hash), seven per 64-bit
+// value, refilled by a folded 128-bit multiply when k > 7: see line_probes::for_each_slot. (A
+// plain multiply chain x * C measured up to 1% above the expected FPR with 128-slot lines; bit
+// fields of well-mixed values match the model of independent probes, which the FPR tests check.)
 //
 // Cost in memory: loads per line vary (Poisson), so at equal bits a blocked filter has a higher
 // FPR than a classic one (10 bits/key, k = 6: about 0.96% against 0.82%). blocked_geometry sizes
@@ -15,6 +15,7 @@
 // hold few keys' worth of probes; counting filters (64-128 slots per line) pay more.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "lfbloom/murmur3.hpp"
@@ -34,13 +35,21 @@ public:
     std::uint64_t line(hash128 h) const noexcept { return fastrange64(h.h1, lines_); }
 
     /// Calls visit(slot) for each of the k slots (in [0, 2^slot_bits_log2)) while it returns true.
+    /// Slots are consecutive bit fields of x, x_0 = h2: 7 fields of 9 bits (512-slot lines) per
+    /// 64-bit value; when they run out, x_{j+1} folds the 128-bit product x_j * 0x9e3779b97f4a7c15
+    /// (low XOR high half). The fields of one well-mixed value are independent, so the first
+    /// 64 / slot_bits probes cost no arithmetic at all and never wait on a multiply chain.
     template <unsigned slot_bits_log2, class Visit>
     bool for_each_slot(hash128 h, Visit visit) const noexcept {
+        constexpr unsigned per_word = 64 / slot_bits_log2;
         std::uint64_t x = h.h2;
-        for (std::uint32_t i = 0; i < hashes_; ++i) {
-            if (!visit(static_cast<unsigned>(x >> (64 - slot_bits_log2)))) return false;
-            const unsigned __int128 product = static_cast<unsigned __int128>(x) * multiplier;
-            x = static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+        for (std::uint32_t i = 0, field = 0; i < hashes_; ++i, ++field) {
+            if (field == per_word) {
+                const unsigned __int128 product = static_cast<unsigned __int128>(x) * multiplier;
+                x = static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+                field = 0;
+            }
+            if (!visit(static_cast<unsigned>(x >> (field * slot_bits_log2)) & ((1u << slot_bits_log2) - 1))) return false;
         }
         return true;
     }
@@ -67,24 +76,47 @@ public:
 
     blocked_layout(std::uint64_t bits, std::uint32_t hashes) noexcept : probes_(bits / line_bits, hashes) {}
 
-    /// Gathers the probes into one mask per word of the line, then sets each word with at most
-    /// one atomic OR (k probes touch at most 8 words).
-    bool add(std::uint64_t* words, hash128 h) const noexcept {
+    /// Gathers the probes into one mask per word of the line. If every bit is already set (a
+    /// duplicate or hot key) it returns false having written nothing, so hot lines stay shared in
+    /// every core's cache; that is one branch per key, where a check per word mispredicts about
+    /// once per word while the filter fills. Otherwise each touched word gets one locked OR.
+    /// `set(word, mask)` is how a word gains bits: or_bits, or a plain OR in the benchmark that
+    /// prices the atomics.
+    template <class SetBits>
+    bool add_with(std::uint64_t* words, hash128 h, SetBits set) const noexcept {
         std::uint64_t masks[words_per_line] = {};
+        unsigned touched = 0;  // bit w: the key has bits in word w
         probes_.for_each_slot<9>(h, [&](unsigned bit) {
             masks[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+            touched |= 1u << (bit >> 6);
             return true;
         });
         std::uint64_t* line = words + probes_.line(h) * words_per_line;
+        std::uint64_t missing = 0;
+        for (unsigned t = touched; t != 0; t &= t - 1) {
+            const unsigned w = static_cast<unsigned>(std::countr_zero(t));
+            missing |= masks[w] & ~load_word(line[w]);
+        }
+        if (missing == 0) return false;
         bool changed = false;
-        for (unsigned w = 0; w < words_per_line; ++w)
-            if (masks[w] != 0) changed |= set_bits(line[w], masks[w]);
+        for (unsigned t = touched; t != 0; t &= t - 1) {
+            const unsigned w = static_cast<unsigned>(std::countr_zero(t));
+            changed |= set(line[w], masks[w]);
+        }
         return changed;
     }
+    bool add(std::uint64_t* words, hash128 h) const noexcept { return add_with(words, h, or_bits); }
 
+    /// Branch-free over the k probes (an early exit mispredicts once per absent key, which costs
+    /// more than the few L1 loads it saves: the whole line is one cache miss either way).
     bool contains(const std::uint64_t* words, hash128 h) const noexcept {
         const std::uint64_t* line = words + probes_.line(h) * words_per_line;
-        return probes_.for_each_slot<9>(h, [&](unsigned bit) { return (load_word(line[bit >> 6]) >> (bit & 63)) & 1; });
+        std::uint64_t all = 1;
+        probes_.for_each_slot<9>(h, [&](unsigned bit) {
+            all &= load_word(line[bit >> 6]) >> (bit & 63);
+            return true;
+        });
+        return all & 1;
     }
 
     void prefetch(const std::uint64_t* words, hash128 h, bool for_write) const noexcept {

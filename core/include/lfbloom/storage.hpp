@@ -141,6 +141,12 @@ inline bool set_bits(std::uint64_t& word, std::uint64_t mask) noexcept {
     return (ref.fetch_or(mask, boost::memory_order_relaxed) & mask) != mask;
 }
 
+/// Sets the bits of `mask` in `word` with one locked OR, without reading first; true if any was
+/// clear before. For callers that already know some bit is missing. Relaxed: see the top of this file.
+inline bool or_bits(std::uint64_t& word, std::uint64_t mask) noexcept {
+    return (boost::ipc_atomic_ref<std::uint64_t>(word).fetch_or(mask, boost::memory_order_relaxed) & mask) != mask;
+}
+
 /// Atomically replaces `word` by `update(old)` with a CAS loop; `update` returns false to give up
 /// without writing. Returns whether the word was written. Relaxed: see the top of this file (the
 /// counting filter's rules for decrements are in counting_bloom_filter.hpp).
