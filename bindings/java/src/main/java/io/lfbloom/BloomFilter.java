@@ -1,0 +1,331 @@
+package io.lfbloom;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+
+/**
+ * A Bloom filter that any number of threads add to and query at once, without locks, backed by
+ * lfbloom's native library.
+ *
+ * <p><b>The one-sided error contract.</b> {@code mightContain} never returns false for a key
+ * whose {@code put} happened-before the query (through any synchronization: a volatile write
+ * and read, a lock, {@code Thread.join}, a concurrent queue); it returns true for a key never
+ * put with about the configured false-positive probability once the filter holds
+ * {@code expectedInsertions} keys.
+ *
+ * <p><b>Thread safety.</b> Every method may be called from any number of threads at once. Puts
+ * racing with a query may or may not be seen; there is no ordering between different keys.
+ * {@code put} returns true when some bit changed: of racing puts of one new key at least one
+ * returns true, and more than one may. {@link #clear()} racing with puts may lose them.
+ * {@link #close()} is idempotent and thread-safe: calls racing with it either complete or throw
+ * IllegalStateException, and none can crash the JVM.
+ *
+ * <p>Keys are bytes: {@code byte[]}, the UTF-8 bytes of a {@code CharSequence} (as Guava's
+ * {@code Funnels.stringFunnel(UTF_8)}), the 8 little-endian bytes of a {@code long} (as
+ * {@code Funnels.longFunnel()}), or the remaining bytes of a {@code ByteBuffer} (direct buffers
+ * are read in place). The classic layout is bit-exact with Guava's {@code BloomFilter}
+ * ({@link #readFrom}, {@link #writeTo}); the blocked layout (the default) is faster.
+ *
+ * <p>Errors: {@code IllegalArgumentException} for bad arguments, {@code IllegalStateException}
+ * after close, {@link LfbloomException} (with the C status code) for everything else.
+ */
+public final class BloomFilter implements AutoCloseable {
+    /** Where a key's bits go. */
+    public enum Layout {
+        /** All of a key's bits in one 64-byte cache line: one cache miss per call. */
+        BLOCKED,
+        /** Bits anywhere in the array, exactly as Guava's BloomFilter (strategy MURMUR128_MITZ_64). */
+        CLASSIC
+    }
+
+    /** Creation options; immutable. */
+    public static final class Options {
+        final Layout layout;
+        final long memoryLimit;
+        final long seed;
+
+        private Options(Layout layout, long memoryLimit, long seed) {
+            this.layout = layout;
+            this.memoryLimit = memoryLimit;
+            this.seed = seed;
+        }
+
+        /** Blocked layout, no memory limit beyond the machine's, seed 0. */
+        public static Options defaults() {
+            return new Options(Layout.BLOCKED, 0, 0);
+        }
+
+        public Options layout(Layout layout) {
+            if (layout == null) throw new IllegalArgumentException("layout is null");
+            return new Options(layout, memoryLimit, seed);
+        }
+
+        /** Refuse filters over this many bytes (0: only the machine's memory bounds them). */
+        public Options memoryLimit(long bytes) {
+            if (bytes < 0) throw new IllegalArgumentException("memory limit must be >= 0");
+            return new Options(layout, bytes, seed);
+        }
+
+        /** The hash seed (Guava's is 0); filters merge only with equal seeds. */
+        public Options seed(long seed) {
+            return new Options(layout, memoryLimit, seed);
+        }
+
+        long[] toNative(int counterBits) {
+            return new long[] {layout == Layout.CLASSIC ? Native.LAYOUT_CLASSIC : Native.LAYOUT_BLOCKED, memoryLimit, seed,
+                counterBits, 0};
+        }
+    }
+
+    private final NativeHandle handle;
+    private final Cleaner.Cleanable cleanable;
+
+    private BloomFilter(long nativeHandle) {
+        NativeHandle[] h = new NativeHandle[1];
+        this.cleanable = NativeHandle.register(this, nativeHandle, LfbNative::lfb_filter_free, h);
+        this.handle = h[0];
+    }
+
+    /** A filter sized so that after {@code expectedInsertions} distinct puts the FPP is at most {@code fpp}. */
+    public static BloomFilter create(long expectedInsertions, double fpp) {
+        return create(expectedInsertions, fpp, Options.defaults());
+    }
+
+    public static BloomFilter create(long expectedInsertions, double fpp, Options options) {
+        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
+        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
+        Native.load();
+        long[] out = new long[1];
+        return new BloomFilter(Native.handleOf(LfbNative.lfb_filter_create(expectedInsertions, fpp, options.toNative(4), out), out));
+    }
+
+    /** Exactly {@code bits} bits (a multiple of 512 blocked, 64 classic) and {@code hashes} probes (1..255). */
+    public static BloomFilter withGeometry(long bits, int hashes, Options options) {
+        if (bits <= 0 || hashes <= 0) throw new IllegalArgumentException("bits and hashes must be > 0");
+        Native.load();
+        long[] out = new long[1];
+        return new BloomFilter(Native.handleOf(LfbNative.lfb_filter_create_geometry(bits, hashes, options.toNative(4), out), out));
+    }
+
+    // ---- put and mightContain ---------------------------------------------------------------------
+
+    /** Adds a key; true if it was new (some bit changed). */
+    public boolean put(byte[] key) {
+        return handle.call(LfbNative::lfb_filter_add, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean put(CharSequence key) {
+        return handle.call(LfbNative::lfb_filter_add, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean put(long key) {
+        return handle.call(LfbNative::lfb_filter_add, Native.buffers().key(key)) == 1;
+    }
+
+    /** Adds the bytes from the buffer's position to its limit; the buffer's position is unchanged. */
+    public boolean put(ByteBuffer key) {
+        return handle.call(LfbNative::lfb_filter_add, direct(key)) == 1;
+    }
+
+    /** True if the key may have been put; false means it certainly was not. */
+    public boolean mightContain(byte[] key) {
+        return handle.call(LfbNative::lfb_filter_contains, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean mightContain(CharSequence key) {
+        return handle.call(LfbNative::lfb_filter_contains, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean mightContain(long key) {
+        return handle.call(LfbNative::lfb_filter_contains, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean mightContain(ByteBuffer key) {
+        return handle.call(LfbNative::lfb_filter_contains, direct(key)) == 1;
+    }
+
+    static ByteBuffer direct(ByteBuffer key) {
+        if (key == null) throw new IllegalArgumentException("key is null");
+        if (key.isDirect()) return key;
+        ByteBuffer copy = key.duplicate();
+        byte[] bytes = new byte[copy.remaining()];
+        copy.get(bytes);
+        return Native.buffers().key(bytes);
+    }
+
+    /** Adds all keys in one native call; returns how many were new. */
+    public long putAll(List<byte[]> keys) {
+        Native.Buffers b = batch(keys);
+        long[] added = new long[1];
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_filter_add_many(h, b.data(), b.offsets(), keys.size(), null, added));
+        } finally {
+            handle.release();
+        }
+        return added[0];
+    }
+
+    /** Queries all keys in one native call; element i answers for keys.get(i). */
+    public boolean[] mightContainAll(List<byte[]> keys) {
+        Native.Buffers b = batch(keys);
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_filter_contains_many(h, b.data(), b.offsets(), keys.size(), b.results(), null));
+        } finally {
+            handle.release();
+        }
+        boolean[] found = new boolean[keys.size()];
+        for (int i = 0; i < found.length; i++) found[i] = b.results().get(i) != 0;
+        return found;
+    }
+
+    static Native.Buffers batch(List<byte[]> keys) {
+        if (keys == null) throw new IllegalArgumentException("keys is null");
+        Native.Buffers b = Native.buffers();
+        b.batch(keys);
+        return b;
+    }
+
+    // ---- whole-filter operations --------------------------------------------------------------
+
+    /** Zeroes the filter. Puts racing with it may be lost. */
+    public void clear() {
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_filter_clear(h));
+        } finally {
+            handle.release();
+        }
+    }
+
+    /** ORs {@code other} into this filter; both must have the same layout, size, hashes and seed. */
+    public void merge(BloomFilter other) {
+        if (other == null) throw new IllegalArgumentException("other is null");
+        long h = handle.acquire();
+        try {
+            long o = other.handle.acquire();
+            try {
+                Native.check(LfbNative.lfb_filter_merge(h, o));
+            } finally {
+                other.handle.release();
+            }
+        } finally {
+            handle.release();
+        }
+    }
+
+    public Stats stats() {
+        long[] v = new long[Native.STATS_LENGTH];
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_filter_stats(h, v));
+        } finally {
+            handle.release();
+        }
+        return Stats.of(v);
+    }
+
+    /** Distinct keys estimated from the fill, as Guava's approximateElementCount. */
+    public long approximateElementCount() {
+        double n = stats().estimatedCount();
+        return Double.isInfinite(n) ? Long.MAX_VALUE : Math.round(n);
+    }
+
+    /** The false-positive probability expected now, from the fill, as Guava's expectedFpp. */
+    public double expectedFpp() {
+        return stats().estimatedFpp();
+    }
+
+    public long bitSize() {
+        return stats().slots();
+    }
+
+    // ---- streams ------------------------------------------------------------------------------
+
+    /**
+     * Writes the filter in Guava's {@code BloomFilter.writeTo} format; Guava's {@code readFrom}
+     * then answers exactly as this filter. Classic layout, seed 0, at most 2^31-1 words (Guava's
+     * limits): otherwise LfbloomException.
+     */
+    public void writeTo(OutputStream out) throws IOException {
+        write(out, Native.FORMAT_GUAVA);
+    }
+
+    /** Writes the filter in lfbloom's own format (any layout; versioned and checksummed). */
+    public void save(OutputStream out) throws IOException {
+        write(out, Native.FORMAT_NATIVE);
+    }
+
+    private void write(OutputStream out, int format) throws IOException {
+        if (out == null) throw new IllegalArgumentException("out is null");
+        ByteBuffer buffer;
+        long h = handle.acquire();
+        try {
+            long[] size = new long[1];
+            Native.check(LfbNative.lfb_filter_serialized_size(h, format, size));
+            if (size[0] > Integer.MAX_VALUE - 16) throw new IOException("filter too large for one stream buffer: " + size[0] + " bytes");
+            buffer = ByteBuffer.allocateDirect((int) size[0]);
+            Native.check(LfbNative.lfb_filter_save(h, format, buffer, new long[1]));
+        } finally {
+            handle.release();
+        }
+        Native.write(buffer, out);
+    }
+
+    /**
+     * Reads a filter written by Guava's {@code BloomFilter.writeTo} (strategy MURMUR128_MITZ_64):
+     * a classic-layout filter answering exactly as Guava's. Malformed streams (truncated, another
+     * strategy, an absurd word count) throw IOException before any large allocation.
+     */
+    public static BloomFilter readFrom(InputStream in) throws IOException {
+        return readFrom(in, Native.defaultReadLimit());
+    }
+
+    /** As {@link #readFrom(InputStream)}, refusing filters over {@code maxBytes}. */
+    public static BloomFilter readFrom(InputStream in, long maxBytes) throws IOException {
+        if (in == null) throw new IllegalArgumentException("in is null");
+        byte[] head = new byte[6];
+        Native.readFully(in, head);
+        if (head[0] != 1) throw new IOException("unsupported Guava strategy ordinal " + head[0] + " (only 1, MURMUR128_MITZ_64)");
+        int words = ByteBuffer.wrap(head, 2, 4).order(ByteOrder.BIG_ENDIAN).getInt();
+        if (head[1] == 0 || words <= 0) throw new IOException("malformed Guava stream: k " + (head[1] & 0xff) + ", " + words + " words");
+        return load(Native.readSerialized(in, head, 6 + 8L * words, maxBytes), Native.FORMAT_GUAVA, maxBytes);
+    }
+
+    /** Reads a filter written by {@link #save}; corrupt or foreign data throws IOException. */
+    public static BloomFilter load(InputStream in) throws IOException {
+        return load(in, Native.defaultReadLimit());
+    }
+
+    public static BloomFilter load(InputStream in, long maxBytes) throws IOException {
+        if (in == null) throw new IllegalArgumentException("in is null");
+        byte[] head = new byte[80];
+        Native.readFully(in, head);
+        long payload = ByteBuffer.wrap(head, 64, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        if (payload < 0) throw new IOException("malformed lfbloom stream: payload of " + payload + " bytes");
+        return load(Native.readSerialized(in, head, 80 + payload + 8, maxBytes), Native.FORMAT_NATIVE, maxBytes);
+    }
+
+    private static BloomFilter load(ByteBuffer data, int format, long maxBytes) throws IOException {
+        Native.load();
+        long[] out = new long[1];
+        try {
+            return new BloomFilter(Native.handleOf(
+                    LfbNative.lfb_filter_load(format, data, Options.defaults().memoryLimit(maxBytes).toNative(4), out), out));
+        } catch (IllegalArgumentException | LfbloomException e) {
+            throw Native.loadFailure(e);
+        }
+    }
+
+    /** Frees the native filter. Idempotent and thread-safe; later calls throw IllegalStateException. */
+    @Override
+    public void close() {
+        cleanable.clean();
+    }
+}

@@ -1,0 +1,233 @@
+package io.lfbloom;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+
+/**
+ * A Bloom filter with a small saturating counter per slot, so keys can be removed; any number of
+ * threads add, remove and query at once, without locks.
+ *
+ * <p><b>Contract.</b> As {@link BloomFilter}: no false negative for a key put (and not removed
+ * since) whose put happened-before the query, provided no key is removed more often than it was
+ * put. Removing a key never put can cause false negatives for other keys; that is inherent to
+ * counting filters. A counter that reaches its maximum (15 for 4-bit counters, 255 for 8-bit)
+ * stays there for good, so overflow never causes a false negative.
+ *
+ * <p><b>Thread safety.</b> Every method may be called from any number of threads at once;
+ * {@link #close()} as for BloomFilter. {@code put} returns true if one of the key's counters was
+ * zero (the key was absent). {@link #remove} returns false and changes nothing if one of the
+ * key's counters is zero.
+ */
+public final class CountingBloomFilter implements AutoCloseable {
+    private final NativeHandle handle;
+    private final Cleaner.Cleanable cleanable;
+
+    private CountingBloomFilter(long nativeHandle) {
+        NativeHandle[] h = new NativeHandle[1];
+        this.cleanable = NativeHandle.register(this, nativeHandle, LfbNative::lfb_counting_free, h);
+        this.handle = h[0];
+    }
+
+    /** 4-bit counters, sized so that after {@code expectedInsertions} keys the FPP is at most {@code fpp}. */
+    public static CountingBloomFilter create(long expectedInsertions, double fpp) {
+        return create(expectedInsertions, fpp, 4, BloomFilter.Options.defaults());
+    }
+
+    /** {@code counterBits} is 4 or 8; the options' layout is ignored (counting filters are blocked). */
+    public static CountingBloomFilter create(long expectedInsertions, double fpp, int counterBits, BloomFilter.Options options) {
+        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
+        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
+        if (counterBits != 4 && counterBits != 8) throw new IllegalArgumentException("counterBits must be 4 or 8");
+        Native.load();
+        long[] out = new long[1];
+        return new CountingBloomFilter(
+                Native.handleOf(LfbNative.lfb_counting_create(expectedInsertions, fpp, options.toNative(counterBits), out), out));
+    }
+
+    public boolean put(byte[] key) {
+        return handle.call(LfbNative::lfb_counting_add, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean put(CharSequence key) {
+        return handle.call(LfbNative::lfb_counting_add, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean put(long key) {
+        return handle.call(LfbNative::lfb_counting_add, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean put(ByteBuffer key) {
+        return handle.call(LfbNative::lfb_counting_add, BloomFilter.direct(key)) == 1;
+    }
+
+    public boolean mightContain(byte[] key) {
+        return handle.call(LfbNative::lfb_counting_contains, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean mightContain(CharSequence key) {
+        return handle.call(LfbNative::lfb_counting_contains, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean mightContain(long key) {
+        return handle.call(LfbNative::lfb_counting_contains, Native.buffers().key(key)) == 1;
+    }
+
+    public boolean mightContain(ByteBuffer key) {
+        return handle.call(LfbNative::lfb_counting_contains, BloomFilter.direct(key)) == 1;
+    }
+
+    /** Removes one copy of the key; false (nothing changed) if it is not present. */
+    public boolean remove(byte[] key) {
+        return removeKey(Native.buffers().key(key));
+    }
+
+    public boolean remove(CharSequence key) {
+        return removeKey(Native.buffers().key(key));
+    }
+
+    public boolean remove(long key) {
+        return removeKey(Native.buffers().key(key));
+    }
+
+    private boolean removeKey(ByteBuffer key) {
+        long h = handle.acquire();
+        try {
+            int status = LfbNative.lfb_counting_remove(h, key);
+            if (status == Native.ERR_NOT_PRESENT) return false;
+            Native.check(status);
+            return true;
+        } finally {
+            handle.release();
+        }
+    }
+
+    /** The smallest of the key's counters: at least how often it was put (minus removed); 0 if absent. */
+    public int count(byte[] key) {
+        return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
+    }
+
+    public int count(CharSequence key) {
+        return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
+    }
+
+    public int count(long key) {
+        return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
+    }
+
+    /** Adds all keys in one native call; returns how many were absent before. */
+    public long putAll(List<byte[]> keys) {
+        Native.Buffers b = BloomFilter.batch(keys);
+        long[] added = new long[1];
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_counting_add_many(h, b.data(), b.offsets(), keys.size(), null, added));
+        } finally {
+            handle.release();
+        }
+        return added[0];
+    }
+
+    public boolean[] mightContainAll(List<byte[]> keys) {
+        Native.Buffers b = BloomFilter.batch(keys);
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_counting_contains_many(h, b.data(), b.offsets(), keys.size(), b.results(), null));
+        } finally {
+            handle.release();
+        }
+        boolean[] found = new boolean[keys.size()];
+        for (int i = 0; i < found.length; i++) found[i] = b.results().get(i) != 0;
+        return found;
+    }
+
+    public void clear() {
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_counting_clear(h));
+        } finally {
+            handle.release();
+        }
+    }
+
+    /** Adds {@code other}'s counters to this filter's, saturating; geometry, width and seed must match. */
+    public void merge(CountingBloomFilter other) {
+        if (other == null) throw new IllegalArgumentException("other is null");
+        long h = handle.acquire();
+        try {
+            long o = other.handle.acquire();
+            try {
+                Native.check(LfbNative.lfb_counting_merge(h, o));
+            } finally {
+                other.handle.release();
+            }
+        } finally {
+            handle.release();
+        }
+    }
+
+    public Stats stats() {
+        long[] v = new long[Native.STATS_LENGTH];
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_counting_stats(h, v));
+        } finally {
+            handle.release();
+        }
+        return Stats.of(v);
+    }
+
+    public long approximateElementCount() {
+        double n = stats().estimatedCount();
+        return Double.isInfinite(n) ? Long.MAX_VALUE : Math.round(n);
+    }
+
+    public double expectedFpp() {
+        return stats().estimatedFpp();
+    }
+
+    /** Writes the filter in lfbloom's own format. */
+    public void save(OutputStream out) throws IOException {
+        if (out == null) throw new IllegalArgumentException("out is null");
+        ByteBuffer buffer;
+        long h = handle.acquire();
+        try {
+            long[] size = new long[1];
+            Native.check(LfbNative.lfb_counting_serialized_size(h, size));
+            if (size[0] > Integer.MAX_VALUE - 16) throw new IOException("filter too large for one stream buffer: " + size[0] + " bytes");
+            buffer = ByteBuffer.allocateDirect((int) size[0]);
+            Native.check(LfbNative.lfb_counting_save(h, buffer, new long[1]));
+        } finally {
+            handle.release();
+        }
+        Native.write(buffer, out);
+    }
+
+    /** Reads a filter written by {@link #save}; corrupt or foreign data throws IOException. */
+    public static CountingBloomFilter load(InputStream in) throws IOException {
+        if (in == null) throw new IllegalArgumentException("in is null");
+        long maxBytes = Native.defaultReadLimit();
+        byte[] head = new byte[80];
+        Native.readFully(in, head);
+        long payload = ByteBuffer.wrap(head, 64, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        if (payload < 0) throw new IOException("malformed lfbloom stream: payload of " + payload + " bytes");
+        ByteBuffer data = Native.readSerialized(in, head, 80 + payload + 8, maxBytes);
+        Native.load();
+        long[] out = new long[1];
+        try {
+            return new CountingBloomFilter(Native.handleOf(
+                    LfbNative.lfb_counting_load(data, BloomFilter.Options.defaults().memoryLimit(maxBytes).toNative(4), out), out));
+        } catch (IllegalArgumentException | LfbloomException e) {
+            throw Native.loadFailure(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        cleanable.clean();
+    }
+}

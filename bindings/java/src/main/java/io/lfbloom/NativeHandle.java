@@ -1,0 +1,89 @@
+package io.lfbloom;
+
+import java.lang.ref.Cleaner;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongConsumer;
+
+/**
+ * Owns one native handle and makes {@code close()} safe against calls racing with it: every call
+ * runs between {@link #acquire()} and {@link #release()}, which count it in a stripe of padded
+ * counters (one per thread hash, so threads do not contend on one cache line); close sets a
+ * volatile flag, waits until every stripe is zero, then frees. A call that starts after close
+ * gets an IllegalStateException; none ever sees a freed handle. A Cleaner frees a filter that
+ * was never closed once it is unreachable, as a safety net.
+ */
+final class NativeHandle implements Runnable {
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static final int STRIPES = 16;
+    private static final int PAD = 8;  // longs per stripe: 64 bytes, one cache line each
+
+    private final long handle;
+    private final LongConsumer free;
+    private final AtomicLongArray inFlight = new AtomicLongArray(STRIPES * PAD);
+    private volatile boolean closed;
+    private boolean freed;  // guarded by this
+
+    private NativeHandle(long handle, LongConsumer free) {
+        this.handle = handle;
+        this.free = free;
+    }
+
+    /** Registers {@code owner} so that the handle is freed when owner is closed or collected. */
+    static Cleaner.Cleanable register(Object owner, long handle, LongConsumer free, NativeHandle[] out) {
+        NativeHandle h = new NativeHandle(handle, free);
+        out[0] = h;
+        return CLEANER.register(owner, h);
+    }
+
+    private static int stripe() {
+        return (int) (Thread.currentThread().getId() & (STRIPES - 1)) * PAD;
+    }
+
+    /** Marks a call in flight and returns the handle; throws IllegalStateException once closed. */
+    long acquire() {
+        int s = stripe();
+        inFlight.incrementAndGet(s);  // a volatile write: ordered before the read of closed below
+        if (closed) {
+            inFlight.decrementAndGet(s);
+            throw new IllegalStateException("the filter is closed");
+        }
+        return handle;
+    }
+
+    void release() {
+        inFlight.decrementAndGet(stripe());
+    }
+
+    /** Closes: idempotent, thread-safe, waits for calls in flight, then frees the native handle. */
+    @Override
+    public void run() {
+        closed = true;  // volatile: every acquire after this sees it, or is counted below
+        for (int s = 0; s < STRIPES * PAD; s += PAD) {
+            while (inFlight.get(s) != 0) Thread.onSpinWait();
+        }
+        synchronized (this) {
+            if (freed) return;
+            freed = true;
+        }
+        free.accept(handle);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** A native call on one key buffer. */
+    interface KeyCall {
+        int apply(long handle, java.nio.ByteBuffer key);
+    }
+
+    /** Runs {@code call} on this handle and the key; returns its non-negative status. */
+    int call(KeyCall call, java.nio.ByteBuffer key) {
+        long h = acquire();
+        try {
+            return Native.check(call.apply(h, key));
+        } finally {
+            release();
+        }
+    }
+}

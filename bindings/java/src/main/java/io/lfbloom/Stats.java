@@ -1,0 +1,30 @@
+package io.lfbloom;
+
+/**
+ * A snapshot of a filter's parameters and fill, read word by word while other threads may write.
+ *
+ * @param layout          "classic", "blocked" or "counting"
+ * @param slots           bits of a bit filter, counters of a counting filter
+ * @param slotBits        1, or the counter width (4 or 8)
+ * @param hashes          probes per key (k)
+ * @param bytes           memory of the slot array
+ * @param capacity        expected insertions the filter was sized for
+ * @param targetFpp       false-positive probability it was sized for
+ * @param slotsSet        bits set, or counters above zero
+ * @param saturated       counters stuck at their maximum (0 for bit filters)
+ * @param fillRatio       slotsSet / slots
+ * @param estimatedCount  distinct keys estimated from the fill (infinite when full)
+ * @param estimatedFpp    expected false-positive probability at estimatedCount
+ * @param nearCapacity    estimatedCount is past 80% of capacity: time to rebuild bigger
+ */
+public record Stats(String layout, long slots, int slotBits, int hashes, long bytes, long capacity, double targetFpp,
+        long slotsSet, long saturated, double fillRatio, double estimatedCount, double estimatedFpp,
+        boolean nearCapacity) {
+
+    static Stats of(long[] v) {
+        String[] layouts = {"", "classic", "blocked", "counting"};
+        return new Stats(layouts[(int) v[0]], v[1], (int) v[2], (int) v[3], v[4], v[5], Double.longBitsToDouble(v[6]),
+                v[7], v[8], Double.longBitsToDouble(v[9]), Double.longBitsToDouble(v[10]),
+                Double.longBitsToDouble(v[11]), v[12] != 0);
+    }
+}

@@ -1,0 +1,38 @@
+/*
+ * The one SWIG interface of lfbloom, shared by the Java and Go bindings. It reads only lfbloom.h
+ * and exposes a whitelist; the generated code is private to each binding, whose hand-written
+ * layer is the public API.
+ */
+%module LfbNative
+
+%{
+#include "lfbloom.h"
+%}
+
+%include <stdint.i>
+/* Sizes and counts as plain 64-bit integers (Java long, Go uint64), never big-number objects. */
+%apply unsigned long long { uint64_t };
+
+/* ---- the whitelist: nothing but what is renamed back below is wrapped ------------------------ */
+%rename("$ignore", regextarget=1) "^lfb_";
+%rename("$ignore", regextarget=1) "^LFB_";
+%rename("$ignore") lfb_options;
+%rename("$ignore") lfb_stats;
+#define LFB_WRAP(name) %rename("%s") name;
+LFB_WRAP(lfb_version_string) LFB_WRAP(lfb_abi_version) LFB_WRAP(lfb_strerror) LFB_WRAP(lfb_last_error)
+LFB_WRAP(lfb_filter_create) LFB_WRAP(lfb_filter_create_geometry) LFB_WRAP(lfb_filter_free)
+LFB_WRAP(lfb_filter_add) LFB_WRAP(lfb_filter_contains) LFB_WRAP(lfb_filter_add_many) LFB_WRAP(lfb_filter_contains_many)
+LFB_WRAP(lfb_filter_clear) LFB_WRAP(lfb_filter_merge) LFB_WRAP(lfb_filter_stats)
+LFB_WRAP(lfb_filter_serialized_size) LFB_WRAP(lfb_filter_save) LFB_WRAP(lfb_filter_load)
+LFB_WRAP(lfb_counting_create) LFB_WRAP(lfb_counting_create_geometry) LFB_WRAP(lfb_counting_free)
+LFB_WRAP(lfb_counting_add) LFB_WRAP(lfb_counting_contains) LFB_WRAP(lfb_counting_add_many) LFB_WRAP(lfb_counting_contains_many)
+LFB_WRAP(lfb_counting_remove) LFB_WRAP(lfb_counting_count) LFB_WRAP(lfb_counting_clear) LFB_WRAP(lfb_counting_merge)
+LFB_WRAP(lfb_counting_stats) LFB_WRAP(lfb_counting_serialized_size) LFB_WRAP(lfb_counting_save) LFB_WRAP(lfb_counting_load)
+
+#if defined(SWIGJAVA)
+%include "java.swg"
+#elif defined(SWIGGO)
+%include "go.swg"
+#endif
+
+%include "lfbloom.h"
