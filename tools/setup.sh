@@ -13,7 +13,11 @@ packages=(
   libsqlite3-dev                          # the demo's database
   abigail-tools                           # abidw/abidiff: the C ABI gate
   python3                                 # the ctypes FFI test
+  swig                                    # the Java (and Go) bindings
 )
+# Java 17 and Maven come with the machine; install them only where they are missing.
+command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null 2>&1 || packages+=(maven)
 
 missing=()
 for p in "${packages[@]}"; do

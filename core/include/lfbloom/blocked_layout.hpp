@@ -17,6 +17,8 @@
 
 #include <bit>
 #include <cstdint>
+#include <iterator>
+#include <utility>
 
 #include "lfbloom/murmur3.hpp"
 #include "lfbloom/options.hpp"
@@ -39,25 +41,58 @@ public:
     /// 64-bit value; when they run out, x_{j+1} folds the 128-bit product x_j * 0x9e3779b97f4a7c15
     /// (low XOR high half). The fields of one well-mixed value are independent, so the first
     /// 64 / slot_bits probes cost no arithmetic at all and never wait on a multiply chain.
+    /// k up to 16 runs fully unrolled (the k-loop's bookkeeping cost as much as the probes).
     template <unsigned slot_bits_log2, class Visit>
     bool for_each_slot(hash128 h, Visit visit) const noexcept {
-        constexpr unsigned per_word = 64 / slot_bits_log2;
-        std::uint64_t x = h.h2;
-        for (std::uint32_t i = 0, field = 0; i < hashes_; ++i, ++field) {
-            if (field == per_word) {
-                const unsigned __int128 product = static_cast<unsigned __int128>(x) * multiplier;
-                x = static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
-                field = 0;
-            }
-            if (!visit(static_cast<unsigned>(x >> (field * slot_bits_log2)) & ((1u << slot_bits_log2) - 1))) return false;
-        }
-        return true;
+        return dispatch<slot_bits_log2, 1>(h, visit);
     }
 
     std::uint64_t lines() const noexcept { return lines_; }
     std::uint32_t hashes() const noexcept { return hashes_; }
 
 private:
+    static constexpr unsigned max_unrolled = 16;
+
+    static std::uint64_t refill(std::uint64_t x) noexcept {
+        const unsigned __int128 product = static_cast<unsigned __int128>(x) * multiplier;
+        return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+    }
+
+    template <unsigned slot_bits_log2>
+    static unsigned field(std::uint64_t x, unsigned index) noexcept {
+        return static_cast<unsigned>(x >> (index * slot_bits_log2)) & ((1u << slot_bits_log2) - 1);
+    }
+
+    template <unsigned slot_bits_log2, unsigned k, class Visit>
+    bool dispatch(hash128 h, Visit& visit) const noexcept {
+        if constexpr (k > max_unrolled) {
+            return each_slot_loop<slot_bits_log2>(h, visit);
+        } else {
+            if (hashes_ == k) return each_slot_unrolled<slot_bits_log2, k>(h, visit, std::make_integer_sequence<unsigned, k>{});
+            return dispatch<slot_bits_log2, k + 1>(h, visit);
+        }
+    }
+
+    template <unsigned slot_bits_log2, unsigned k, class Visit, unsigned... i>
+    static bool each_slot_unrolled(hash128 h, Visit& visit, std::integer_sequence<unsigned, i...>) noexcept {
+        constexpr unsigned per_word = 64 / slot_bits_log2;
+        std::uint64_t x[(k + per_word - 1) / per_word];
+        x[0] = h.h2;
+        for (unsigned j = 1; j < std::size(x); ++j) x[j] = refill(x[j - 1]);
+        return (visit(field<slot_bits_log2>(x[i / per_word], i % per_word)) && ...);  // in order, stops early
+    }
+
+    template <unsigned slot_bits_log2, class Visit>
+    bool each_slot_loop(hash128 h, Visit& visit) const noexcept {
+        constexpr unsigned per_word = 64 / slot_bits_log2;
+        std::uint64_t x = h.h2;
+        for (std::uint32_t i = 0, index = 0; i < hashes_; ++i, ++index) {
+            if (index == per_word) x = refill(x), index = 0;
+            if (!visit(field<slot_bits_log2>(x, index))) return false;
+        }
+        return true;
+    }
+
     std::uint64_t lines_;
     std::uint32_t hashes_;
 };

@@ -161,7 +161,7 @@ public:
         std::uint32_t least = lanes_.max();
         probes_.for_each_slot<7>(h, [&](unsigned slot) {
             const unsigned s = slot >> shift_;  // 4-bit: 128 slots; 8-bit: 64 (top 6 of 7 bits)
-            least = std::min(least, lanes_.get(load_word(line[s / lanes_per_word()]), s % lanes_per_word()));
+            least = std::min(least, lanes_.get(load_word(line[s >> lane_shift_]), s & lane_mask_));
             return least != 0;
         });
         return least;
@@ -247,7 +247,7 @@ private:
         std::uint64_t ones[words_per_line] = {};
         probes_.for_each_slot<7>(h, [&](unsigned slot) {
             const unsigned s = slot >> shift_;
-            ones[s / lanes_per_word()] |= std::uint64_t{1} << (s % lanes_per_word() * lanes_.width());
+            ones[s >> lane_shift_] |= std::uint64_t{1} << ((s & lane_mask_) * lanes_.width());
             return true;
         });
         std::uint64_t* line = words_.data() + probes_.line(h) * words_per_line;
@@ -259,7 +259,9 @@ private:
     std::uint64_t seed_;
     counter_lanes lanes_;
     line_probes probes_;
-    unsigned shift_ = lanes_.width() == 4 ? 0 : 1;
+    unsigned shift_ = lanes_.width() == 4 ? 0 : 1;       ///< 7-bit probe fields to slots: 128 or 64 per line
+    unsigned lane_shift_ = lanes_.width() == 4 ? 4 : 3;  ///< slot to word: 16 or 8 counters per word
+    unsigned lane_mask_ = (1u << lane_shift_) - 1;       ///< slot to lane within its word
     word_array words_;
 };
 
