@@ -9,9 +9,9 @@
 #include "lfbloom.h"
 %}
 
+/* LP64: uint64_t is unsigned long, as the C compiler sees it (else casts to unsigned long long). */
+#define SWIGWORDSIZE64
 %include <stdint.i>
-/* Sizes and counts as plain 64-bit integers (Java long, Go uint64), never big-number objects. */
-%apply unsigned long long { uint64_t };
 
 /* ---- the whitelist: nothing but what is renamed back below is wrapped ------------------------ */
 %rename("$ignore", regextarget=1) "^lfb_";
@@ -30,9 +30,9 @@ LFB_WRAP(lfb_counting_remove) LFB_WRAP(lfb_counting_count) LFB_WRAP(lfb_counting
 LFB_WRAP(lfb_counting_stats) LFB_WRAP(lfb_counting_serialized_size) LFB_WRAP(lfb_counting_save) LFB_WRAP(lfb_counting_load)
 
 #if defined(SWIGJAVA)
-%include "java.swg"
+%include "lfbloom_java.swg"
 #elif defined(SWIGGO)
-%include "go.swg"
+%include "lfbloom_go.swg"
 #endif
 
 %include "lfbloom.h"

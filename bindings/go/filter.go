@@ -1,0 +1,320 @@
+package lfbloom
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
+)
+
+// nativeFns are the C functions behind one kind of filter.
+type nativeFns struct {
+	add, contains         func(uintptr, []byte) int
+	addMany, containsMany func(uintptr, []byte, []uint64, uint64, []byte, *uint64) int
+	clear                 func(uintptr) int
+	merge                 func(uintptr, uintptr) int
+	stats                 func(uintptr, []uint64) int
+	serializedSize        func(uintptr, *uint64) int
+	save                  func(uintptr, []byte, *uint64) int
+	load                  func([]byte, []uint64, *uintptr) int
+	free                  func(uintptr)
+}
+
+// base holds what Filter and CountingFilter share; its methods are theirs.
+type base struct {
+	h   handle
+	fns *nativeFns
+}
+
+func newBase(ptr uintptr, fns *nativeFns) *base {
+	return &base{h: handle{ptr: ptr, free: fns.free}, fns: fns}
+}
+
+// Add adds a key; true if it was new (some bit changed, or, counting, some counter was zero).
+// It panics if the filter is closed.
+func (b *base) Add(key []byte) bool {
+	p := b.h.mustAcquire("Add")
+	defer b.h.release()
+	r := b.fns.add(p, key)
+	runtime.KeepAlive(key)
+	return r == 1
+}
+
+// AddString adds the bytes of s, without copying them.
+func (b *base) AddString(s string) bool { return b.Add(keyOfString(s)) }
+
+// AddUint64 adds the 8 little-endian bytes of v.
+func (b *base) AddUint64(v uint64) bool { return b.Add(keyOfUint64(v)) }
+
+// Test reports whether the key may have been added; false means it certainly was not.
+// It panics if the filter is closed.
+func (b *base) Test(key []byte) bool {
+	p := b.h.mustAcquire("Test")
+	defer b.h.release()
+	r := b.fns.contains(p, key)
+	runtime.KeepAlive(key)
+	return r == 1
+}
+
+// TestString tests the bytes of s, without copying them.
+func (b *base) TestString(s string) bool { return b.Test(keyOfString(s)) }
+
+// TestUint64 tests the 8 little-endian bytes of v.
+func (b *base) TestUint64(v uint64) bool { return b.Test(keyOfUint64(v)) }
+
+// AddMany adds every key in one C call; it returns how many were new.
+func (b *base) AddMany(keys [][]byte) (uint64, error) {
+	data, offsets := packed(keys)
+	p, ok := b.h.acquire()
+	if !ok {
+		return 0, ErrClosed
+	}
+	defer b.h.release()
+	var added uint64
+	_, err := check(b.fns.addMany(p, data, offsets, uint64(len(keys)), nil, &added))
+	runtime.KeepAlive(data)
+	runtime.KeepAlive(offsets)
+	return added, err
+}
+
+// TestMany tests every key in one C call; element i answers for keys[i].
+func (b *base) TestMany(keys [][]byte) ([]bool, error) {
+	data, offsets := packed(keys)
+	found := make([]byte, len(keys)+1) // +1: never an empty (nil-pointer) slice
+	p, ok := b.h.acquire()
+	if !ok {
+		return nil, ErrClosed
+	}
+	defer b.h.release()
+	if _, err := check(b.fns.containsMany(p, data, offsets, uint64(len(keys)), found, nil)); err != nil {
+		return nil, err
+	}
+	runtime.KeepAlive(data)
+	runtime.KeepAlive(offsets)
+	out := make([]bool, len(keys))
+	for i := range out {
+		out[i] = found[i] != 0
+	}
+	return out, nil
+}
+
+// Clear zeroes the filter. Adds racing with it may be lost.
+func (b *base) Clear() error {
+	p, ok := b.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer b.h.release()
+	_, err := check(b.fns.clear(p))
+	return err
+}
+
+// Stats reads the filter's parameters and fill (O(size)).
+func (b *base) Stats() (Stats, error) {
+	p, ok := b.h.acquire()
+	if !ok {
+		return Stats{}, ErrClosed
+	}
+	defer b.h.release()
+	v := make([]uint64, 13)
+	if _, err := check(b.fns.stats(p, v)); err != nil {
+		return Stats{}, err
+	}
+	return statsOf(v), nil
+}
+
+func (b *base) merge(other *base) error {
+	if other == nil {
+		return fmt.Errorf("%w: merge with a nil filter", ErrInvalidArgument)
+	}
+	p, ok := b.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer b.h.release()
+	o, ok := other.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer other.h.release()
+	_, err := check(b.fns.merge(p, o))
+	return err
+}
+
+// MarshalBinary encodes the filter in lfbloom's own format (versioned, checksummed). A filter
+// may be marshaled while others add: the result holds every add that completed before it began.
+func (b *base) MarshalBinary() ([]byte, error) {
+	p, ok := b.h.acquire()
+	if !ok {
+		return nil, ErrClosed
+	}
+	defer b.h.release()
+	var size uint64
+	if _, err := check(b.fns.serializedSize(p, &size)); err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	var written uint64
+	if _, err := check(b.fns.save(p, out, &written)); err != nil {
+		return nil, err
+	}
+	return out[:written], nil
+}
+
+// UnmarshalBinary replaces the filter with the one encoded in data (by MarshalBinary). Corrupt,
+// foreign or truncated data returns an error wrapping ErrCorrupt (or ErrUnsupportedVersion,
+// ErrTooLarge, ErrIncompatible) and leaves the filter as it was.
+func (b *base) UnmarshalBinary(data []byte) error {
+	var loaded uintptr
+	if len(data) == 0 {
+		data = []byte{0}[:0:1] // a non-nil empty slice: the loader reports it as truncated
+	}
+	if _, err := check(b.fns.load(data, nil, &loaded)); err != nil {
+		return err
+	}
+	runtime.KeepAlive(data)
+	b.h.mu.Lock()
+	old := b.h.ptr
+	b.h.ptr = loaded
+	b.h.mu.Unlock()
+	if old != 0 {
+		b.fns.free(old)
+	}
+	return nil
+}
+
+// WriteTo writes MarshalBinary's encoding to w (io.WriterTo).
+func (b *base) WriteTo(w io.Writer) (int64, error) {
+	data, err := b.MarshalBinary()
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(data)
+	return int64(n), err
+}
+
+// ReadFrom replaces the filter with one read from r (io.ReaderFrom): it reads exactly one
+// encoded filter, checking the declared size before reading the rest.
+func (b *base) ReadFrom(r io.Reader) (int64, error) {
+	header := make([]byte, 80)
+	if n, err := io.ReadFull(r, header); err != nil {
+		return int64(n), fmt.Errorf("%w: truncated header: %v", ErrCorrupt, err)
+	}
+	payload := binary.LittleEndian.Uint64(header[64:])
+	if payload > 1<<46 {
+		return 80, fmt.Errorf("%w: absurd payload size %d", ErrCorrupt, payload)
+	}
+	var buf bytes.Buffer
+	buf.Write(header)
+	n, err := io.CopyN(&buf, r, int64(payload)+8)
+	if err != nil {
+		return 80 + n, fmt.Errorf("%w: truncated filter: %v", ErrCorrupt, err)
+	}
+	return 80 + n, b.UnmarshalBinary(buf.Bytes())
+}
+
+// Close frees the filter; idempotent, and safe while other goroutines use it (see the package
+// documentation).
+func (b *base) Close() error {
+	b.h.close()
+	return nil
+}
+
+// ---- bit filters ------------------------------------------------------------------------------------
+
+// Filter is a Bloom filter (blocked or classic layout).
+type Filter struct{ *base }
+
+var filterFns = &nativeFns{
+	add: native.Lfb_filter_add, contains: native.Lfb_filter_contains,
+	addMany: native.Lfb_filter_add_many, containsMany: native.Lfb_filter_contains_many,
+	clear: native.Lfb_filter_clear, merge: native.Lfb_filter_merge, stats: native.Lfb_filter_stats,
+	serializedSize: func(p uintptr, size *uint64) int { return native.Lfb_filter_serialized_size(p, 1, size) },
+	save:           func(p uintptr, out []byte, n *uint64) int { return native.Lfb_filter_save(p, 1, out, n) },
+	load:           func(data []byte, o []uint64, out *uintptr) int { return native.Lfb_filter_load(1, data, o, out) },
+	free:           native.Lfb_filter_free,
+}
+
+// New returns a filter sized so that after capacity distinct adds the false-positive rate is at
+// most fpr. Errors wrap ErrInvalidArgument (capacity 0, fpr outside (0, 1)), ErrTooLarge or
+// ErrOutOfMemory.
+func New(capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
+	var p uintptr
+	if _, err := check(native.Lfb_filter_create(capacity, fpr, nativeOptions(opts), &p)); err != nil {
+		return nil, err
+	}
+	f := &Filter{newBase(p, filterFns)}
+	runtime.SetFinalizer(f.base, (*base).Close)
+	return f, nil
+}
+
+// Merge ORs other into f; both need the same layout, size, hashes and seed (else ErrIncompatible).
+func (f *Filter) Merge(other *Filter) error {
+	if other == nil {
+		return f.merge(nil)
+	}
+	return f.merge(other.base)
+}
+
+// ---- counting filters ---------------------------------------------------------------------------------
+
+// CountingFilter is a Bloom filter with saturating counters, so keys can be removed.
+type CountingFilter struct{ *base }
+
+var countingFns = &nativeFns{
+	add: native.Lfb_counting_add, contains: native.Lfb_counting_contains,
+	addMany: native.Lfb_counting_add_many, containsMany: native.Lfb_counting_contains_many,
+	clear: native.Lfb_counting_clear, merge: native.Lfb_counting_merge, stats: native.Lfb_counting_stats,
+	serializedSize: native.Lfb_counting_serialized_size, save: native.Lfb_counting_save,
+	load: native.Lfb_counting_load, free: native.Lfb_counting_free,
+}
+
+// NewCounting returns a counting filter (4-bit counters unless WithCounterBits(8)).
+func NewCounting(capacity uint64, fpr float64, opts ...Option) (*CountingFilter, error) {
+	var p uintptr
+	if _, err := check(native.Lfb_counting_create(capacity, fpr, nativeOptions(opts), &p)); err != nil {
+		return nil, err
+	}
+	f := &CountingFilter{newBase(p, countingFns)}
+	runtime.SetFinalizer(f.base, (*base).Close)
+	return f, nil
+}
+
+// Remove removes one copy of key; an error wrapping ErrNotPresent (nothing changed) if one of
+// its counters is zero. Removing keys never added can cause false negatives for other keys.
+func (c *CountingFilter) Remove(key []byte) error {
+	p, ok := c.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer c.h.release()
+	_, err := check(native.Lfb_counting_remove(p, key))
+	runtime.KeepAlive(key)
+	return err
+}
+
+// RemoveString removes the bytes of s.
+func (c *CountingFilter) RemoveString(s string) error { return c.Remove(keyOfString(s)) }
+
+// Count returns the smallest of key's counters: at least how often it was added (minus removed).
+func (c *CountingFilter) Count(key []byte) (int, error) {
+	p, ok := c.h.acquire()
+	if !ok {
+		return 0, ErrClosed
+	}
+	defer c.h.release()
+	n, err := check(native.Lfb_counting_count(p, key))
+	runtime.KeepAlive(key)
+	return n, err
+}
+
+// Merge adds other's counters to c's, saturating (geometry, width and seed must match).
+func (c *CountingFilter) Merge(other *CountingFilter) error {
+	if other == nil {
+		return c.merge(nil)
+	}
+	return c.merge(other.base)
+}

@@ -1,0 +1,202 @@
+// Package lfbloom provides Bloom filters that any number of goroutines add to and query at once,
+// without locks, over lfbloom's C library (liblfbloom.so.1).
+//
+// A Bloom filter answers "have I seen this key?" in constant memory: Test returns false only for
+// keys that were certainly never added, and true for keys never added with about the configured
+// false-positive rate once the filter holds its capacity.
+//
+// # Goroutine safety
+//
+// Every method may be called from any number of goroutines at once. No false negatives: if
+// Add(key) happens-before Test(key) (a channel send and receive, a mutex, sync.WaitGroup, an
+// atomic store and load), Test returns true. Adds racing with a Test may or may not be seen;
+// there is no ordering between different keys. Add returns true when some bit changed: of racing
+// Adds of one new key at least one returns true, and more than one may. Clear racing with Adds
+// may lose them.
+//
+// Close is idempotent and safe to call while other goroutines use the filter: it waits for calls
+// in flight, then frees the C filter. Calls after Close return ErrClosed, or panic with a clear
+// message for the methods that return only a bool; none can crash the runtime. A finalizer frees
+// filters that were never closed, as a safety net only.
+//
+// Keys are bytes, passed to C without copying; strings are their bytes (UTF-8 for Go source),
+// integers their 8 little-endian bytes (as Guava's longFunnel).
+package lfbloom
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"unsafe"
+
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
+)
+
+// Errors, usable with errors.Is. Every error returned by this package wraps one of them.
+var (
+	ErrInvalidArgument    = errors.New("lfbloom: invalid argument")
+	ErrOutOfMemory        = errors.New("lfbloom: out of memory")
+	ErrTooLarge           = errors.New("lfbloom: filter too large for the memory limit or the machine")
+	ErrIncompatible       = errors.New("lfbloom: incompatible filters")
+	ErrNotPresent         = errors.New("lfbloom: key not present")
+	ErrCorrupt            = errors.New("lfbloom: corrupt data")
+	ErrUnsupportedVersion = errors.New("lfbloom: unsupported version")
+	ErrIO                 = errors.New("lfbloom: I/O error")
+	ErrInternal           = errors.New("lfbloom: internal error")
+	ErrClosed             = errors.New("lfbloom: filter is closed")
+)
+
+// The C status codes (lfbloom.h), in order from -1.
+var statusErrors = []error{ErrInvalidArgument, ErrOutOfMemory, ErrTooLarge, ErrIncompatible, ErrNotPresent,
+	ErrCorrupt, ErrUnsupportedVersion, ErrIO, ErrInternal}
+
+// statusError is a C failure: its status code, the C library's message, and the sentinel it is.
+type statusError struct {
+	status  int
+	message string
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("lfbloom: %s (status %d)", e.message, e.status)
+}
+func (e *statusError) Unwrap() error {
+	if i := -e.status - 1; i >= 0 && i < len(statusErrors) {
+		return statusErrors[i]
+	}
+	return ErrInternal
+}
+
+func check(status int) (int, error) {
+	if status >= 0 {
+		return status, nil
+	}
+	return status, &statusError{status, native.Lfb_last_error()}
+}
+
+// Layout is where a key's bits go.
+type Layout int
+
+const (
+	// Blocked puts all of a key's bits in one 64-byte cache line: one cache miss per call (default).
+	Blocked Layout = 2
+	// Classic spreads them over the whole array, exactly as Guava's BloomFilter.
+	Classic Layout = 1
+)
+
+type options struct {
+	layout      Layout
+	memoryLimit uint64
+	seed        uint64
+	counterBits uint64
+}
+
+// Option configures New and NewCounting.
+type Option func(*options)
+
+// WithLayout picks the layout of a Filter (counting filters are always blocked).
+func WithLayout(l Layout) Option { return func(o *options) { o.layout = l } }
+
+// WithMemoryLimit refuses filters over this many bytes (0: only the machine's memory bounds them).
+func WithMemoryLimit(bytes uint64) Option { return func(o *options) { o.memoryLimit = bytes } }
+
+// WithSeed sets the hash seed (default 0); filters merge only with equal seeds.
+func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
+
+// WithCounterBits sets a CountingFilter's counter width: 4 (default) or 8.
+func WithCounterBits(bits int) Option { return func(o *options) { o.counterBits = uint64(bits) } }
+
+func nativeOptions(opts []Option) []uint64 {
+	o := options{layout: Blocked, counterBits: 4}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return []uint64{uint64(o.layout), o.memoryLimit, o.seed, o.counterBits, 0}
+}
+
+// handle guards a C handle against use after Close: calls hold the read lock; Close takes the
+// write lock (waiting for calls in flight), frees, and zeroes the pointer.
+type handle struct {
+	mu   sync.RWMutex
+	ptr  uintptr
+	free func(uintptr)
+}
+
+func (h *handle) acquire() (uintptr, bool) {
+	h.mu.RLock()
+	if h.ptr == 0 {
+		h.mu.RUnlock()
+		return 0, false
+	}
+	return h.ptr, true
+}
+
+func (h *handle) release() { h.mu.RUnlock() }
+
+func (h *handle) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ptr != 0 {
+		h.free(h.ptr)
+		h.ptr = 0
+	}
+}
+
+// mustAcquire is for methods whose only result is a bool: after Close they panic.
+func (h *handle) mustAcquire(method string) uintptr {
+	p, ok := h.acquire()
+	if !ok {
+		panic("lfbloom: " + method + " called on a closed filter")
+	}
+	return p
+}
+
+// keyOfString views a string's bytes without copying (C only reads them during the call).
+func keyOfString(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+func keyOfUint64(v uint64) []byte {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	return b[:]
+}
+
+// packed lays out a batch as the C ABI takes it: one buffer and len(keys)+1 offsets.
+func packed(keys [][]byte) (data []byte, offsets []uint64) {
+	total := 0
+	for _, k := range keys {
+		total += len(k)
+	}
+	data = make([]byte, 0, total+1) // +1: a non-nil buffer even for empty keys
+	offsets = make([]uint64, 0, len(keys)+1)
+	offsets = append(offsets, 0)
+	for _, k := range keys {
+		data = append(data, k...)
+		offsets = append(offsets, uint64(len(data)))
+	}
+	return data[:cap(data)], offsets
+}
+
+// Stats is a snapshot of a filter's parameters and fill, read while others may write.
+type Stats struct {
+	Layout         string  // "classic", "blocked" or "counting"
+	Slots          uint64  // bits of a bit filter, counters of a counting filter
+	SlotBits       int     // 1, or the counter width 4 or 8
+	Hashes         int     // k
+	Bytes          uint64  // memory of the slot array
+	Capacity       uint64  // expected items it was sized for
+	TargetFPR      float64 // false-positive rate it was sized for
+	SlotsSet       uint64  // bits set, or counters above zero
+	Saturated      uint64  // counters stuck at their maximum (0 for bit filters)
+	FillRatio      float64 // SlotsSet / Slots
+	EstimatedCount float64 // distinct keys estimated from the fill (+Inf when full)
+	EstimatedFPR   float64 // expected false-positive rate at EstimatedCount
+	NearCapacity   bool    // EstimatedCount > 80% of Capacity: time to rebuild bigger
+}
+
+func statsOf(v []uint64) Stats {
+	layouts := []string{"", "classic", "blocked", "counting"}
+	return Stats{Layout: layouts[v[0]], Slots: v[1], SlotBits: int(v[2]), Hashes: int(v[3]), Bytes: v[4], Capacity: v[5],
+		TargetFPR: math.Float64frombits(v[6]), SlotsSet: v[7], Saturated: v[8], FillRatio: math.Float64frombits(v[9]),
+		EstimatedCount: math.Float64frombits(v[10]), EstimatedFPR: math.Float64frombits(v[11]), NearCapacity: v[12] != 0}
+}
