@@ -251,6 +251,41 @@ func New(capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
 	return f, nil
 }
 
+// NewShared creates the file path holding a new filter that other processes (a JVM, C, another
+// Go program) open with OpenShared and use at the same time, with the same lock-free atomics.
+// An error wrapping ErrIO if the file exists.
+func NewShared(path string, capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
+	var p uintptr
+	if _, err := check(native.Lfb_filter_create_shared_file(path, capacity, fpr, nativeOptions(opts), &p)); err != nil {
+		return nil, err
+	}
+	f := &Filter{newBase(p, filterFns)}
+	runtime.SetFinalizer(f.base, (*base).Close)
+	return f, nil
+}
+
+// OpenShared maps the filter in a shared file made by NewShared (in any process or language).
+func OpenShared(path string) (*Filter, error) {
+	var p uintptr
+	if _, err := check(native.Lfb_filter_open_shared_file(path, nil, &p)); err != nil {
+		return nil, err
+	}
+	f := &Filter{newBase(p, filterFns)}
+	runtime.SetFinalizer(f.base, (*base).Close)
+	return f, nil
+}
+
+// Flush writes a shared file's pages to disk (msync): durability across a machine crash only.
+func (f *Filter) Flush() error {
+	p, ok := f.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer f.h.release()
+	_, err := check(native.Lfb_filter_flush(p))
+	return err
+}
+
 // Merge ORs other into f; both need the same layout, size, hashes and seed (else ErrIncompatible).
 func (f *Filter) Merge(other *Filter) error {
 	if other == nil {

@@ -324,3 +324,30 @@ func TestMarshalWriteToAndReadFrom(t *testing.T) {
 		t.Errorf("a bit filter into a counting filter: %v", err)
 	}
 }
+
+func TestSharedFilesAreSeenByEveryHandle(t *testing.T) {
+	path := t.TempDir() + "/shared.lfb"
+	a, err := NewShared(path, 10000, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenShared(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	a.AddString("from a")
+	if !b.TestString("from a") {
+		t.Error("an add through one handle is not seen through the other")
+	}
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewShared(path, 10, 0.01); !errors.Is(err, ErrIO) {
+		t.Errorf("creating over an existing file: %v", err)
+	}
+	if _, err := OpenShared(t.TempDir() + "/missing"); !errors.Is(err, ErrIO) {
+		t.Errorf("opening a missing file: %v", err)
+	}
+}

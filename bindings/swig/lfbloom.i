@@ -28,6 +28,8 @@ LFB_WRAP(lfb_counting_create) LFB_WRAP(lfb_counting_create_geometry) LFB_WRAP(lf
 LFB_WRAP(lfb_counting_add) LFB_WRAP(lfb_counting_contains) LFB_WRAP(lfb_counting_add_many) LFB_WRAP(lfb_counting_contains_many)
 LFB_WRAP(lfb_counting_remove) LFB_WRAP(lfb_counting_count) LFB_WRAP(lfb_counting_clear) LFB_WRAP(lfb_counting_merge)
 LFB_WRAP(lfb_counting_stats) LFB_WRAP(lfb_counting_serialized_size) LFB_WRAP(lfb_counting_save) LFB_WRAP(lfb_counting_load)
+LFB_WRAP(lfb_filter_create_shared_file) LFB_WRAP(lfb_filter_open_shared_file) LFB_WRAP(lfb_filter_flush)
+LFB_WRAP(lfb_counting_create_shared_file) LFB_WRAP(lfb_counting_open_shared_file) LFB_WRAP(lfb_counting_flush)
 
 #if defined(SWIGJAVA)
 %include "lfbloom_java.swg"

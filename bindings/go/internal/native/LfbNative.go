@@ -51,60 +51,76 @@ typedef _goslice_ swig_type_18;
 typedef _goslice_ swig_type_19;
 typedef _goslice_ swig_type_20;
 typedef _goslice_ swig_type_21;
-typedef long long swig_type_22;
-typedef _goslice_ swig_type_23;
-typedef long long swig_type_24;
-typedef _goslice_ swig_type_25;
+typedef _gostring_ swig_type_22;
+typedef long long swig_type_23;
+typedef _goslice_ swig_type_24;
+typedef _gostring_ swig_type_25;
 typedef _goslice_ swig_type_26;
-typedef _goslice_ swig_type_27;
+typedef long long swig_type_27;
 typedef _goslice_ swig_type_28;
-typedef _goslice_ swig_type_29;
+typedef long long swig_type_29;
 typedef _goslice_ swig_type_30;
 typedef _goslice_ swig_type_31;
-typedef long long swig_type_32;
+typedef _goslice_ swig_type_32;
 typedef _goslice_ swig_type_33;
 typedef _goslice_ swig_type_34;
 typedef _goslice_ swig_type_35;
-typedef long long swig_type_36;
-typedef _goslice_ swig_type_37;
+typedef _goslice_ swig_type_36;
+typedef long long swig_type_37;
 typedef _goslice_ swig_type_38;
 typedef _goslice_ swig_type_39;
 typedef _goslice_ swig_type_40;
-typedef _goslice_ swig_type_41;
-extern void _wrap_Swig_free_native_6904a6bfa829559f(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_native_6904a6bfa829559f(swig_intgo arg1);
-extern swig_type_1 _wrap_lfb_version_string_native_6904a6bfa829559f(void);
-extern swig_intgo _wrap_lfb_abi_version_native_6904a6bfa829559f(void);
-extern swig_type_2 _wrap_lfb_strerror_native_6904a6bfa829559f(swig_intgo arg1);
-extern swig_type_3 _wrap_lfb_last_error_native_6904a6bfa829559f(void);
-extern swig_intgo _wrap_lfb_filter_create_native_6904a6bfa829559f(swig_type_4 arg1, double arg2, swig_type_5 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_create_geometry_native_6904a6bfa829559f(swig_type_6 arg1, swig_intgo arg2, swig_type_7 arg3, swig_voidp arg4);
-extern void _wrap_lfb_filter_free_native_6904a6bfa829559f(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_filter_add_native_6904a6bfa829559f(uintptr_t arg1, swig_type_8 arg2);
-extern swig_intgo _wrap_lfb_filter_contains_native_6904a6bfa829559f(uintptr_t arg1, swig_type_9 arg2);
-extern swig_intgo _wrap_lfb_filter_add_many_native_6904a6bfa829559f(uintptr_t arg1, swig_type_10 arg2, swig_type_11 arg3, swig_type_12 arg4, swig_type_13 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_filter_contains_many_native_6904a6bfa829559f(uintptr_t arg1, swig_type_14 arg2, swig_type_15 arg3, swig_type_16 arg4, swig_type_17 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_filter_clear_native_6904a6bfa829559f(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_filter_merge_native_6904a6bfa829559f(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_filter_stats_native_6904a6bfa829559f(uintptr_t arg1, swig_type_18 arg2);
-extern swig_intgo _wrap_lfb_filter_serialized_size_native_6904a6bfa829559f(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_filter_save_native_6904a6bfa829559f(uintptr_t arg1, swig_intgo arg2, swig_type_19 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_load_native_6904a6bfa829559f(swig_intgo arg1, swig_type_20 arg2, swig_type_21 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_counting_create_native_6904a6bfa829559f(swig_type_22 arg1, double arg2, swig_type_23 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_counting_create_geometry_native_6904a6bfa829559f(swig_type_24 arg1, swig_intgo arg2, swig_type_25 arg3, swig_voidp arg4);
-extern void _wrap_lfb_counting_free_native_6904a6bfa829559f(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_add_native_6904a6bfa829559f(uintptr_t arg1, swig_type_26 arg2);
-extern swig_intgo _wrap_lfb_counting_contains_native_6904a6bfa829559f(uintptr_t arg1, swig_type_27 arg2);
-extern swig_intgo _wrap_lfb_counting_remove_native_6904a6bfa829559f(uintptr_t arg1, swig_type_28 arg2);
-extern swig_intgo _wrap_lfb_counting_count_native_6904a6bfa829559f(uintptr_t arg1, swig_type_29 arg2);
-extern swig_intgo _wrap_lfb_counting_add_many_native_6904a6bfa829559f(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_type_32 arg4, swig_type_33 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_contains_many_native_6904a6bfa829559f(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3, swig_type_36 arg4, swig_type_37 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_clear_native_6904a6bfa829559f(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_merge_native_6904a6bfa829559f(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_counting_stats_native_6904a6bfa829559f(uintptr_t arg1, swig_type_38 arg2);
-extern swig_intgo _wrap_lfb_counting_serialized_size_native_6904a6bfa829559f(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_counting_save_native_6904a6bfa829559f(uintptr_t arg1, swig_type_39 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_load_native_6904a6bfa829559f(swig_type_40 arg1, swig_type_41 arg2, swig_voidp arg3);
+typedef long long swig_type_41;
+typedef _goslice_ swig_type_42;
+typedef _goslice_ swig_type_43;
+typedef _goslice_ swig_type_44;
+typedef _goslice_ swig_type_45;
+typedef _goslice_ swig_type_46;
+typedef _gostring_ swig_type_47;
+typedef long long swig_type_48;
+typedef _goslice_ swig_type_49;
+typedef _gostring_ swig_type_50;
+typedef _goslice_ swig_type_51;
+extern void _wrap_Swig_free_native_fc07dd7e6c851db9(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_native_fc07dd7e6c851db9(swig_intgo arg1);
+extern swig_type_1 _wrap_lfb_version_string_native_fc07dd7e6c851db9(void);
+extern swig_intgo _wrap_lfb_abi_version_native_fc07dd7e6c851db9(void);
+extern swig_type_2 _wrap_lfb_strerror_native_fc07dd7e6c851db9(swig_intgo arg1);
+extern swig_type_3 _wrap_lfb_last_error_native_fc07dd7e6c851db9(void);
+extern swig_intgo _wrap_lfb_filter_create_native_fc07dd7e6c851db9(swig_type_4 arg1, double arg2, swig_type_5 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_filter_create_geometry_native_fc07dd7e6c851db9(swig_type_6 arg1, swig_intgo arg2, swig_type_7 arg3, swig_voidp arg4);
+extern void _wrap_lfb_filter_free_native_fc07dd7e6c851db9(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_filter_add_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_8 arg2);
+extern swig_intgo _wrap_lfb_filter_contains_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_9 arg2);
+extern swig_intgo _wrap_lfb_filter_add_many_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_10 arg2, swig_type_11 arg3, swig_type_12 arg4, swig_type_13 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_filter_contains_many_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_14 arg2, swig_type_15 arg3, swig_type_16 arg4, swig_type_17 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_filter_clear_native_fc07dd7e6c851db9(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_filter_merge_native_fc07dd7e6c851db9(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_filter_stats_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_18 arg2);
+extern swig_intgo _wrap_lfb_filter_serialized_size_native_fc07dd7e6c851db9(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_filter_save_native_fc07dd7e6c851db9(uintptr_t arg1, swig_intgo arg2, swig_type_19 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_filter_load_native_fc07dd7e6c851db9(swig_intgo arg1, swig_type_20 arg2, swig_type_21 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_filter_create_shared_file_native_fc07dd7e6c851db9(swig_type_22 arg1, swig_type_23 arg2, double arg3, swig_type_24 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_filter_open_shared_file_native_fc07dd7e6c851db9(swig_type_25 arg1, swig_type_26 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_filter_flush_native_fc07dd7e6c851db9(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_counting_create_native_fc07dd7e6c851db9(swig_type_27 arg1, double arg2, swig_type_28 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_counting_create_geometry_native_fc07dd7e6c851db9(swig_type_29 arg1, swig_intgo arg2, swig_type_30 arg3, swig_voidp arg4);
+extern void _wrap_lfb_counting_free_native_fc07dd7e6c851db9(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_counting_add_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_31 arg2);
+extern swig_intgo _wrap_lfb_counting_contains_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_32 arg2);
+extern swig_intgo _wrap_lfb_counting_remove_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_33 arg2);
+extern swig_intgo _wrap_lfb_counting_count_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_34 arg2);
+extern swig_intgo _wrap_lfb_counting_add_many_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_35 arg2, swig_type_36 arg3, swig_type_37 arg4, swig_type_38 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_counting_contains_many_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4, swig_type_42 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_counting_clear_native_fc07dd7e6c851db9(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_counting_merge_native_fc07dd7e6c851db9(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_counting_stats_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_43 arg2);
+extern swig_intgo _wrap_lfb_counting_serialized_size_native_fc07dd7e6c851db9(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_counting_save_native_fc07dd7e6c851db9(uintptr_t arg1, swig_type_44 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_counting_load_native_fc07dd7e6c851db9(swig_type_45 arg1, swig_type_46 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_counting_create_shared_file_native_fc07dd7e6c851db9(swig_type_47 arg1, swig_type_48 arg2, double arg3, swig_type_49 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_counting_open_shared_file_native_fc07dd7e6c851db9(swig_type_50 arg1, swig_type_51 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_counting_flush_native_fc07dd7e6c851db9(uintptr_t arg1);
 #undef intgo
 */
 import "C"
@@ -147,19 +163,19 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_native_6904a6bfa829559f(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_native_fc07dd7e6c851db9(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Lfb_version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_lfb_version_string_native_6904a6bfa829559f()
+	swig_r_p := C._wrap_lfb_version_string_native_fc07dd7e6c851db9()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -168,14 +184,14 @@ func Lfb_version_string() (_swig_ret string) {
 
 func Lfb_abi_version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_lfb_abi_version_native_6904a6bfa829559f())
+	swig_r = (uint)(C._wrap_lfb_abi_version_native_fc07dd7e6c851db9())
 	return swig_r
 }
 
 func Lfb_strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lfb_strerror_native_6904a6bfa829559f(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_lfb_strerror_native_fc07dd7e6c851db9(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -184,7 +200,7 @@ func Lfb_strerror(arg1 int) (_swig_ret string) {
 
 func Lfb_last_error() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_lfb_last_error_native_6904a6bfa829559f()
+	swig_r_p := C._wrap_lfb_last_error_native_fc07dd7e6c851db9()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -197,7 +213,7 @@ func Lfb_filter_create(arg1 uint64, arg2 float64, arg3 []uint64, arg4 *uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_create_native_6904a6bfa829559f(C.swig_type_4(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_create_native_fc07dd7e6c851db9(C.swig_type_4(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -210,7 +226,7 @@ func Lfb_filter_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *uin
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_create_geometry_native_6904a6bfa829559f(C.swig_type_6(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_create_geometry_native_fc07dd7e6c851db9(C.swig_type_6(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -219,14 +235,14 @@ func Lfb_filter_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *uin
 
 func Lfb_filter_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_filter_free_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_filter_free_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_filter_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_add_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_filter_add_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -237,7 +253,7 @@ func Lfb_filter_contains(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_contains_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_filter_contains_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -252,7 +268,7 @@ func Lfb_filter_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_filter_add_many_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_2)), C.swig_type_12(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_filter_add_many_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_2)), C.swig_type_12(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -273,7 +289,7 @@ func Lfb_filter_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_filter_contains_many_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_2)), C.swig_type_16(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_filter_contains_many_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_2)), C.swig_type_16(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -289,7 +305,7 @@ func Lfb_filter_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uin
 func Lfb_filter_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_filter_clear_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_filter_clear_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -297,7 +313,7 @@ func Lfb_filter_merge(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_merge_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_filter_merge_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -305,7 +321,7 @@ func Lfb_filter_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_stats_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_filter_stats_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -317,7 +333,7 @@ func Lfb_filter_serialized_size(arg1 uintptr, arg2 uint, arg3 *uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_serialized_size_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_filter_serialized_size_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
 	return swig_r
 }
 
@@ -327,7 +343,7 @@ func Lfb_filter_save(arg1 uintptr, arg2 uint, arg3 []byte, arg4 *uint64) (_swig_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_save_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_save_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -340,7 +356,7 @@ func Lfb_filter_load(arg1 uint, arg2 []byte, arg3 []uint64, arg4 *uintptr) (_swi
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_load_native_6904a6bfa829559f(C.swig_intgo(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_load_native_fc07dd7e6c851db9(C.swig_intgo(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -350,13 +366,52 @@ func Lfb_filter_load(arg1 uint, arg2 []byte, arg3 []uint64, arg4 *uintptr) (_swi
 	return swig_r
 }
 
+func Lfb_filter_create_shared_file(arg1 string, arg2 uint64, arg3 float64, arg4 []uint64, arg5 *uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int)(C._wrap_lfb_filter_create_shared_file_native_fc07dd7e6c851db9(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)), C.swig_type_23(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Lfb_filter_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_filter_open_shared_file_native_fc07dd7e6c851db9(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Lfb_filter_flush(arg1 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_lfb_filter_flush_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
 func Lfb_counting_create(arg1 uint64, arg2 float64, arg3 []uint64, arg4 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_counting_create_native_6904a6bfa829559f(C.swig_type_22(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_counting_create_native_fc07dd7e6c851db9(C.swig_type_27(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -369,7 +424,7 @@ func Lfb_counting_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_counting_create_geometry_native_6904a6bfa829559f(C.swig_type_24(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_counting_create_geometry_native_fc07dd7e6c851db9(C.swig_type_29(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -378,14 +433,14 @@ func Lfb_counting_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *u
 
 func Lfb_counting_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_counting_free_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_counting_free_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_counting_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_add_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_counting_add_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -396,7 +451,7 @@ func Lfb_counting_contains(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_contains_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_counting_contains_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -407,7 +462,7 @@ func Lfb_counting_remove(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_remove_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_counting_remove_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -418,7 +473,7 @@ func Lfb_counting_count(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_count_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_counting_count_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -433,7 +488,7 @@ func Lfb_counting_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_add_many_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_type_32(_swig_i_3), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_counting_add_many_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), C.swig_type_37(_swig_i_3), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -454,7 +509,7 @@ func Lfb_counting_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 u
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_contains_many_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_type_36(_swig_i_3), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_counting_contains_many_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2)), C.swig_type_41(_swig_i_3), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -470,7 +525,7 @@ func Lfb_counting_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 u
 func Lfb_counting_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_counting_clear_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_counting_clear_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -478,7 +533,7 @@ func Lfb_counting_merge(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_merge_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_counting_merge_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -486,7 +541,7 @@ func Lfb_counting_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_stats_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_counting_stats_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -497,7 +552,7 @@ func Lfb_counting_serialized_size(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_serialized_size_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_counting_serialized_size_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -506,7 +561,7 @@ func Lfb_counting_save(arg1 uintptr, arg2 []byte, arg3 *uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_save_native_6904a6bfa829559f(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_save_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -518,13 +573,52 @@ func Lfb_counting_load(arg1 []byte, arg2 []uint64, arg3 *uintptr) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_load_native_6904a6bfa829559f(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_load_native_fc07dd7e6c851db9(*(*C.swig_type_45)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
+	return swig_r
+}
+
+func Lfb_counting_create_shared_file(arg1 string, arg2 uint64, arg3 float64, arg4 []uint64, arg5 *uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int)(C._wrap_lfb_counting_create_shared_file_native_fc07dd7e6c851db9(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), C.swig_type_48(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Lfb_counting_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_counting_open_shared_file_native_fc07dd7e6c851db9(*(*C.swig_type_50)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Lfb_counting_flush(arg1 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_lfb_counting_flush_native_fc07dd7e6c851db9(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 

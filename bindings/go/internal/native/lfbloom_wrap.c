@@ -199,7 +199,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_6904a6bfa829559f(void *_swig_go_0) {
+void _wrap_Swig_free_native_fc07dd7e6c851db9(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -209,7 +209,7 @@ void _wrap_Swig_free_native_6904a6bfa829559f(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_6904a6bfa829559f(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_fc07dd7e6c851db9(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -222,7 +222,7 @@ void *_wrap_Swig_malloc_native_6904a6bfa829559f(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_6904a6bfa829559f() {
+_gostring_ _wrap_lfb_version_string_native_fc07dd7e6c851db9() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -233,7 +233,7 @@ _gostring_ _wrap_lfb_version_string_native_6904a6bfa829559f() {
 }
 
 
-intgo _wrap_lfb_abi_version_native_6904a6bfa829559f() {
+intgo _wrap_lfb_abi_version_native_fc07dd7e6c851db9() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -244,7 +244,7 @@ intgo _wrap_lfb_abi_version_native_6904a6bfa829559f() {
 }
 
 
-_gostring_ _wrap_lfb_strerror_native_6904a6bfa829559f(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_strerror_native_fc07dd7e6c851db9(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -257,7 +257,7 @@ _gostring_ _wrap_lfb_strerror_native_6904a6bfa829559f(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_last_error_native_6904a6bfa829559f() {
+_gostring_ _wrap_lfb_last_error_native_fc07dd7e6c851db9() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -268,7 +268,7 @@ _gostring_ _wrap_lfb_last_error_native_6904a6bfa829559f() {
 }
 
 
-intgo _wrap_lfb_filter_create_native_6904a6bfa829559f(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_native_fc07dd7e6c851db9(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -299,7 +299,7 @@ intgo _wrap_lfb_filter_create_native_6904a6bfa829559f(long long _swig_go_0, doub
 }
 
 
-intgo _wrap_lfb_filter_create_geometry_native_6904a6bfa829559f(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_geometry_native_fc07dd7e6c851db9(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -330,7 +330,7 @@ intgo _wrap_lfb_filter_create_geometry_native_6904a6bfa829559f(long long _swig_g
 }
 
 
-void _wrap_lfb_filter_free_native_6904a6bfa829559f(lfb_filter *_swig_go_0) {
+void _wrap_lfb_filter_free_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   
   arg1 = (lfb_filter *)_swig_go_0; 
@@ -340,7 +340,7 @@ void _wrap_lfb_filter_free_native_6904a6bfa829559f(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_add_native_6904a6bfa829559f(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_add_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -356,7 +356,7 @@ intgo _wrap_lfb_filter_add_native_6904a6bfa829559f(lfb_filter *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_lfb_filter_contains_native_6904a6bfa829559f(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_contains_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -372,7 +372,7 @@ intgo _wrap_lfb_filter_contains_native_6904a6bfa829559f(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_add_many_native_6904a6bfa829559f(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_add_many_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -395,7 +395,7 @@ intgo _wrap_lfb_filter_add_many_native_6904a6bfa829559f(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_many_native_6904a6bfa829559f(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_contains_many_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -418,7 +418,7 @@ intgo _wrap_lfb_filter_contains_many_native_6904a6bfa829559f(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_clear_native_6904a6bfa829559f(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_clear_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -431,7 +431,7 @@ intgo _wrap_lfb_filter_clear_native_6904a6bfa829559f(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_merge_native_6904a6bfa829559f(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_filter_merge_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -446,7 +446,7 @@ intgo _wrap_lfb_filter_merge_native_6904a6bfa829559f(lfb_filter *_swig_go_0, lfb
 }
 
 
-intgo _wrap_lfb_filter_stats_native_6904a6bfa829559f(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_stats_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -485,7 +485,7 @@ intgo _wrap_lfb_filter_stats_native_6904a6bfa829559f(lfb_filter *_swig_go_0, _go
 }
 
 
-intgo _wrap_lfb_filter_serialized_size_native_6904a6bfa829559f(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_filter_serialized_size_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -502,7 +502,7 @@ intgo _wrap_lfb_filter_serialized_size_native_6904a6bfa829559f(lfb_filter *_swig
 }
 
 
-intgo _wrap_lfb_filter_save_native_6904a6bfa829559f(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_filter_save_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -522,7 +522,7 @@ intgo _wrap_lfb_filter_save_native_6904a6bfa829559f(lfb_filter *_swig_go_0, intg
 }
 
 
-intgo _wrap_lfb_filter_load_native_6904a6bfa829559f(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_load_native_fc07dd7e6c851db9(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -554,7 +554,92 @@ intgo _wrap_lfb_filter_load_native_6904a6bfa829559f(intgo _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_lfb_counting_create_native_6904a6bfa829559f(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_filter_create_shared_file_native_fc07dd7e6c851db9(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
+  char *arg1 = (char *) 0 ;
+  uint64_t arg2 ;
+  double arg3 ;
+  lfb_options *arg4 = (lfb_options *) 0 ;
+  lfb_filter **arg5 = (lfb_filter **) 0 ;
+  lfb_options options4 ;
+  lfb_filter *handle5 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  arg2 = (uint64_t)_swig_go_1; 
+  arg3 = (double)_swig_go_2; 
+  
+  arg4 = NULL;
+  if (_swig_go_3.len == 5) {
+    const uint64_t* v = (const uint64_t*)_swig_go_3.array;
+    lfb_options_init(&options4);
+    options4.layout = (uint32_t)v[0]; options4.memory_limit = v[1]; options4.seed = v[2];
+    options4.counter_bits = (uint32_t)v[3]; options4.flags = (uint32_t)v[4];
+    arg4 = &options4;
+  }
+  
+  arg5 = &handle5; 
+  
+  result = (int)lfb_filter_create_shared_file((char const *)arg1,arg2,arg3,(struct lfb_options const *)arg4,arg5);
+  _swig_go_result = result; 
+  if (_swig_go_4) *_swig_go_4 = handle5; 
+  free(arg1); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_filter_open_shared_file_native_fc07dd7e6c851db9(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
+  char *arg1 = (char *) 0 ;
+  lfb_options *arg2 = (lfb_options *) 0 ;
+  lfb_filter **arg3 = (lfb_filter **) 0 ;
+  lfb_options options2 ;
+  lfb_filter *handle3 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  arg2 = NULL;
+  if (_swig_go_1.len == 5) {
+    const uint64_t* v = (const uint64_t*)_swig_go_1.array;
+    lfb_options_init(&options2);
+    options2.layout = (uint32_t)v[0]; options2.memory_limit = v[1]; options2.seed = v[2];
+    options2.counter_bits = (uint32_t)v[3]; options2.flags = (uint32_t)v[4];
+    arg2 = &options2;
+  }
+  
+  arg3 = &handle3; 
+  
+  result = (int)lfb_filter_open_shared_file((char const *)arg1,(struct lfb_options const *)arg2,arg3);
+  _swig_go_result = result; 
+  if (_swig_go_2) *_swig_go_2 = handle3; 
+  free(arg1); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_filter_flush_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0) {
+  lfb_filter *arg1 = (lfb_filter *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_filter *)_swig_go_0; 
+  
+  result = (int)lfb_filter_flush((struct lfb_filter const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_counting_create_native_fc07dd7e6c851db9(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -585,7 +670,7 @@ intgo _wrap_lfb_counting_create_native_6904a6bfa829559f(long long _swig_go_0, do
 }
 
 
-intgo _wrap_lfb_counting_create_geometry_native_6904a6bfa829559f(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_geometry_native_fc07dd7e6c851db9(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -616,7 +701,7 @@ intgo _wrap_lfb_counting_create_geometry_native_6904a6bfa829559f(long long _swig
 }
 
 
-void _wrap_lfb_counting_free_native_6904a6bfa829559f(lfb_counting *_swig_go_0) {
+void _wrap_lfb_counting_free_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   
   arg1 = (lfb_counting *)_swig_go_0; 
@@ -626,7 +711,7 @@ void _wrap_lfb_counting_free_native_6904a6bfa829559f(lfb_counting *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_add_native_6904a6bfa829559f(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_add_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -642,7 +727,7 @@ intgo _wrap_lfb_counting_add_native_6904a6bfa829559f(lfb_counting *_swig_go_0, _
 }
 
 
-intgo _wrap_lfb_counting_contains_native_6904a6bfa829559f(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_contains_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -658,7 +743,7 @@ intgo _wrap_lfb_counting_contains_native_6904a6bfa829559f(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_remove_native_6904a6bfa829559f(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_remove_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -674,7 +759,7 @@ intgo _wrap_lfb_counting_remove_native_6904a6bfa829559f(lfb_counting *_swig_go_0
 }
 
 
-intgo _wrap_lfb_counting_count_native_6904a6bfa829559f(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_count_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -690,7 +775,7 @@ intgo _wrap_lfb_counting_count_native_6904a6bfa829559f(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_add_many_native_6904a6bfa829559f(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_add_many_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -713,7 +798,7 @@ intgo _wrap_lfb_counting_add_many_native_6904a6bfa829559f(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_many_native_6904a6bfa829559f(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_contains_many_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -736,7 +821,7 @@ intgo _wrap_lfb_counting_contains_many_native_6904a6bfa829559f(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_clear_native_6904a6bfa829559f(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_clear_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -749,7 +834,7 @@ intgo _wrap_lfb_counting_clear_native_6904a6bfa829559f(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_counting_merge_native_6904a6bfa829559f(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
+intgo _wrap_lfb_counting_merge_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_counting *arg2 = (lfb_counting *) 0 ;
   int result;
@@ -764,7 +849,7 @@ intgo _wrap_lfb_counting_merge_native_6904a6bfa829559f(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_stats_native_6904a6bfa829559f(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_stats_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -803,7 +888,7 @@ intgo _wrap_lfb_counting_stats_native_6904a6bfa829559f(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_serialized_size_native_6904a6bfa829559f(lfb_counting *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_counting_serialized_size_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, long long *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -818,7 +903,7 @@ intgo _wrap_lfb_counting_serialized_size_native_6904a6bfa829559f(lfb_counting *_
 }
 
 
-intgo _wrap_lfb_counting_save_native_6904a6bfa829559f(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_counting_save_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -836,7 +921,7 @@ intgo _wrap_lfb_counting_save_native_6904a6bfa829559f(lfb_counting *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_counting_load_native_6904a6bfa829559f(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_load_native_fc07dd7e6c851db9(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   void *arg1 = (void *) 0 ;
   uint64_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -862,6 +947,91 @@ intgo _wrap_lfb_counting_load_native_6904a6bfa829559f(_goslice_ _swig_go_0, _gos
   result = (int)lfb_counting_load((void const *)arg1,arg2,(struct lfb_options const *)arg3,arg4);
   _swig_go_result = result; 
   if (_swig_go_2) *_swig_go_2 = handle4; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_counting_create_shared_file_native_fc07dd7e6c851db9(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
+  char *arg1 = (char *) 0 ;
+  uint64_t arg2 ;
+  double arg3 ;
+  lfb_options *arg4 = (lfb_options *) 0 ;
+  lfb_counting **arg5 = (lfb_counting **) 0 ;
+  lfb_options options4 ;
+  lfb_counting *handle5 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  arg2 = (uint64_t)_swig_go_1; 
+  arg3 = (double)_swig_go_2; 
+  
+  arg4 = NULL;
+  if (_swig_go_3.len == 5) {
+    const uint64_t* v = (const uint64_t*)_swig_go_3.array;
+    lfb_options_init(&options4);
+    options4.layout = (uint32_t)v[0]; options4.memory_limit = v[1]; options4.seed = v[2];
+    options4.counter_bits = (uint32_t)v[3]; options4.flags = (uint32_t)v[4];
+    arg4 = &options4;
+  }
+  
+  arg5 = &handle5; 
+  
+  result = (int)lfb_counting_create_shared_file((char const *)arg1,arg2,arg3,(struct lfb_options const *)arg4,arg5);
+  _swig_go_result = result; 
+  if (_swig_go_4) *_swig_go_4 = handle5; 
+  free(arg1); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_counting_open_shared_file_native_fc07dd7e6c851db9(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+  char *arg1 = (char *) 0 ;
+  lfb_options *arg2 = (lfb_options *) 0 ;
+  lfb_counting **arg3 = (lfb_counting **) 0 ;
+  lfb_options options2 ;
+  lfb_counting *handle3 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  arg2 = NULL;
+  if (_swig_go_1.len == 5) {
+    const uint64_t* v = (const uint64_t*)_swig_go_1.array;
+    lfb_options_init(&options2);
+    options2.layout = (uint32_t)v[0]; options2.memory_limit = v[1]; options2.seed = v[2];
+    options2.counter_bits = (uint32_t)v[3]; options2.flags = (uint32_t)v[4];
+    arg2 = &options2;
+  }
+  
+  arg3 = &handle3; 
+  
+  result = (int)lfb_counting_open_shared_file((char const *)arg1,(struct lfb_options const *)arg2,arg3);
+  _swig_go_result = result; 
+  if (_swig_go_2) *_swig_go_2 = handle3; 
+  free(arg1); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_counting_flush_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0) {
+  lfb_counting *arg1 = (lfb_counting *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_counting *)_swig_go_0; 
+  
+  result = (int)lfb_counting_flush((struct lfb_counting const *)arg1);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 

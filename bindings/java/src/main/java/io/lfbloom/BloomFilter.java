@@ -112,6 +112,37 @@ public final class BloomFilter implements AutoCloseable {
         return new BloomFilter(Native.handleOf(LfbNative.lfb_filter_create_geometry(bits, hashes, options.toNative(4), out), out));
     }
 
+    /**
+     * Creates the file {@code path} holding a new filter that other processes (a Go service, C,
+     * another JVM) open with {@link #openShared} and use at the same time, with the same lock-free
+     * atomics. Fails (LfbloomException, status -8) if the file exists.
+     */
+    public static BloomFilter createShared(java.nio.file.Path path, long expectedInsertions, double fpp, Options options) {
+        if (path == null) throw new IllegalArgumentException("path is null");
+        Native.load();
+        long[] out = new long[1];
+        return new BloomFilter(Native.handleOf(
+                LfbNative.lfb_filter_create_shared_file(path.toString(), expectedInsertions, fpp, options.toNative(4), out), out));
+    }
+
+    /** Maps the filter in a shared file made by createShared (in any process or language). */
+    public static BloomFilter openShared(java.nio.file.Path path) {
+        if (path == null) throw new IllegalArgumentException("path is null");
+        Native.load();
+        long[] out = new long[1];
+        return new BloomFilter(Native.handleOf(LfbNative.lfb_filter_open_shared_file(path.toString(), null, out), out));
+    }
+
+    /** Writes a shared file's pages to disk (msync): durability across a machine crash only. */
+    public void flush() {
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_filter_flush(h));
+        } finally {
+            handle.release();
+        }
+    }
+
     // ---- put and mightContain ---------------------------------------------------------------------
 
     /** Adds a key; true if it was new (some bit changed). */

@@ -199,6 +199,24 @@ class BloomFilterTest {
         }
     }
 
+    @Test
+    void sharedFilesAreSeenByEveryHandle() throws IOException {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("lfbloom");
+        java.nio.file.Path file = dir.resolve("shared.lfb");
+        try (BloomFilter a = BloomFilter.createShared(file, 10_000, 0.01, BloomFilter.Options.defaults());
+                BloomFilter b = BloomFilter.openShared(file)) {
+            a.put("from a");
+            assertTrue(b.mightContain("from a"));
+            b.flush();
+            LfbloomException exists = assertThrows(LfbloomException.class,
+                    () -> BloomFilter.createShared(file, 10, 0.01, BloomFilter.Options.defaults()));
+            assertEquals(-8, exists.status());
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+            java.nio.file.Files.delete(dir);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(BloomFilter.Layout.class)
     void nativeFormatRoundTrips(BloomFilter.Layout l) throws IOException {
