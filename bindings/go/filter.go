@@ -67,36 +67,33 @@ func (b *base) TestUint64(v uint64) bool { return b.Test(keyOfUint64(v)) }
 
 // AddMany adds every key in one C call; it returns how many were new.
 func (b *base) AddMany(keys [][]byte) (uint64, error) {
-	data, offsets := packed(keys)
+	buf := pack(keys)
+	defer batchPool.Put(buf)
 	p, ok := b.h.acquire()
 	if !ok {
 		return 0, ErrClosed
 	}
 	defer b.h.release()
 	var added uint64
-	_, err := check(b.fns.addMany(p, data, offsets, uint64(len(keys)), nil, &added))
-	runtime.KeepAlive(data)
-	runtime.KeepAlive(offsets)
+	_, err := check(b.fns.addMany(p, buf.data, buf.offsets, uint64(len(keys)), nil, &added))
 	return added, err
 }
 
 // TestMany tests every key in one C call; element i answers for keys[i].
 func (b *base) TestMany(keys [][]byte) ([]bool, error) {
-	data, offsets := packed(keys)
-	found := make([]byte, len(keys)+1) // +1: never an empty (nil-pointer) slice
+	buf := pack(keys)
+	defer batchPool.Put(buf)
 	p, ok := b.h.acquire()
 	if !ok {
 		return nil, ErrClosed
 	}
 	defer b.h.release()
-	if _, err := check(b.fns.containsMany(p, data, offsets, uint64(len(keys)), found, nil)); err != nil {
+	if _, err := check(b.fns.containsMany(p, buf.data, buf.offsets, uint64(len(keys)), buf.found, nil)); err != nil {
 		return nil, err
 	}
-	runtime.KeepAlive(data)
-	runtime.KeepAlive(offsets)
 	out := make([]bool, len(keys))
 	for i := range out {
-		out[i] = found[i] != 0
+		out[i] = buf.found[i] != 0
 	}
 	return out, nil
 }

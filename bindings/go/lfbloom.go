@@ -161,20 +161,32 @@ func keyOfUint64(v uint64) []byte {
 	return b[:]
 }
 
-// packed lays out a batch as the C ABI takes it: one buffer and len(keys)+1 offsets.
-func packed(keys [][]byte) (data []byte, offsets []uint64) {
-	total := 0
+// batchBuffers lay out a batch as the C ABI takes it: one buffer, len(keys)+1 offsets, and one
+// result byte per key. They are pooled, so batch calls do not allocate once warm.
+type batchBuffers struct {
+	data    []byte
+	offsets []uint64
+	found   []byte
+}
+
+var batchPool = sync.Pool{New: func() any { return new(batchBuffers) }}
+
+func pack(keys [][]byte) *batchBuffers {
+	b := batchPool.Get().(*batchBuffers)
+	b.data = b.data[:0]
+	b.offsets = append(b.offsets[:0], 0)
 	for _, k := range keys {
-		total += len(k)
+		b.data = append(b.data, k...)
+		b.offsets = append(b.offsets, uint64(len(b.data)))
 	}
-	data = make([]byte, 0, total+1) // +1: a non-nil buffer even for empty keys
-	offsets = make([]uint64, 0, len(keys)+1)
-	offsets = append(offsets, 0)
-	for _, k := range keys {
-		data = append(data, k...)
-		offsets = append(offsets, uint64(len(data)))
+	if cap(b.data) == 0 {
+		b.data = make([]byte, 0, 64) // never a nil buffer, even for empty keys
 	}
-	return data[:cap(data)], offsets
+	b.data = b.data[:cap(b.data)]
+	if cap(b.found) < len(keys)+1 {
+		b.found = make([]byte, len(keys)+1)
+	}
+	return b
 }
 
 // Stats is a snapshot of a filter's parameters and fill, read while others may write.

@@ -3,6 +3,7 @@ package io.lfbloom.jmh;
 import com.google.common.hash.Funnels;
 import io.lfbloom.BloomFilter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +48,9 @@ public class FilterBenchmark {
             lfbloom.put(keys[i]);
             guava.put(keys[i]);
         }
+        List<byte[]> all = Arrays.asList(keys);
         batches = new ArrayList<>();
-        for (int i = 0; i + BATCH <= KEYS; i += BATCH) batches.add(List.of(keys).subList(i, i + BATCH));
+        for (int i = 0; i + BATCH <= KEYS; i += BATCH) batches.add(all.subList(i, i + BATCH));
     }
 
     @TearDown
