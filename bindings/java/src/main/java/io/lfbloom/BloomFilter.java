@@ -135,12 +135,7 @@ public final class BloomFilter implements AutoCloseable {
 
     /** Writes a shared file's pages to disk (msync): durability across a machine crash only. */
     public void flush() {
-        long h = handle.acquire();
-        try {
-            Native.check(LfbNative.lfb_filter_flush(h));
-        } finally {
-            handle.release();
-        }
+        handle.call(LfbNative::lfb_filter_flush);
     }
 
     // ---- put and mightContain ---------------------------------------------------------------------
@@ -191,75 +186,31 @@ public final class BloomFilter implements AutoCloseable {
 
     /** Adds all keys in one native call; returns how many were new. */
     public long putAll(List<byte[]> keys) {
-        Native.Buffers b = batch(keys);
-        long[] added = new long[1];
-        long h = handle.acquire();
-        try {
-            Native.check(LfbNative.lfb_filter_add_many(h, b.data(), b.offsets(), keys.size(), null, added));
-        } finally {
-            handle.release();
-        }
-        return added[0];
+        return handle.batch(LfbNative::lfb_filter_add_many, keys, null);
     }
 
     /** Queries all keys in one native call; element i answers for keys.get(i). */
     public boolean[] mightContainAll(List<byte[]> keys) {
-        Native.Buffers b = batch(keys);
-        long h = handle.acquire();
-        try {
-            Native.check(LfbNative.lfb_filter_contains_many(h, b.data(), b.offsets(), keys.size(), b.results(), null));
-        } finally {
-            handle.release();
-        }
-        boolean[] found = new boolean[keys.size()];
-        for (int i = 0; i < found.length; i++) found[i] = b.results().get(i) != 0;
+        boolean[] found = new boolean[keys == null ? 0 : keys.size()];
+        handle.batch(LfbNative::lfb_filter_contains_many, keys, found);
         return found;
-    }
-
-    static Native.Buffers batch(List<byte[]> keys) {
-        if (keys == null) throw new IllegalArgumentException("keys is null");
-        Native.Buffers b = Native.buffers();
-        b.batch(keys);
-        return b;
     }
 
     // ---- whole-filter operations --------------------------------------------------------------
 
     /** Zeroes the filter. Puts racing with it may be lost. */
     public void clear() {
-        long h = handle.acquire();
-        try {
-            Native.check(LfbNative.lfb_filter_clear(h));
-        } finally {
-            handle.release();
-        }
+        handle.call(LfbNative::lfb_filter_clear);
     }
 
     /** ORs {@code other} into this filter; both must have the same layout, size, hashes and seed. */
     public void merge(BloomFilter other) {
         if (other == null) throw new IllegalArgumentException("other is null");
-        long h = handle.acquire();
-        try {
-            long o = other.handle.acquire();
-            try {
-                Native.check(LfbNative.lfb_filter_merge(h, o));
-            } finally {
-                other.handle.release();
-            }
-        } finally {
-            handle.release();
-        }
+        handle.callWith(other.handle, LfbNative::lfb_filter_merge);
     }
 
     public Stats stats() {
-        long[] v = new long[Native.STATS_LENGTH];
-        long h = handle.acquire();
-        try {
-            Native.check(LfbNative.lfb_filter_stats(h, v));
-        } finally {
-            handle.release();
-        }
-        return Stats.of(v);
+        return Stats.of(handle.stats(LfbNative::lfb_filter_stats));
     }
 
     /** Distinct keys estimated from the fill, as Guava's approximateElementCount. */
@@ -294,19 +245,8 @@ public final class BloomFilter implements AutoCloseable {
     }
 
     private void write(OutputStream out, int format) throws IOException {
-        if (out == null) throw new IllegalArgumentException("out is null");
-        ByteBuffer buffer;
-        long h = handle.acquire();
-        try {
-            long[] size = new long[1];
-            Native.check(LfbNative.lfb_filter_serialized_size(h, format, size));
-            if (size[0] > Integer.MAX_VALUE - 16) throw new IOException("filter too large for one stream buffer: " + size[0] + " bytes");
-            buffer = ByteBuffer.allocateDirect((int) size[0]);
-            Native.check(LfbNative.lfb_filter_save(h, format, buffer, new long[1]));
-        } finally {
-            handle.release();
-        }
-        Native.write(buffer, out);
+        handle.save(out, (h, size) -> LfbNative.lfb_filter_serialized_size(h, format, size),
+                (h, buffer, written) -> LfbNative.lfb_filter_save(h, format, buffer, written));
     }
 
     /**

@@ -121,64 +121,27 @@ public final class CountingBloomFilter implements AutoCloseable {
 
     /** Adds all keys in one native call; returns how many were absent before. */
     public long putAll(List<byte[]> keys) {
-        Native.Buffers b = BloomFilter.batch(keys);
-        long[] added = new long[1];
-        long h = handle.acquire();
-        try {
-            Native.check(LfbNative.lfb_counting_add_many(h, b.data(), b.offsets(), keys.size(), null, added));
-        } finally {
-            handle.release();
-        }
-        return added[0];
+        return handle.batch(LfbNative::lfb_counting_add_many, keys, null);
     }
 
     public boolean[] mightContainAll(List<byte[]> keys) {
-        Native.Buffers b = BloomFilter.batch(keys);
-        long h = handle.acquire();
-        try {
-            Native.check(LfbNative.lfb_counting_contains_many(h, b.data(), b.offsets(), keys.size(), b.results(), null));
-        } finally {
-            handle.release();
-        }
-        boolean[] found = new boolean[keys.size()];
-        for (int i = 0; i < found.length; i++) found[i] = b.results().get(i) != 0;
+        boolean[] found = new boolean[keys == null ? 0 : keys.size()];
+        handle.batch(LfbNative::lfb_counting_contains_many, keys, found);
         return found;
     }
 
     public void clear() {
-        long h = handle.acquire();
-        try {
-            Native.check(LfbNative.lfb_counting_clear(h));
-        } finally {
-            handle.release();
-        }
+        handle.call(LfbNative::lfb_counting_clear);
     }
 
     /** Adds {@code other}'s counters to this filter's, saturating; geometry, width and seed must match. */
     public void merge(CountingBloomFilter other) {
         if (other == null) throw new IllegalArgumentException("other is null");
-        long h = handle.acquire();
-        try {
-            long o = other.handle.acquire();
-            try {
-                Native.check(LfbNative.lfb_counting_merge(h, o));
-            } finally {
-                other.handle.release();
-            }
-        } finally {
-            handle.release();
-        }
+        handle.callWith(other.handle, LfbNative::lfb_counting_merge);
     }
 
     public Stats stats() {
-        long[] v = new long[Native.STATS_LENGTH];
-        long h = handle.acquire();
-        try {
-            Native.check(LfbNative.lfb_counting_stats(h, v));
-        } finally {
-            handle.release();
-        }
-        return Stats.of(v);
+        return Stats.of(handle.stats(LfbNative::lfb_counting_stats));
     }
 
     public long approximateElementCount() {
@@ -192,19 +155,7 @@ public final class CountingBloomFilter implements AutoCloseable {
 
     /** Writes the filter in lfbloom's own format. */
     public void save(OutputStream out) throws IOException {
-        if (out == null) throw new IllegalArgumentException("out is null");
-        ByteBuffer buffer;
-        long h = handle.acquire();
-        try {
-            long[] size = new long[1];
-            Native.check(LfbNative.lfb_counting_serialized_size(h, size));
-            if (size[0] > Integer.MAX_VALUE - 16) throw new IOException("filter too large for one stream buffer: " + size[0] + " bytes");
-            buffer = ByteBuffer.allocateDirect((int) size[0]);
-            Native.check(LfbNative.lfb_counting_save(h, buffer, new long[1]));
-        } finally {
-            handle.release();
-        }
-        Native.write(buffer, out);
+        handle.save(out, LfbNative::lfb_counting_serialized_size, LfbNative::lfb_counting_save);
     }
 
     /** Reads a filter written by {@link #save}; corrupt or foreign data throws IOException. */

@@ -86,4 +86,79 @@ final class NativeHandle implements Runnable {
             release();
         }
     }
+
+    /** A native call on the handle alone, or with an array it fills (statistics, sizes). */
+    interface HandleCall {
+        int apply(long handle);
+    }
+
+    int call(HandleCall call) {
+        long h = acquire();
+        try {
+            return Native.check(call.apply(h));
+        } finally {
+            release();
+        }
+    }
+
+    /** A batch call: data, offsets, count, results (may be null), count out. */
+    interface BatchCall {
+        int apply(long handle, java.nio.ByteBuffer data, java.nio.ByteBuffer offsets, long count,
+                java.nio.ByteBuffer results, long[] out);
+    }
+
+    /** Runs a batch call over keys in the per-thread buffers; returns the count it reports. */
+    long batch(BatchCall call, java.util.List<byte[]> keys, boolean[] found) {
+        if (keys == null) throw new IllegalArgumentException("keys is null");
+        Native.Buffers b = Native.buffers();
+        b.batch(keys);
+        long[] out = new long[1];
+        call(h -> call.apply(h, b.data(), b.offsets(), keys.size(), found == null ? null : b.results(), out));
+        if (found != null) for (int i = 0; i < found.length; i++) found[i] = b.results().get(i) != 0;
+        return out[0];
+    }
+
+    /** Runs a call on this handle and {@code other}'s (merges). */
+    void callWith(NativeHandle other, java.util.function.LongBinaryOperator call) {
+        long h = acquire();
+        try {
+            long o = other.acquire();
+            try {
+                Native.check((int) call.applyAsLong(h, o));
+            } finally {
+                other.release();
+            }
+        } finally {
+            release();
+        }
+    }
+
+    long[] stats(java.util.function.ToIntBiFunction<Long, long[]> call) {
+        long[] v = new long[Native.STATS_LENGTH];
+        call(h -> call.applyAsInt(h, v));
+        return v;
+    }
+
+    /** Serializes in {@code format}: size, then save into a direct buffer, then copy to out. */
+    void save(java.io.OutputStream out, java.util.function.ToIntBiFunction<Long, long[]> size,
+            BufferSave save) throws java.io.IOException {
+        if (out == null) throw new IllegalArgumentException("out is null");
+        long[] bytes = new long[1];
+        java.nio.ByteBuffer[] buffer = new java.nio.ByteBuffer[1];
+        long h = acquire();
+        try {
+            Native.check(size.applyAsInt(h, bytes));
+            if (bytes[0] > Integer.MAX_VALUE - 16)
+                throw new java.io.IOException("filter too large for one stream buffer: " + bytes[0] + " bytes");
+            buffer[0] = java.nio.ByteBuffer.allocateDirect((int) bytes[0]);
+            Native.check(save.apply(h, buffer[0], new long[1]));
+        } finally {
+            release();
+        }
+        Native.write(buffer[0], out);
+    }
+
+    interface BufferSave {
+        int apply(long handle, java.nio.ByteBuffer buffer, long[] written);
+    }
 }
