@@ -35,6 +35,9 @@ public:
     explicit database(const std::string& path, bool create) {
         const int flags = (create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
         if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) fail("open");
+        // Readers opening a WAL database at once may briefly find it locked (one of them rebuilds
+        // the shared WAL index): wait for it instead of failing with SQLITE_BUSY.
+        sqlite3_busy_timeout(db_, 10000);
     }
     ~database() {
         sqlite3_finalize(lookup_);
