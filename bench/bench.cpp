@@ -154,7 +154,7 @@ struct core_subject {
     bool remove(key_view k) {
         if constexpr (requires { f.remove(k); }) return f.remove(k); else return false;
     }
-    std::uint64_t remove_many(std::span<const key_view> keys) {
+    std::uint64_t remove_many(std::span<const key_view> keys) {  // counting has no batch remove yet
         std::uint64_t n = 0;
         for (auto k : keys) n += remove(k);
         return n;
@@ -166,8 +166,33 @@ struct core_subject {
     }
 };
 
+/// Batch calls as loops of single calls, for the subjects that have no batch path of their own.
+template <class Subject>
+struct single_call_batches {
+    std::uint64_t add_many(std::span<const key_view> keys) {
+        std::uint64_t n = 0;
+        for (auto k : keys) n += self().add(k);
+        return n;
+    }
+    std::uint64_t contains_many(std::span<const key_view> keys) const {
+        std::uint64_t n = 0;
+        for (auto k : keys) n += static_cast<const Subject&>(*this).contains(k);
+        return n;
+    }
+    std::uint64_t remove_many(std::span<const key_view> keys) {
+        std::uint64_t n = 0;
+        for (auto k : keys) n += self().remove(k);
+        return n;
+    }
+    bool remove(key_view) { return false; }  // only counting filters remove
+    void touch() {}
+
+private:
+    Subject& self() { return static_cast<Subject&>(*this); }
+};
+
 /// The blocked filter with plain loads and stores: what the atomics cost.
-struct nonatomic_blocked {
+struct nonatomic_blocked : single_call_batches<nonatomic_blocked> {
     blocked_layout layout;
     word_array words;
     nonatomic_blocked(const geometry& g) : layout(g.slots, g.hashes), words(g.slots / 64, 0) {}
@@ -178,18 +203,6 @@ struct nonatomic_blocked {
     }
     bool add(key_view k) { return layout.add_with(words.data(), murmur3_x64_128(k.data(), k.size()), plain_set); }
     bool contains(key_view k) const { return layout.contains(words.data(), murmur3_x64_128(k.data(), k.size())); }
-    std::uint64_t add_many(std::span<const key_view> keys) {
-        std::uint64_t n = 0;
-        for (auto k : keys) n += add(k);
-        return n;
-    }
-    std::uint64_t contains_many(std::span<const key_view> keys) const {
-        std::uint64_t n = 0;
-        for (auto k : keys) n += contains(k);
-        return n;
-    }
-    std::uint64_t remove_many(std::span<const key_view>) { return 0; }
-    bool remove(key_view) { return false; }
     void clear() { std::fill(words.data(), words.data() + words.size(), 0); }
     std::uint64_t bytes() const { return words.bytes(); }
     void touch() { clear(); }
@@ -197,7 +210,8 @@ struct nonatomic_blocked {
 
 /// The blocked filter behind a lock: what lock-freedom buys.
 template <class Mutex>
-struct locked_blocked {
+struct locked_blocked : single_call_batches<locked_blocked<Mutex>> {
+    explicit locked_blocked(blocked_bloom_filter filter) : f(std::move(filter)) {}
     blocked_bloom_filter f;
     mutable Mutex m;
     bool add(key_view k) {
@@ -213,30 +227,16 @@ struct locked_blocked {
             return f.contains(k);
         }
     }
-    std::uint64_t add_many(std::span<const key_view>) { return 0; }
-    std::uint64_t contains_many(std::span<const key_view>) const { return 0; }
-    std::uint64_t remove_many(std::span<const key_view>) { return 0; }
-    bool remove(key_view) { return false; }
     void clear() { f.clear(); }
     std::uint64_t bytes() const { return f.words().size() * 8; }
-    void touch() {}
 };
 
 /// Hashing alone: what every filter pays before touching memory.
-struct hash_only {
+struct hash_only : single_call_batches<hash_only> {
     bool contains(key_view k) const { return murmur3_x64_128(k.data(), k.size()).h1 & 1; }
     bool add(key_view k) { return contains(k); }
-    std::uint64_t contains_many(std::span<const key_view> keys) const {
-        std::uint64_t n = 0;
-        for (auto k : keys) n += contains(k);
-        return n;
-    }
-    std::uint64_t add_many(std::span<const key_view> k) { return contains_many(k); }
-    std::uint64_t remove_many(std::span<const key_view>) { return 0; }
-    bool remove(key_view) { return false; }
     void clear() {}
     std::uint64_t bytes() const { return 0; }
-    void touch() {}
 };
 
 /// The memory floor: one random 64-byte line read per key over the same amount of memory, with
@@ -357,9 +357,9 @@ void run_all() {
     {
         core_subject<blocked_bloom_filter> blocked{blocked_bloom_filter::for_capacity(cache.keys, p)};
         run_ops("blocked", blocked, cache, {"mixed"}, 16, {1}, mixed_threads);
-        locked_blocked<std::mutex> with_mutex{blocked_bloom_filter::for_capacity(cache.keys, p), {}};
+        locked_blocked<std::mutex> with_mutex{blocked_bloom_filter::for_capacity(cache.keys, p)};
         run_ops("mutex-blocked", with_mutex, cache, {"mixed"}, 16, {1}, mixed_threads);
-        locked_blocked<std::shared_mutex> with_shared{blocked_bloom_filter::for_capacity(cache.keys, p), {}};
+        locked_blocked<std::shared_mutex> with_shared{blocked_bloom_filter::for_capacity(cache.keys, p)};
         run_ops("shared-mutex-blocked", with_shared, cache, {"mixed"}, 16, {1}, mixed_threads);
     }
     if (cfg.quick) return;
@@ -371,9 +371,9 @@ void run_all() {
         core_subject<blocked_bloom_filter> blocked{blocked_bloom_filter::with_geometry(bits, 7)};
         for (unsigned kb : key_sizes) run_ops("blocked", blocked, dram, {"add", "contains-present", "contains-absent"}, kb, both, one_thread);
         run_ops("blocked", blocked, dram, {"add", "contains-absent", "mixed"}, 16, both, threads);
-        locked_blocked<std::mutex> with_mutex{blocked_bloom_filter::with_geometry(bits, 7), {}};
+        locked_blocked<std::mutex> with_mutex{blocked_bloom_filter::with_geometry(bits, 7)};
         run_ops("mutex-blocked", with_mutex, dram, {"mixed"}, 16, {1}, threads);
-        locked_blocked<std::shared_mutex> with_shared{blocked_bloom_filter::with_geometry(bits, 7), {}};
+        locked_blocked<std::shared_mutex> with_shared{blocked_bloom_filter::with_geometry(bits, 7)};
         run_ops("shared-mutex-blocked", with_shared, dram, {"mixed"}, 16, {1}, threads);
     }
     run_floor(dram, cfg.dram_bytes, threads, true);

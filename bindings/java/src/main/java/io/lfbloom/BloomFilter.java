@@ -275,12 +275,7 @@ public final class BloomFilter implements AutoCloseable {
     }
 
     public static BloomFilter load(InputStream in, long maxBytes) throws IOException {
-        if (in == null) throw new IllegalArgumentException("in is null");
-        byte[] head = new byte[80];
-        Native.readFully(in, head);
-        long payload = ByteBuffer.wrap(head, 64, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
-        if (payload < 0) throw new IOException("malformed lfbloom stream: payload of " + payload + " bytes");
-        return load(Native.readSerialized(in, head, 80 + payload + 8, maxBytes), Native.FORMAT_NATIVE, maxBytes);
+        return load(Native.readNative(in, maxBytes), Native.FORMAT_NATIVE, maxBytes);
     }
 
     private static BloomFilter load(ByteBuffer data, int format, long maxBytes) throws IOException {

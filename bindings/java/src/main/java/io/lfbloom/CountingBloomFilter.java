@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.List;
 
 /**
@@ -160,13 +159,8 @@ public final class CountingBloomFilter implements AutoCloseable {
 
     /** Reads a filter written by {@link #save}; corrupt or foreign data throws IOException. */
     public static CountingBloomFilter load(InputStream in) throws IOException {
-        if (in == null) throw new IllegalArgumentException("in is null");
         long maxBytes = Native.defaultReadLimit();
-        byte[] head = new byte[80];
-        Native.readFully(in, head);
-        long payload = ByteBuffer.wrap(head, 64, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
-        if (payload < 0) throw new IOException("malformed lfbloom stream: payload of " + payload + " bytes");
-        ByteBuffer data = Native.readSerialized(in, head, 80 + payload + 8, maxBytes);
+        ByteBuffer data = Native.readNative(in, maxBytes);
         Native.load();
         long[] out = new long[1];
         try {

@@ -104,6 +104,16 @@ final class Native {
         return buffer.flip();
     }
 
+    /** Reads one stream in lfbloom's own format (80-byte header, payload, 8-byte trailer). */
+    static ByteBuffer readNative(InputStream in, long maxBytes) throws IOException {
+        if (in == null) throw new IllegalArgumentException("in is null");
+        byte[] head = new byte[80];
+        readFully(in, head);
+        long payload = ByteBuffer.wrap(head, 64, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        if (payload < 0) throw new IOException("malformed lfbloom stream: payload of " + payload + " bytes");
+        return readSerialized(in, head, 80 + payload + 8, maxBytes);
+    }
+
     static void readFully(InputStream in, byte[] into) throws IOException {
         int at = 0;
         while (at < into.length) {

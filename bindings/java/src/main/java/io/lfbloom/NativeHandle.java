@@ -68,10 +68,6 @@ final class NativeHandle implements Runnable {
         free.accept(handle);
     }
 
-    boolean isClosed() {
-        return closed;
-    }
-
     /** A native call on one key buffer. */
     interface KeyCall {
         int apply(long handle, java.nio.ByteBuffer key);
