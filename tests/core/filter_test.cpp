@@ -15,6 +15,7 @@
 #include "test_support.hpp"
 
 using namespace lfbloom;
+using lfbloom_test::code_of;
 using lfbloom_test::random_keys;
 
 namespace {
@@ -39,15 +40,6 @@ struct counting_maker {
 };
 using makers = boost::mpl::list<classic_maker, blocked_maker, counting_maker<4>, counting_maker<8>>;
 
-template <class Make>
-errc code_of(Make make) {
-    try {
-        make();
-    } catch (const error& e) {
-        return e.code();
-    }
-    return errc{};
-}
 
 }  // namespace
 

@@ -3,10 +3,18 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <ostream>
 #include <random>
 #include <string>
 
 #include <boost/test/unit_test.hpp>
+
+#include "lfbloom/error.hpp"
+
+namespace lfbloom {
+/// Lets BOOST_CHECK_EQUAL print error codes.
+inline std::ostream& boost_test_print_type(std::ostream& os, errc code) { return os << "errc(" << static_cast<int>(code) << ")"; }
+}  // namespace lfbloom
 
 namespace lfbloom_test {
 
@@ -35,5 +43,16 @@ public:
 private:
     std::mt19937_64 rng_;
 };
+
+/// The code of the lfbloom::error `body` throws, or errc{} if it throws none.
+template <class Body>
+lfbloom::errc code_of(Body body) {
+    try {
+        body();
+    } catch (const lfbloom::error& e) {
+        return e.code();
+    }
+    return lfbloom::errc{};
+}
 
 }  // namespace lfbloom_test

@@ -14,6 +14,7 @@ enum class errc {
     corrupt,               ///< serialized data fails validation
     unsupported_version,   ///< serialized data of an unknown format version or kind
     io,                    ///< reading or writing failed
+    full,                  ///< a scalable filter reached its cap on sub-filters or memory
 };
 
 /// Thrown for every refused request. The filter it was thrown from is unchanged.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <utility>
 
 #include <boost/endian/conversion.hpp>
 
@@ -26,8 +27,11 @@ inline constexpr std::size_t batch_size = 16;
 
 /// CRTP base: Filter provides seed(), add_hash(h), contains_hash(h) and prefetch(h, for_write).
 /// Every member has the thread-safety of the Filter member it calls (all lock-free, see there).
+/// Adds are noexcept when Filter::add_hash is (only a scalable filter's may throw: full).
 template <class Filter>
 class key_operations {
+    static constexpr bool nothrow_add() noexcept { return noexcept(std::declval<Filter&>().add_hash(hash128{})); }
+
 public:
     hash128 hash(key_view key) const noexcept { return murmur3_x64_128(key.data(), key.size(), self().seed()); }
     /// Integers hash as their 8 little-endian bytes, like Guava's Funnels.longFunnel().
@@ -37,9 +41,9 @@ public:
     }
 
     /// Adds a key; true if it was new (some slot changed from empty). See Filter::add_hash.
-    bool add(key_view key) noexcept { return self().add_hash(hash(key)); }
-    bool add(std::string_view key) noexcept { return add(as_key(key)); }
-    bool add(std::uint64_t key) noexcept { return self().add_hash(hash(key)); }
+    bool add(key_view key) noexcept(nothrow_add()) { return self().add_hash(hash(key)); }
+    bool add(std::string_view key) noexcept(nothrow_add()) { return add(as_key(key)); }
+    bool add(std::uint64_t key) noexcept(nothrow_add()) { return self().add_hash(hash(key)); }
 
     /// True if the key may have been added; false means it certainly was not.
     bool contains(key_view key) const noexcept { return self().contains_hash(hash(key)); }
@@ -47,16 +51,17 @@ public:
     bool contains(std::uint64_t key) const noexcept { return self().contains_hash(hash(key)); }
 
     /// Adds `count` keys, `key_at(i)` giving the i-th as a key_view; writes 1/0 ("new") to
-    /// `added[i]` when `added` is not null. Returns how many were new.
+    /// `added[i]` when `added` is not null. Returns how many were new. If an add throws, the keys
+    /// before it were added and the rest were not.
     template <class KeyAt>
-    std::uint64_t add_many(std::size_t count, KeyAt&& key_at, std::uint8_t* added = nullptr) noexcept {
+    std::uint64_t add_many(std::size_t count, KeyAt&& key_at, std::uint8_t* added = nullptr) noexcept(nothrow_add()) {
         return for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
             const bool fresh = self().add_hash(h);
             if (added != nullptr) added[i] = fresh;
             return fresh;
         });
     }
-    std::uint64_t add_many(std::span<const key_view> keys, std::uint8_t* added = nullptr) noexcept {
+    std::uint64_t add_many(std::span<const key_view> keys, std::uint8_t* added = nullptr) noexcept(nothrow_add()) {
         return add_many(keys.size(), [&](std::size_t i) { return keys[i]; }, added);
     }
 
@@ -78,7 +83,7 @@ private:
     Filter& self() noexcept { return static_cast<Filter&>(*this); }
 
     template <class KeyAt, class Probe>
-    std::uint64_t for_batches(std::size_t count, KeyAt& key_at, bool for_write, Probe probe) const noexcept {
+    std::uint64_t for_batches(std::size_t count, KeyAt& key_at, bool for_write, Probe probe) const {
         hash128 hashes[batch_size];
         std::uint64_t hits = 0;
         for (std::size_t base = 0; base < count; base += batch_size) {

@@ -7,10 +7,13 @@
 #include "lfbloom/key.hpp"
 #include "lfbloom/murmur3.hpp"
 #include "lfbloom/options.hpp"
+#include "lfbloom/rotating_bloom_filter.hpp"
+#include "lfbloom/scalable_bloom_filter.hpp"
 #include "lfbloom/serialization.hpp"
 #include "lfbloom/shared_memory.hpp"
 #include "lfbloom/sizing.hpp"
 #include "lfbloom/storage.hpp"
+#include "lfbloom/swappable_filter.hpp"
 
 namespace lfbloom {
 /// The default filter: blocked layout.

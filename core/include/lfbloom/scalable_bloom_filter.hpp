@@ -1,0 +1,250 @@
+// scalable_bloom_filter: a filter that grows when its capacity was guessed too small (Almeida et
+// al., "Scalable Bloom Filters", 2007; RedisBloom's BF.RESERVE ... EXPANSION). It is a list of
+// blocked sub-filters: sub-filter i holds capacity0 * growth^i keys at rate
+// fpr * (1 - tightening) * tightening^i. Adds go to the newest; queries check all.
+//
+// Bound: a query is a false positive only if some sub-filter says yes, so the total rate is at
+// most the sum of the sub-filters' rates, fpr * (1 - r) * (1 + r + r^2 + ...) < fpr for any
+// number of sub-filters (r = tightening). Each sub-filter's rate holds while it has at most its
+// capacity of keys; it can overshoot by the adds that race with its successor's creation (tens
+// of keys: creation is one mmap).
+//
+// Thread safety: add, contains (single and batch) and stats run concurrently from any threads,
+// lock-free; nobody waits for anybody. Growth: an add that finds the newest sub-filter full and
+// no successor installed builds one and installs it with one CAS (racing builders that lose free
+// theirs), then publishes it with one CAS of the sub-filter count. So at most one successor is
+// installed per sub-filter, adds never pile into a full one (beyond the few that raced its last
+// slot), and nothing is freed before the filter is destroyed. To keep that work off the adds,
+// the first add past half of the newest's capacity builds the successor ahead (sizing plus mmap
+// take about a millisecond, long enough for racing adds to notice).
+// Guarantee: if add(key) happens-before contains(key), contains returns true, growth or not: the
+// sub-filter the add wrote to is published before the add began and is checked by every later
+// query. When the cap on sub-filters or memory is reached, an add of a key not already present
+// throws error(errc::full) and changes nothing; queries keep working.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lfbloom/bloom_filter.hpp"
+
+namespace lfbloom {
+
+struct scalable_options {
+    double growth = 2.0;             ///< capacity ratio of consecutive sub-filters, in [1, 1024]
+    double tightening = 0.5;         ///< rate ratio of consecutive sub-filters, in (0, 1)
+    std::uint32_t max_filters = 32;  ///< cap on sub-filters, 1..max_sub_filters
+    filter_options filter;           ///< memory_limit caps the sum over sub-filters; seed is shared
+};
+
+/// One sub-filter, as RedisBloom's BF.INFO lists them.
+struct sub_filter_stats {
+    filter_stats filter;     ///< its own statistics (capacity, target_fpr, fill, ...)
+    std::uint64_t items = 0; ///< adds that reported a new key while it was the newest
+};
+
+class scalable_bloom_filter : public key_operations<scalable_bloom_filter> {
+public:
+    static constexpr std::uint32_t max_sub_filters = 64;
+
+    /// Throws invalid_argument for capacity 0, fpr outside (0,1) or NaN, or options outside
+    /// their ranges; too_large / out_of_memory if even the first sub-filter does not fit.
+    scalable_bloom_filter(std::uint64_t initial_capacity, double fpr, const scalable_options& options = {})
+        : options_(checked(initial_capacity, fpr, options)), initial_capacity_(initial_capacity), fpr_(fpr) {
+        std::unique_ptr<stage> first = make(0);
+        if (!first) throw error(errc::too_large, "the first sub-filter exceeds the memory limit or the largest filter");
+        bytes_.store(first->filter.words().size_bytes(), std::memory_order_relaxed);  // relaxed: constructor
+        stages_[0].store(first.release(), std::memory_order_relaxed);          // relaxed: constructor
+        size_.store(1, std::memory_order_relaxed);                            // relaxed: constructor
+    }
+    scalable_bloom_filter(const scalable_bloom_filter&) = delete;
+    scalable_bloom_filter& operator=(const scalable_bloom_filter&) = delete;
+    ~scalable_bloom_filter() {
+        for (auto& s : stages_) delete s.load(std::memory_order_relaxed);  // exclusive access: no concurrency left
+    }
+
+    std::uint64_t seed() const noexcept { return options_.filter.seed; }
+    double fpr() const noexcept { return fpr_; }  ///< the configured bound on the total rate
+
+    /// Adds a hashed key; true if it was new. A key some sub-filter already reports present is
+    /// not added again (so duplicates do not fill the newest). Throws error(errc::full) when the
+    /// newest sub-filter is full and no successor may be created, with nothing changed; other
+    /// errors (out_of_memory while creating the successor) also leave the filter unchanged.
+    bool add_hash(hash128 h) {
+        for (;;) {
+            const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: pairs with advance's release
+            for (std::uint32_t i = 0; i + 1 < n; ++i)
+                if (stage_at(i).filter.contains_hash(h)) return false;
+            stage& newest = stage_at(n - 1);
+            // relaxed: a heuristic trigger; a stale count only shifts growth by a few adds
+            const std::uint64_t items = newest.items.load(std::memory_order_relaxed);
+            if (items >= newest.capacity / 2) prepare(n);
+            if (items >= newest.capacity && advance(n)) continue;
+            const bool fresh = newest.filter.add_hash(h);
+            // relaxed: the count orders nothing; it only decides when to grow
+            if (fresh) newest.items.fetch_add(1, std::memory_order_relaxed);
+            return fresh;
+        }
+    }
+
+    /// Wait-free: checks every published sub-filter, newest first.
+    bool contains_hash(hash128 h) const noexcept {
+        for (std::uint32_t i = size_.load(std::memory_order_acquire); i-- > 0;)  // acquire: see publish
+            if (stage_at(i).filter.contains_hash(h)) return true;
+        return false;
+    }
+
+    void prefetch(hash128 h, bool for_write) const noexcept {
+        stage_at(size_.load(std::memory_order_acquire) - 1).filter.prefetch(h, for_write);  // acquire: see publish
+    }
+
+    /// Number of sub-filters published so far (grows, never shrinks).
+    std::uint32_t filters() const noexcept { return size_.load(std::memory_order_acquire); }  // acquire: see publish
+
+    /// Sub-filter `index` (0 = oldest); throws invalid_argument past filters().
+    sub_filter_stats stats(std::uint32_t index) const {
+        if (index >= filters()) throw error(errc::invalid_argument, "no sub-filter " + std::to_string(index));
+        const stage& s = stage_at(index);
+        return {s.filter.stats(), s.items.load(std::memory_order_relaxed)};  // relaxed: a statistic
+    }
+
+    /// The whole filter: sums of slots, bytes, capacity, set slots and estimated counts;
+    /// target_fpr is the configured bound, estimated_fpr 1 - prod(1 - each one's estimate), and
+    /// near_capacity is on once the newest is near capacity and no successor may be created.
+    filter_stats stats() const {
+        filter_stats total;
+        double miss = 1.0;
+        const std::uint32_t n = filters();
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const filter_stats s = stats(i).filter;
+            total.slots += s.slots;
+            total.hashes = s.hashes;
+            total.bytes += s.bytes;
+            total.capacity += s.capacity;
+            total.slots_set += s.slots_set;
+            total.estimated_count += s.estimated_count;
+            miss *= 1.0 - s.estimated_fpr;
+            if (i + 1 == n) total.near_capacity = s.near_capacity && !may_grow(n);
+        }
+        total.target_fpr = fpr_;
+        total.fill_ratio = static_cast<double>(total.slots_set) / static_cast<double>(total.slots);
+        total.estimated_fpr = 1.0 - miss;
+        return total;
+    }
+
+private:
+    struct stage {
+        blocked_bloom_filter filter;
+        std::uint64_t capacity;
+        alignas(cache_line_bytes) std::atomic<std::uint64_t> items{0};
+        std::atomic<bool> prepared{false};
+    };
+
+    static const scalable_options& checked(std::uint64_t capacity, double fpr, const scalable_options& o) {
+        if (capacity == 0) throw error(errc::invalid_argument, "initial capacity must be positive");
+        if (!(fpr > 0.0 && fpr < 1.0)) throw error(errc::invalid_argument, "fpr must be in (0, 1)");
+        if (!(o.growth >= 1.0 && o.growth <= 1024.0)) throw error(errc::invalid_argument, "growth must be in [1, 1024]");
+        if (!(o.tightening > 0.0 && o.tightening < 1.0))
+            throw error(errc::invalid_argument, "tightening must be in (0, 1)");
+        if (o.max_filters < 1 || o.max_filters > max_sub_filters)
+            throw error(errc::invalid_argument, "max_filters must be in 1.." + std::to_string(max_sub_filters));
+        return o;
+    }
+
+    const stage& stage_at(std::uint32_t i) const noexcept {
+        return *stages_[i].load(std::memory_order_relaxed);  // relaxed: i < size_, read with acquire
+    }
+    stage& stage_at(std::uint32_t i) noexcept { return *stages_[i].load(std::memory_order_relaxed); }  // as above
+
+    bool may_grow(std::uint32_t n) const noexcept {
+        return n < options_.max_filters && !capped_.load(std::memory_order_relaxed);  // relaxed: advisory
+    }
+
+    /// Sub-filter n-1 is full: publishes sub-filter n with one CAS of size_, after installing it
+    /// if nobody has yet. Returns true (retry the add there). Throws error(errc::full) when n may
+    /// never exist, out_of_memory if the system refused it now; nothing changed either way.
+    bool advance(std::uint32_t n) {
+        if (size_.load(std::memory_order_acquire) > n) return true;  // acquire: see below
+        if (stages_[n].load(std::memory_order_acquire) == nullptr) install(n);  // acquire: see install
+        std::uint32_t expected = n;
+        // acq_rel: publishes the stage to adds and queries; losers find it published
+        size_.compare_exchange_strong(expected, n + 1, std::memory_order_acq_rel);
+        return true;
+    }
+
+    /// Builds a candidate for sub-filter n and installs it with one CAS; a loser of the race
+    /// frees its own. Throws as advance does when there is none on return.
+    void install(std::uint32_t n) {
+        std::unique_ptr<stage> candidate;
+        if (may_grow(n)) candidate = make(n);
+        if (!candidate) {
+            capped_.store(true, std::memory_order_relaxed);  // relaxed: advisory, checked by may_grow
+            if (stages_[n].load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
+            throw error(errc::full, "scalable filter is full: sub-filter " + std::to_string(n) +
+                                        " would pass the cap on sub-filters or memory, or the largest filter");
+        }
+        const std::uint64_t bytes = candidate->filter.words().size_bytes();
+        stage* expected = nullptr;
+        // acq_rel: release publishes the complete stage; acquire pairs with a winner's release
+        if (stages_[n].compare_exchange_strong(expected, candidate.get(), std::memory_order_acq_rel)) {
+            candidate.release();
+            bytes_.fetch_add(bytes, std::memory_order_relaxed);  // relaxed: read only to size the next stage
+        }
+    }
+
+    /// At half of sub-filter n-1's capacity, the first add to notice builds n ahead (one CAS on
+    /// a flag keeps the others out), so it is usually ready when n-1 fills and no add pays for it.
+    void prepare(std::uint32_t n) noexcept {
+        stage& previous = stage_at(n - 1);
+        bool expected = false;
+        // relaxed: the flag only avoids duplicate work; install() is safe to race
+        if (previous.prepared.load(std::memory_order_relaxed) ||
+            !previous.prepared.compare_exchange_strong(expected, true, std::memory_order_relaxed))
+            return;
+        try {
+            if (stages_[n].load(std::memory_order_acquire) == nullptr) install(n);  // acquire: see install
+        } catch (...) {
+            // full or no memory now: advance() reports it when sub-filter n-1 is really full
+        }
+    }
+
+    /// A new sub-filter n, or null if it may never exist (memory limit, or a size or rate beyond
+    /// what one filter can have). Throws only when the system refuses memory.
+    std::unique_ptr<stage> make(std::uint32_t n) const {
+        const double capacity = std::ceil(static_cast<double>(initial_capacity_) * std::pow(options_.growth, n));
+        const double rate = fpr_ * (1.0 - options_.tightening) * std::pow(options_.tightening, n);
+        if (!(capacity <= 0x1p53 && rate > 0.0)) return nullptr;
+        geometry g;
+        try {
+            g = blocked_bloom_filter::size_for(static_cast<std::uint64_t>(capacity), rate);
+        } catch (const error&) {
+            return nullptr;  // too many hashes or slots for one filter
+        }
+        const std::uint64_t limit = options_.filter.memory_limit;
+        const std::uint64_t used = bytes_.load(std::memory_order_relaxed);  // relaxed: exact here, see install
+        if (limit != 0 && g.slots / 8 > limit - used) return nullptr;
+        filter_options o = options_.filter;
+        o.memory_limit = limit == 0 ? 0 : limit - used;
+        try {
+            return std::unique_ptr<stage>(new stage{blocked_bloom_filter(g, o), g.capacity});
+        } catch (const error& e) {
+            if (e.code() == errc::too_large) return nullptr;  // larger than this machine
+            throw;
+        }
+    }
+
+    scalable_options options_;
+    std::uint64_t initial_capacity_;
+    double fpr_;
+    std::atomic<std::uint64_t> bytes_{0};  // of installed sub-filters
+    std::atomic<std::uint32_t> size_{0};
+    std::atomic<bool> capped_{false};
+    std::array<std::atomic<stage*>, max_sub_filters> stages_{};
+};
+
+}  // namespace lfbloom
