@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 0
+#define LFB_VERSION_MINOR 1
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -59,7 +59,8 @@ enum lfb_status {
     LFB_ERR_CORRUPT = -6,             /* serialized data fails validation */
     LFB_ERR_UNSUPPORTED_VERSION = -7, /* struct_size or data from a newer lfbloom */
     LFB_ERR_IO = -8,                  /* reading or writing failed */
-    LFB_ERR_INTERNAL = -9             /* a bug in lfbloom: please report it */
+    LFB_ERR_INTERNAL = -9,            /* a bug in lfbloom: please report it */
+    LFB_ERR_FULL = -10                /* a scalable filter reached its cap on sub-filters or memory (1.1) */
 };
 
 /* Layouts, numbered as in serialized filters. */
@@ -77,6 +78,9 @@ enum lfb_format {
 
 typedef struct lfb_filter lfb_filter;
 typedef struct lfb_counting lfb_counting;
+typedef struct lfb_scalable lfb_scalable; /* since 1.1 */
+typedef struct lfb_rotating lfb_rotating; /* since 1.1 */
+typedef struct lfb_swap lfb_swap;         /* since 1.1 */
 
 /* Creation options. Initialize with lfb_options_init, then change what you need. */
 typedef struct lfb_options {
@@ -231,6 +235,107 @@ LFB_API int lfb_counting_create_shared_file(const char* path, uint64_t capacity,
                                             lfb_counting** out);
 LFB_API int lfb_counting_open_shared_file(const char* path, const lfb_options* options, lfb_counting** out);
 LFB_API int lfb_counting_flush(const lfb_counting* filter);
+
+/* ---- scalable filters (since 1.1) ------------------------------------------------------------ */
+/*
+ * A filter that grows: a list of blocked sub-filters; sub-filter i holds initial_capacity *
+ * growth^i keys at rate fpr * (1 - tightening) * tightening^i, so the total rate stays below fpr
+ * however many there are. Adds go to the newest, queries check all. Growth is lock-free: nobody
+ * waits, at most one successor is installed per sub-filter, none is freed before the filter.
+ * options: seed and memory_limit (the cap on the sum over sub-filters); layout must be
+ * LFB_LAYOUT_BLOCKED and flags 0. growth in [1, 1024] (0 = default 2), tightening in (0, 1)
+ * (0 = default 0.5), max_filters in 1..64 (0 = default 32).
+ */
+LFB_API int lfb_scalable_create(uint64_t initial_capacity, double fpr, double growth, double tightening,
+                                uint32_t max_filters, const lfb_options* options, lfb_scalable** out);
+LFB_API void lfb_scalable_free(lfb_scalable* filter);
+/** 1 if the key was new, 0 if some sub-filter already reports it, LFB_ERR_FULL (nothing changed)
+ *  when the newest is full and the cap forbids another. */
+LFB_API int lfb_scalable_add(lfb_scalable* filter, const void* key, uint64_t len);
+LFB_API int lfb_scalable_contains(const lfb_scalable* filter, const void* key, uint64_t len);
+/** As lfb_filter_add_many, except that on LFB_ERR_FULL the keys before the refused one were
+ *  added (and counted in *added) and the rest were not. */
+LFB_API int lfb_scalable_add_many(lfb_scalable* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                                  uint8_t* results, uint64_t* added);
+LFB_API int lfb_scalable_contains_many(const lfb_scalable* filter, const void* data, const uint64_t* offsets,
+                                       uint64_t count, uint8_t* results, uint64_t* found);
+/** The number of sub-filters (>= 1), or an error. */
+LFB_API int lfb_scalable_filters(const lfb_scalable* filter);
+/** The whole filter: sums over sub-filters; target_fpr is the configured bound; near_capacity is 1
+ *  once the newest is near capacity and no further sub-filter is allowed. */
+LFB_API int lfb_scalable_stats(const lfb_scalable* filter, lfb_stats* out);
+/** Sub-filter `index` (0 = oldest), and in *items (if not NULL) the adds it counted as new. */
+LFB_API int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index, lfb_stats* out, uint64_t* items);
+
+/* ---- rotating (time-window) filters (since 1.1) ------------------------------------------------ */
+/*
+ * A ring of `generations` (G, 2..64) blocked filters covering a window W = G * period: keys
+ * expire. Each rotation makes the next generation current after clearing it. A key is reported
+ * present if at most G-1 rotations overlap the time from the start of its add to the end of the
+ * query (with timed rotation: every key added in the last W - W/G), and no longer once G
+ * rotations have completed after its add (a key older than W). `capacity` is the most keys added
+ * in one period; a whole query's false-positive rate stays <= fpr.
+ * period_ns: 0 = rotate only in lfb_rotating_rotate; otherwise rotate every period_ns on
+ * CLOCK_MONOTONIC, performed by the first add or query after a deadline (never waiting: if
+ * another thread is rotating, it goes on), unless LFB_ROTATING_MANUAL_TICK.
+ * options: seed and memory_limit (the sum over the ring); layout LFB_LAYOUT_BLOCKED, flags 0.
+ */
+#define LFB_ROTATING_DOUBLE_WRITE 1u /* add to the current and the next generation; queries check G-1 (one for G = 2) */
+#define LFB_ROTATING_MANUAL_TICK 2u  /* time advances only by lfb_rotating_tick, whose clock starts at 0 at creation */
+LFB_API int lfb_rotating_create(uint64_t capacity, double fpr, uint32_t generations, uint64_t period_ns, uint32_t flags,
+                                const lfb_options* options, lfb_rotating** out);
+LFB_API void lfb_rotating_free(lfb_rotating* filter);
+LFB_API int lfb_rotating_add(lfb_rotating* filter, const void* key, uint64_t len);
+LFB_API int lfb_rotating_contains(const lfb_rotating* filter, const void* key, uint64_t len);
+LFB_API int lfb_rotating_add_many(lfb_rotating* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                                  uint8_t* results, uint64_t* added);
+LFB_API int lfb_rotating_contains_many(const lfb_rotating* filter, const void* data, const uint64_t* offsets,
+                                       uint64_t count, uint8_t* results, uint64_t* found);
+/** One rotation now. Waits only for another rotation in progress; adds and queries never wait. */
+LFB_API int lfb_rotating_rotate(lfb_rotating* filter);
+/** The rotations due at now_ns (one per period passed, at most G); a no-op without a period.
+ *  now_ns is CLOCK_MONOTONIC, or with LFB_ROTATING_MANUAL_TICK the caller's clock from creation. */
+LFB_API int lfb_rotating_tick(lfb_rotating* filter, uint64_t now_ns);
+/** Rotations so far. */
+LFB_API int lfb_rotating_rotations(const lfb_rotating* filter, uint64_t* out);
+/** Ring filter `age`: 0 = current, 1 = the one before...; G+1 filters with LFB_ROTATING_DOUBLE_WRITE
+ *  (the last is the next generation), else G. */
+LFB_API int lfb_rotating_stats(const lfb_rotating* filter, uint32_t age, lfb_stats* out);
+
+/* ---- hot-swappable filters (since 1.1) --------------------------------------------------------- */
+/*
+ * A handle whose bit filter is replaced atomically while other threads use it: every call sees
+ * the old or the new filter, never a freed one (readers count themselves in per-thread stripes;
+ * a replace waits for readers of the old filter, then frees it). Adds and queries never wait.
+ * Rebuilding without a gap: lfb_swap_stage(next) makes every add also go to next; fill next with
+ * lfb_swap_add_staged from your source of truth (which must record each key before its add), then
+ * lfb_swap_publish. Functions that take an lfb_filter* take ownership of it on success (the caller
+ * must not use or free it afterwards); on failure it stays the caller's.
+ */
+LFB_API int lfb_swap_create(lfb_filter* initial, lfb_swap** out);
+/** Frees the handle, its filter and any staged one. No other thread may be using it. */
+LFB_API void lfb_swap_free(lfb_swap* swap);
+/** Adds to the current filter (and the staged one); returns the current one's answer. */
+LFB_API int lfb_swap_add(lfb_swap* swap, const void* key, uint64_t len);
+LFB_API int lfb_swap_contains(const lfb_swap* swap, const void* key, uint64_t len);
+LFB_API int lfb_swap_add_many(lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count,
+                              uint8_t* results, uint64_t* added);
+LFB_API int lfb_swap_contains_many(const lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count,
+                                   uint8_t* results, uint64_t* found);
+/** Stages next (replacing and freeing an earlier staged filter); waits for readers of that one. */
+LFB_API int lfb_swap_stage(lfb_swap* swap, lfb_filter* next);
+/** Adds to the staged filter only; LFB_ERR_INVALID_ARGUMENT if nothing is staged. */
+LFB_API int lfb_swap_add_staged(lfb_swap* swap, const void* key, uint64_t len);
+LFB_API int lfb_swap_add_many_staged(lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count,
+                                     uint64_t* added);
+/** Makes the staged filter current; frees the old one after its readers leave (waiting for them). */
+LFB_API int lfb_swap_publish(lfb_swap* swap);
+/** Stage + publish of a complete filter. */
+LFB_API int lfb_swap_replace(lfb_swap* swap, lfb_filter* next);
+/** Statistics of the current filter. */
+LFB_API int lfb_swap_stats(const lfb_swap* swap, lfb_stats* out);
+/** Replacements so far. */
+LFB_API int lfb_swap_generation(const lfb_swap* swap, uint64_t* out);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
 #include <variant>
@@ -16,6 +17,18 @@ struct lfb_filter {
 
 struct lfb_counting {
     lfbloom::counting_bloom_filter impl;
+};
+
+struct lfb_scalable {
+    lfbloom::scalable_bloom_filter impl;
+};
+
+struct lfb_rotating {
+    lfbloom::rotating_bloom_filter impl;
+};
+
+struct lfb_swap {
+    lfbloom::swappable_filter<lfb_filter> impl;
 };
 
 namespace {
@@ -42,6 +55,7 @@ int status_of(errc code) noexcept {
         case errc::corrupt: return LFB_ERR_CORRUPT;
         case errc::unsupported_version: return LFB_ERR_UNSUPPORTED_VERSION;
         case errc::io: return LFB_ERR_IO;
+        case errc::full: return LFB_ERR_FULL;
     }
     return LFB_ERR_INTERNAL;
 }
@@ -297,12 +311,34 @@ int contains_many(const Filter& f, const void* data, const std::uint64_t* offset
     return LFB_OK;
 }
 
+/// Options of the composite filters (scalable, rotating): a seed and a memory limit only.
+lfbloom::filter_options composite_options(const lfb_options* options) {
+    const lfb_options o = options_or_default(options);
+    require(o.layout == LFB_LAYOUT_BLOCKED, "scalable and rotating filters use the blocked layout only");
+    require(o.flags == 0, "scalable and rotating filters take no lfb_options.flags");
+    return core_options(o);
+}
+
+/// Runs a pinned call on a swap handle: op(current filter's impl, staged lfb_filter* or NULL).
+template <class Swap, class Op>
+int with_swap(Swap* swap, Op op) {
+    return guarded([&] {
+        const auto pinned = deref(swap).impl.pin();
+        return op(pinned->impl, pinned.staged());
+    });
+}
+
+/// Takes ownership of a caller's filter for a swap handle; the caller keeps it if this throws.
+std::unique_ptr<lfb_filter> adopt(lfb_filter* filter) {
+    require(filter != nullptr, "filter handle is NULL");
+    return std::unique_ptr<lfb_filter>(filter);
+}
 
 }  // namespace
 
 // ---- library ------------------------------------------------------------------------------------
 
-const char* lfb_version_string(void) { return "1.0.0"; }
+const char* lfb_version_string(void) { return "1.1.0"; }
 uint32_t lfb_version(void) { return LFB_VERSION_MAJOR * 10000 + LFB_VERSION_MINOR * 100 + LFB_VERSION_PATCH; }
 uint32_t lfb_abi_version(void) { return LFB_ABI_VERSION; }
 
@@ -318,6 +354,7 @@ const char* lfb_strerror(int code) {
         case LFB_ERR_UNSUPPORTED_VERSION: return "unsupported version";
         case LFB_ERR_IO: return "I/O error";
         case LFB_ERR_INTERNAL: return "internal error";
+        case LFB_ERR_FULL: return "scalable filter full: its cap on sub-filters or memory is reached";
     }
     return "unknown status";
 }
@@ -552,4 +589,238 @@ int lfb_counting_open_shared_file(const char* path, const lfb_options* options, 
 
 int lfb_counting_flush(const lfb_counting* filter) {
     return with_filter(filter, [](const auto& f) { return f.flush(), LFB_OK; });
+}
+
+// ---- scalable filters -----------------------------------------------------------------------------
+
+int lfb_scalable_create(uint64_t initial_capacity, double fpr, double growth, double tightening, uint32_t max_filters,
+                        const lfb_options* options, lfb_scalable** out) {
+    return guarded([&] {
+        require(out != nullptr, "output handle pointer is NULL");
+        lfbloom::scalable_options o;
+        o.filter = composite_options(options);
+        if (growth != 0) o.growth = growth;
+        if (tightening != 0) o.tightening = tightening;
+        if (max_filters != 0) o.max_filters = max_filters;
+        *out = new lfb_scalable{lfbloom::scalable_bloom_filter(initial_capacity, fpr, o)};
+        return LFB_OK;
+    });
+}
+
+void lfb_scalable_free(lfb_scalable* filter) { delete filter; }
+
+int lfb_scalable_add(lfb_scalable* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](auto& f) { return int{f.add(key_of(key, len))}; });
+}
+
+int lfb_scalable_contains(const lfb_scalable* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](const auto& f) { return int{f.contains(key_of(key, len))}; });
+}
+
+int lfb_scalable_add_many(lfb_scalable* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                          uint8_t* results, uint64_t* added) {
+    return with_filter(filter, [&](auto& f) {
+        const key_batch keys(data, offsets, count);
+        // In chunks with our own result bytes, so that a refusal midway still tells what was added.
+        constexpr std::uint8_t untouched = 2;
+        std::uint8_t chunk[lfbloom::batch_size];
+        std::uint64_t fresh = 0;
+        for (std::uint64_t base = 0; base < count; base += lfbloom::batch_size) {
+            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(lfbloom::batch_size, count - base));
+            std::memset(chunk, untouched, sizeof chunk);
+            try {
+                f.add_many(n, [&](std::size_t i) { return keys(base + i); }, chunk);
+            } catch (const lfbloom::error&) {
+                for (std::size_t i = 0; i < n && chunk[i] != untouched; ++i) {
+                    fresh += chunk[i];
+                    if (results != nullptr) results[base + i] = chunk[i];
+                }
+                if (added != nullptr) *added = fresh;
+                throw;
+            }
+            for (std::size_t i = 0; i < n; ++i) fresh += chunk[i];
+            if (results != nullptr) std::memcpy(results + base, chunk, n);
+        }
+        if (added != nullptr) *added = fresh;
+        return LFB_OK;
+    });
+}
+
+int lfb_scalable_contains_many(const lfb_scalable* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                               uint8_t* results, uint64_t* found) {
+    return with_filter(filter, [&](const auto& f) { return contains_many(f, data, offsets, count, results, found); });
+}
+
+int lfb_scalable_filters(const lfb_scalable* filter) {
+    return with_filter(filter, [](const auto& f) { return static_cast<int>(f.filters()); });
+}
+
+int lfb_scalable_stats(const lfb_scalable* filter, lfb_stats* out) {
+    return with_filter(filter, [&](const auto& f) { return write_stats(f.stats(), out); });
+}
+
+int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index, lfb_stats* out, uint64_t* items) {
+    return with_filter(filter, [&](const auto& f) {
+        const lfbloom::sub_filter_stats s = f.stats(index);
+        write_stats(s.filter, out);
+        if (items != nullptr) *items = s.items;
+        return LFB_OK;
+    });
+}
+
+// ---- rotating filters -----------------------------------------------------------------------------
+
+int lfb_rotating_create(uint64_t capacity, double fpr, uint32_t generations, uint64_t period_ns, uint32_t flags,
+                        const lfb_options* options, lfb_rotating** out) {
+    return guarded([&] {
+        require(out != nullptr, "output handle pointer is NULL");
+        require((flags & ~(LFB_ROTATING_DOUBLE_WRITE | LFB_ROTATING_MANUAL_TICK)) == 0, "unknown LFB_ROTATING_* flags");
+        lfbloom::rotating_options o;
+        o.filter = composite_options(options);
+        o.generations = generations;
+        o.double_write = (flags & LFB_ROTATING_DOUBLE_WRITE) != 0;
+        o.period_ns = period_ns;
+        if ((flags & LFB_ROTATING_MANUAL_TICK) != 0) {
+            o.clock = [] { return std::uint64_t{0}; };  // the caller's clock starts at 0 now
+            o.auto_tick = false;
+        }
+        *out = new lfb_rotating{lfbloom::rotating_bloom_filter(capacity, fpr, std::move(o))};
+        return LFB_OK;
+    });
+}
+
+void lfb_rotating_free(lfb_rotating* filter) { delete filter; }
+
+int lfb_rotating_add(lfb_rotating* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](auto& f) { return int{f.add(key_of(key, len))}; });
+}
+
+int lfb_rotating_contains(const lfb_rotating* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&](const auto& f) { return int{f.contains(key_of(key, len))}; });
+}
+
+int lfb_rotating_add_many(lfb_rotating* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                          uint8_t* results, uint64_t* added) {
+    return with_filter(filter, [&](auto& f) { return add_many(f, data, offsets, count, results, added); });
+}
+
+int lfb_rotating_contains_many(const lfb_rotating* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                               uint8_t* results, uint64_t* found) {
+    return with_filter(filter, [&](const auto& f) { return contains_many(f, data, offsets, count, results, found); });
+}
+
+int lfb_rotating_rotate(lfb_rotating* filter) {
+    return with_filter(filter, [](auto& f) { return f.rotate(), LFB_OK; });
+}
+
+int lfb_rotating_tick(lfb_rotating* filter, uint64_t now_ns) {
+    return with_filter(filter, [&](auto& f) { return f.tick(now_ns), LFB_OK; });
+}
+
+int lfb_rotating_rotations(const lfb_rotating* filter, uint64_t* out) {
+    return with_filter(filter, [&](const auto& f) {
+        require(out != nullptr, "output is NULL");
+        *out = f.rotations();
+        return LFB_OK;
+    });
+}
+
+int lfb_rotating_stats(const lfb_rotating* filter, uint32_t age, lfb_stats* out) {
+    return with_filter(filter, [&](const auto& f) { return write_stats(f.stats(age), out); });
+}
+
+// ---- hot-swappable filters ------------------------------------------------------------------------
+
+int lfb_swap_create(lfb_filter* initial, lfb_swap** out) {
+    return guarded([&] {
+        require(out != nullptr, "output handle pointer is NULL");
+        std::unique_ptr<lfb_filter> owned = adopt(initial);
+        try {
+            *out = new lfb_swap{lfbloom::swappable_filter<lfb_filter>(std::move(owned))};
+        } catch (...) {
+            (void)owned.release();  // not adopted: still the caller's
+            throw;
+        }
+        return LFB_OK;
+    });
+}
+
+void lfb_swap_free(lfb_swap* swap) { delete swap; }
+
+int lfb_swap_add(lfb_swap* swap, const void* key, uint64_t len) {
+    return with_swap(swap, [&](auto& current, lfb_filter* staged) {
+        const lfbloom::key_view k = key_of(key, len);
+        if (staged != nullptr) std::visit([&](auto& f) { f.add(k); }, staged->impl);
+        return std::visit([&](auto& f) { return int{f.add(k)}; }, current);
+    });
+}
+
+int lfb_swap_contains(const lfb_swap* swap, const void* key, uint64_t len) {
+    return with_swap(swap, [&](const auto& current, lfb_filter*) {
+        return std::visit([&](const auto& f) { return int{f.contains(key_of(key, len))}; }, current);
+    });
+}
+
+int lfb_swap_add_many(lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count, uint8_t* results,
+                      uint64_t* added) {
+    return with_swap(swap, [&](auto& current, lfb_filter* staged) {
+        if (staged != nullptr) std::visit([&](auto& f) { add_many(f, data, offsets, count, nullptr, nullptr); }, staged->impl);
+        return std::visit([&](auto& f) { return add_many(f, data, offsets, count, results, added); }, current);
+    });
+}
+
+int lfb_swap_contains_many(const lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count,
+                           uint8_t* results, uint64_t* found) {
+    return with_swap(swap, [&](const auto& current, lfb_filter*) {
+        return std::visit([&](const auto& f) { return contains_many(f, data, offsets, count, results, found); }, current);
+    });
+}
+
+int lfb_swap_stage(lfb_swap* swap, lfb_filter* next) {
+    return guarded([&] {
+        auto& handle = deref(swap).impl;
+        handle.stage(adopt(next));
+        return LFB_OK;
+    });
+}
+
+int lfb_swap_add_staged(lfb_swap* swap, const void* key, uint64_t len) {
+    return with_swap(swap, [&](auto&, lfb_filter* staged) {
+        require(staged != nullptr, "nothing is staged: call lfb_swap_stage first");
+        return std::visit([&](auto& f) { return int{f.add(key_of(key, len))}; }, staged->impl);
+    });
+}
+
+int lfb_swap_add_many_staged(lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count, uint64_t* added) {
+    return with_swap(swap, [&](auto&, lfb_filter* staged) {
+        require(staged != nullptr, "nothing is staged: call lfb_swap_stage first");
+        return std::visit([&](auto& f) { return add_many(f, data, offsets, count, nullptr, added); }, staged->impl);
+    });
+}
+
+int lfb_swap_publish(lfb_swap* swap) {
+    return guarded([&] { return deref(swap).impl.publish(), LFB_OK; });
+}
+
+int lfb_swap_replace(lfb_swap* swap, lfb_filter* next) {
+    return guarded([&] {
+        auto& handle = deref(swap).impl;
+        handle.replace(adopt(next));
+        return LFB_OK;
+    });
+}
+
+int lfb_swap_stats(const lfb_swap* swap, lfb_stats* out) {
+    return with_swap(swap, [&](const auto& current, lfb_filter*) {
+        return std::visit([&](const auto& f) { return write_stats(f.stats(), out); }, current);
+    });
+}
+
+int lfb_swap_generation(const lfb_swap* swap, uint64_t* out) {
+    return guarded([&] {
+        const auto& handle = deref(swap).impl;
+        require(out != nullptr, "output is NULL");
+        *out = handle.generation();
+        return LFB_OK;
+    });
 }

@@ -51,10 +51,10 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.0.0") == 0);
-    CHECK(lfb_version() == 10000);
+    CHECK(strcmp(lfb_version_string(), "1.1.0") == 0);
+    CHECK(lfb_version() == 10100);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
-    for (code = LFB_ERR_INTERNAL; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
+    for (code = LFB_ERR_FULL; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
     CHECK(lfb_options_init(&o) == LFB_OK);
     CHECK(o.struct_size == sizeof o && o.layout == LFB_LAYOUT_BLOCKED && o.counter_bits == 4 && o.memory_limit == 0);
@@ -491,6 +491,175 @@ static void test_bad_input_sweep(void) {
     lfb_counting_free(fx.counting8);
 }
 
+/* ---- 1.1: scalable, rotating, swap ------------------------------------------------------------ */
+
+static void test_scalable(void) {
+    lfb_scalable* f = NULL;
+    lfb_options o;
+    lfb_stats s;
+    uint64_t i, items = 0, total_items = 0, added = 0;
+    uint8_t results[4];
+    const char data[] = "wxyz";
+    const uint64_t offsets[] = {0, 1, 2, 3, 4};
+    int n;
+
+    CHECK(lfb_scalable_create(100, 0.01, 0, 0, 0, NULL, &f) == LFB_OK && f != NULL);
+    for (i = 0; i < 1000; ++i) CHECK(lfb_scalable_add(f, &i, sizeof i) >= 0);
+    for (i = 0; i < 1000; ++i) CHECK(lfb_scalable_contains(f, &i, sizeof i) == 1);
+    n = lfb_scalable_filters(f);
+    CHECK(n == 4); /* 100 + 200 + 400 < 1000 <= 1500 */
+    for (i = 0; i < (uint64_t)n; ++i) {
+        memset(&s, 0, sizeof s);
+        s.struct_size = sizeof s;
+        CHECK(lfb_scalable_filter_stats(f, (uint32_t)i, &s, &items) == LFB_OK);
+        CHECK(s.capacity == 100u << i && s.layout == LFB_LAYOUT_BLOCKED);
+        total_items += items;
+    }
+    CHECK(total_items <= 1000 && total_items > 950);
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    CHECK(lfb_scalable_stats(f, &s) == LFB_OK && s.capacity == 1500 && s.target_fpr == 0.01 && !s.near_capacity);
+    CHECK(lfb_scalable_add_many(f, data, offsets, 4, results, &added) == LFB_OK && added <= 4);
+    CHECK(lfb_scalable_contains_many(f, data, offsets, 4, results, &added) == LFB_OK && added == 4);
+    /* bad input */
+    CHECK(lfb_scalable_filter_stats(f, 4, &s, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_scalable_add(NULL, "a", 1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_scalable_add(f, NULL, 1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_scalable_filters(NULL) == LFB_ERR_INVALID_ARGUMENT);
+    lfb_scalable_free(f);
+    f = NULL;
+    CHECK(lfb_scalable_create(0, 0.01, 0, 0, 0, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
+    CHECK(lfb_scalable_create(10, NAN, 0, 0, 0, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
+    CHECK(lfb_scalable_create(10, 0.01, 0.5, 0, 0, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
+    CHECK(lfb_scalable_create(10, 0.01, 0, 1.5, 0, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
+    CHECK(lfb_scalable_create(10, 0.01, 0, 0, 65, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
+    CHECK(lfb_scalable_create(10, 0.01, 0, 0, 0, NULL, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    lfb_options_init(&o);
+    o.layout = LFB_LAYOUT_CLASSIC;
+    CHECK(lfb_scalable_create(10, 0.01, 0, 0, 0, &o, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
+    lfb_options_init(&o);
+    o.flags = LFB_OPTION_PROCESS_SHARED;
+    CHECK(lfb_scalable_create(10, 0.01, 0, 0, 0, &o, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
+    /* the cap: two sub-filters, then LFB_ERR_FULL with nothing changed; add_many says how far it got */
+    CHECK(lfb_scalable_create(100, 0.01, 0, 0, 2, NULL, &f) == LFB_OK);
+    for (i = 0, n = 0; i < 10000 && n >= 0; ++i) n = lfb_scalable_add(f, &i, sizeof i);
+    CHECK(n == LFB_ERR_FULL && strstr(lfb_last_error(), "full") != NULL);
+    CHECK(lfb_scalable_add(f, &i, sizeof i) == LFB_ERR_FULL);
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    CHECK(lfb_scalable_stats(f, &s) == LFB_OK && s.near_capacity == 1);
+    {
+        char keys[64];
+        uint64_t offs[65], k;
+        uint8_t res[64];
+        for (k = 0; k < 64; ++k) {
+            keys[k] = (char)('A' + k);
+            offs[k] = k;
+        }
+        offs[64] = 64;
+        added = 99;
+        CHECK(lfb_scalable_add_many(f, keys, offs, 64, res, &added) == LFB_ERR_FULL && added < 64);
+    }
+    lfb_scalable_free(f);
+    lfb_scalable_free(NULL);
+}
+
+static void test_rotating(void) {
+    lfb_rotating* r = NULL;
+    lfb_stats s;
+    uint64_t rotations = 99, found = 0;
+    const char data[] = "pq";
+    const uint64_t offsets[] = {0, 1, 2};
+    uint8_t results[2];
+    uint32_t flags;
+
+    for (flags = 0; flags <= LFB_ROTATING_DOUBLE_WRITE; ++flags) {
+        /* manual rotation, G = 3: a key survives 2 rotations and is gone at the 3rd */
+        CHECK(lfb_rotating_create(1000, 0.01, 3, 0, flags, NULL, &r) == LFB_OK);
+        CHECK(lfb_rotating_add(r, "k", 1) == 1);
+        CHECK(lfb_rotating_rotate(r) == LFB_OK && lfb_rotating_contains(r, "k", 1) == 1);
+        CHECK(lfb_rotating_rotate(r) == LFB_OK && lfb_rotating_contains(r, "k", 1) == 1);
+        CHECK(lfb_rotating_rotate(r) == LFB_OK && lfb_rotating_contains(r, "k", 1) == 0);
+        CHECK(lfb_rotating_rotations(r, &rotations) == LFB_OK && rotations == 3);
+        CHECK(lfb_rotating_add_many(r, data, offsets, 2, results, NULL) == LFB_OK);
+        CHECK(lfb_rotating_contains_many(r, data, offsets, 2, results, &found) == LFB_OK && found == 2);
+        memset(&s, 0, sizeof s);
+        s.struct_size = sizeof s;
+        CHECK(lfb_rotating_stats(r, 0, &s) == LFB_OK && s.slots_set > 0);
+        CHECK(lfb_rotating_stats(r, flags ? 3 : 2, &s) == LFB_OK);
+        CHECK(lfb_rotating_stats(r, flags ? 4 : 3, &s) == LFB_ERR_INVALID_ARGUMENT);
+        lfb_rotating_free(r);
+        /* a caller's clock: period 10, window 20 */
+        CHECK(lfb_rotating_create(1000, 0.01, 2, 10, flags | LFB_ROTATING_MANUAL_TICK, NULL, &r) == LFB_OK);
+        CHECK(lfb_rotating_tick(r, 5) == LFB_OK && lfb_rotating_add(r, "t", 1) == 1);
+        CHECK(lfb_rotating_tick(r, 14) == LFB_OK && lfb_rotating_contains(r, "t", 1) == 1); /* 9 = W - W/G - 1 later */
+        CHECK(lfb_rotating_tick(r, 25) == LFB_OK && lfb_rotating_contains(r, "t", 1) == 0); /* 20 = W later */
+        CHECK(lfb_rotating_rotations(r, &rotations) == LFB_OK && rotations == 2);
+        lfb_rotating_free(r);
+    }
+    /* the real clock: a period far away never rotates during this test */
+    CHECK(lfb_rotating_create(1000, 0.01, 2, 3600000000000ull, 0, NULL, &r) == LFB_OK);
+    CHECK(lfb_rotating_add(r, "k", 1) == 1 && lfb_rotating_contains(r, "k", 1) == 1);
+    CHECK(lfb_rotating_rotations(r, &rotations) == LFB_OK && rotations == 0);
+    CHECK(lfb_rotating_rotations(r, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_rotating_add(r, NULL, 3) == LFB_ERR_INVALID_ARGUMENT);
+    lfb_rotating_free(r);
+    r = NULL;
+    CHECK(lfb_rotating_create(1000, 0.01, 1, 0, 0, NULL, &r) == LFB_ERR_INVALID_ARGUMENT && r == NULL);
+    CHECK(lfb_rotating_create(1000, 0.01, 65, 0, 0, NULL, &r) == LFB_ERR_INVALID_ARGUMENT && r == NULL);
+    CHECK(lfb_rotating_create(0, 0.01, 2, 0, 0, NULL, &r) == LFB_ERR_INVALID_ARGUMENT && r == NULL);
+    CHECK(lfb_rotating_create(1000, 1.0, 2, 0, 0, NULL, &r) == LFB_ERR_INVALID_ARGUMENT && r == NULL);
+    CHECK(lfb_rotating_create(1000, 0.01, 2, 0, 4, NULL, &r) == LFB_ERR_INVALID_ARGUMENT && r == NULL);
+    CHECK(lfb_rotating_create(1ull << 40, 0.01, 2, 0, 0, NULL, &r) == LFB_ERR_TOO_LARGE && r == NULL);
+    CHECK(lfb_rotating_rotate(NULL) == LFB_ERR_INVALID_ARGUMENT && lfb_rotating_tick(NULL, 0) == LFB_ERR_INVALID_ARGUMENT);
+    lfb_rotating_free(NULL);
+}
+
+static void test_swap(void) {
+    lfb_filter *a = NULL, *b = NULL, *c = NULL;
+    lfb_swap* h = NULL;
+    lfb_stats s;
+    uint64_t generation = 99, n = 0;
+    const char data[] = "mn";
+    const uint64_t offsets[] = {0, 1, 2};
+
+    CHECK(lfb_filter_create(1000, 0.01, NULL, &a) == LFB_OK && lfb_filter_create(5000, 0.01, NULL, &b) == LFB_OK);
+    CHECK(lfb_swap_create(NULL, &h) == LFB_ERR_INVALID_ARGUMENT && h == NULL);
+    CHECK(lfb_swap_create(a, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(add_str(a, "old") == 1); /* a failed create left a with the caller */
+    CHECK(lfb_swap_create(a, &h) == LFB_OK && h != NULL);
+    CHECK(lfb_swap_contains(h, "old", 3) == 1 && lfb_swap_add(h, "x", 1) == 1);
+    CHECK(lfb_swap_add_staged(h, "x", 1) == LFB_ERR_INVALID_ARGUMENT); /* nothing staged */
+    CHECK(lfb_swap_publish(h) == LFB_ERR_INVALID_ARGUMENT);
+    /* rebuild: stage, an add during the rebuild goes to both, the rebuild adds the source, publish */
+    CHECK(lfb_swap_stage(h, b) == LFB_OK);
+    CHECK(lfb_swap_add(h, "during", 6) == 1);
+    CHECK(lfb_swap_add_staged(h, "source", 6) == 1);
+    CHECK(lfb_swap_add_many_staged(h, data, offsets, 2, &n) == LFB_OK && n == 2);
+    CHECK(lfb_swap_contains(h, "source", 6) == 0); /* not yet published */
+    CHECK(lfb_swap_publish(h) == LFB_OK);
+    CHECK(lfb_swap_contains(h, "source", 6) == 1 && lfb_swap_contains(h, "during", 6) == 1);
+    CHECK(lfb_swap_contains(h, "old", 3) == 0);
+    CHECK(lfb_swap_contains_many(h, data, offsets, 2, NULL, &n) == LFB_OK && n == 2);
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    CHECK(lfb_swap_stats(h, &s) == LFB_OK && s.capacity == 5000);
+    /* replace with a complete filter */
+    CHECK(lfb_filter_create(1000, 0.01, NULL, &c) == LFB_OK && add_str(c, "fresh") == 1);
+    CHECK(lfb_swap_replace(h, c) == LFB_OK);
+    CHECK(lfb_swap_contains(h, "fresh", 5) == 1 && lfb_swap_contains(h, "source", 6) == 0);
+    CHECK(lfb_swap_add_many(h, data, offsets, 2, NULL, &n) == LFB_OK && n == 2);
+    CHECK(lfb_swap_generation(h, &generation) == LFB_OK && generation == 2);
+    CHECK(lfb_swap_replace(h, NULL) == LFB_ERR_INVALID_ARGUMENT && lfb_swap_stage(h, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_swap_replace(NULL, NULL) == LFB_ERR_INVALID_ARGUMENT && lfb_swap_contains(NULL, "a", 1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_swap_generation(h, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_swap_contains(h, "fresh", 5) == 1);
+    /* a staged filter left at free time is freed with the handle (ASan would report a leak) */
+    CHECK(lfb_filter_create(1000, 0.01, NULL, &a) == LFB_OK && lfb_swap_stage(h, a) == LFB_OK);
+    lfb_swap_free(h);
+    lfb_swap_free(NULL);
+}
+
 int main(void) {
     test_library();
     test_filter(LFB_LAYOUT_BLOCKED);
@@ -498,6 +667,9 @@ int main(void) {
     test_counting();
     test_persistence();
     test_bad_input_sweep();
+    test_scalable();
+    test_rotating();
+    test_swap();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

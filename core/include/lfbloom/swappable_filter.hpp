@@ -2,9 +2,13 @@
 // (rebuilt from the database, say) while other threads keep using it.
 //
 // Rebuilding without a gap: stage(next) makes every add also go to `next`; the caller then fills
-// `next` from the source of truth and calls publish(). A key whose add began after stage()
-// returned is in `next`, and every key in the source when it was read is too, so no key is ever
-// missing after the switch. replace(next) is stage + publish for a filter that is already complete.
+// `next` from the source of truth (add_staged) and calls publish(). A key whose add began after
+// stage() returned is in `next`, and every key the rebuild read from the source is too. For no
+// key to fall between the two, a writer must record a key in the source before adding it, with
+// synchronization that orders the record against the rebuild's read (a database transaction or a
+// mutex does): then either the rebuild reads the record, or its read came first, and since
+// stage() returned before that read, the add that follows the record sees `next`. replace(next)
+// is stage + publish for a filter that is already complete.
 //
 // Reclamation: readers announce themselves in striped counters (two sets, so a replacer can wait
 // for one set to drain while new readers enter the other: sleepable-RCU style, as Linux's SRCU).
@@ -130,6 +134,14 @@ public:
         const guard g = pin();
         if (Filter* s = g.staged()) s->add(key);
         return g->add(key);
+    }
+    /// Adds to the staged filter only: the rebuild reading its source of truth. Throws
+    /// invalid_argument if nothing is staged.
+    template <class Key>
+    bool add_staged(const Key& key) {
+        const guard g = pin();
+        if (g.staged() == nullptr) throw error(errc::invalid_argument, "nothing is staged to rebuild");
+        return g.staged()->add(key);
     }
     template <class Key>
     bool contains(const Key& key) const noexcept {
