@@ -1,5 +1,6 @@
 #include "filters.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace stress {
@@ -42,6 +43,24 @@ public:
 
 private:
     Filter f_;
+};
+
+class core_scalable final : public filter_api {
+public:
+    core_scalable(std::uint64_t initial_capacity, double fpr) : f_(initial_capacity, fpr) {}
+    bool add(key_view key) override { return f_.add(key); }
+    bool contains(key_view key) const override { return f_.contains(key); }
+    void contains_many(std::span<const key_view> keys, std::uint8_t* found) const override { f_.contains_many(keys, found); }
+    lfb_stats stats() const override { return to_c_stats(f_.stats()); }
+    std::unique_ptr<filter_api> empty_twin() const override { throw std::logic_error("no twin of a scalable filter"); }
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> sub_filters() const override {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+        for (std::uint32_t i = 0; i < f_.filters(); ++i) out.emplace_back(f_.stats(i).items, f_.stats(i).filter.capacity);
+        return out;
+    }
+
+private:
+    lfbloom::scalable_bloom_filter f_;
 };
 
 /// Any negative status from the C ABI is a failure of the run.
@@ -126,9 +145,147 @@ private:
     handle* h_ = nullptr;
 };
 
+class c_scalable final : public filter_api {
+public:
+    c_scalable(std::uint64_t initial_capacity, double fpr) { checked(lfb_scalable_create(initial_capacity, fpr, 0, 0, 0, nullptr, &h_)); }
+    ~c_scalable() override { lfb_scalable_free(h_); }
+    c_scalable(const c_scalable&) = delete;
+    c_scalable& operator=(const c_scalable&) = delete;
+    bool add(key_view k) override { return checked(lfb_scalable_add(h_, k.data(), k.size())) == 1; }
+    bool contains(key_view k) const override { return checked(lfb_scalable_contains(h_, k.data(), k.size())) == 1; }
+    void contains_many(std::span<const key_view> keys, std::uint8_t* found) const override {
+        const packed_keys p(keys);
+        checked(lfb_scalable_contains_many(h_, p.data.data(), p.offsets.data(), keys.size(), found, nullptr));
+    }
+    lfb_stats stats() const override {
+        lfb_stats s{};
+        s.struct_size = sizeof s;
+        checked(lfb_scalable_stats(h_, &s));
+        return s;
+    }
+    std::unique_ptr<filter_api> empty_twin() const override { throw std::logic_error("no twin of a scalable filter"); }
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> sub_filters() const override {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+        const int n = checked(lfb_scalable_filters(h_));
+        for (int i = 0; i < n; ++i) {
+            lfb_stats s{};
+            s.struct_size = sizeof s;
+            std::uint64_t items = 0;
+            checked(lfb_scalable_filter_stats(h_, static_cast<std::uint32_t>(i), &s, &items));
+            out.emplace_back(items, s.capacity);
+        }
+        return out;
+    }
+
+private:
+    lfb_scalable* h_ = nullptr;
+};
+
+class core_rotating final : public rotating_api {
+public:
+    core_rotating(std::uint64_t capacity, double fpr, lfbloom::rotating_options o) : f_(capacity, fpr, std::move(o)) {}
+    void add(key_view key) override { f_.add(key); }
+    bool contains(key_view key) const override { return f_.contains(key); }
+    void contains_many(std::span<const key_view> keys, std::uint8_t* found) const override { f_.contains_many(keys, found); }
+    void rotate() override { f_.rotate(); }
+    std::uint64_t rotations() const override { return f_.rotations(); }
+
+private:
+    lfbloom::rotating_bloom_filter f_;
+};
+
+class c_rotating final : public rotating_api {
+public:
+    c_rotating(std::uint64_t capacity, double fpr, std::uint32_t generations, bool double_write) {
+        checked(lfb_rotating_create(capacity, fpr, generations, 0, double_write ? LFB_ROTATING_DOUBLE_WRITE : 0, nullptr, &h_));
+    }
+    ~c_rotating() override { lfb_rotating_free(h_); }
+    c_rotating(const c_rotating&) = delete;
+    c_rotating& operator=(const c_rotating&) = delete;
+    void add(key_view k) override { checked(lfb_rotating_add(h_, k.data(), k.size())); }
+    bool contains(key_view k) const override { return checked(lfb_rotating_contains(h_, k.data(), k.size())) == 1; }
+    void contains_many(std::span<const key_view> keys, std::uint8_t* found) const override {
+        const packed_keys p(keys);
+        checked(lfb_rotating_contains_many(h_, p.data.data(), p.offsets.data(), keys.size(), found, nullptr));
+    }
+    void rotate() override { checked(lfb_rotating_rotate(h_)); }
+    std::uint64_t rotations() const override {
+        std::uint64_t n = 0;
+        checked(lfb_rotating_rotations(h_, &n));
+        return n;
+    }
+
+private:
+    lfb_rotating* h_ = nullptr;
+};
+
+class core_swap final : public swap_api {
+public:
+    explicit core_swap(std::uint64_t capacity) : capacity_(capacity), h_(fresh()) {}
+    void add(key_view key) override { h_.add(key); }
+    bool contains(key_view key) const override { return h_.contains(key); }
+    void contains_many(std::span<const key_view> keys, std::uint8_t* found) const override {
+        h_.pin()->contains_many(keys, found);
+    }
+    void stage_fresh() override { h_.stage(fresh()); }
+    void add_staged(std::span<const key_view> keys) override {
+        const auto pinned = h_.pin();
+        if (pinned.staged() == nullptr) throw std::logic_error("nothing staged");
+        pinned.staged()->add_many(keys);
+    }
+    void publish() override { h_.publish(); }
+
+private:
+    std::unique_ptr<lfbloom::blocked_bloom_filter> fresh() const {
+        return std::make_unique<lfbloom::blocked_bloom_filter>(lfbloom::blocked_bloom_filter::for_capacity(capacity_, 0.01));
+    }
+    std::uint64_t capacity_;
+    lfbloom::swappable_filter<lfbloom::blocked_bloom_filter> h_;
+};
+
+class c_swap final : public swap_api {
+public:
+    explicit c_swap(std::uint64_t capacity) : capacity_(capacity) {
+        lfb_filter* f = fresh();
+        if (lfb_swap_create(f, &h_) != LFB_OK) {
+            lfb_filter_free(f);
+            checked(LFB_ERR_INTERNAL);
+        }
+    }
+    ~c_swap() override { lfb_swap_free(h_); }
+    c_swap(const c_swap&) = delete;
+    c_swap& operator=(const c_swap&) = delete;
+    void add(key_view k) override { checked(lfb_swap_add(h_, k.data(), k.size())); }
+    bool contains(key_view k) const override { return checked(lfb_swap_contains(h_, k.data(), k.size())) == 1; }
+    void contains_many(std::span<const key_view> keys, std::uint8_t* found) const override {
+        const packed_keys p(keys);
+        checked(lfb_swap_contains_many(h_, p.data.data(), p.offsets.data(), keys.size(), found, nullptr));
+    }
+    void stage_fresh() override { checked(lfb_swap_stage(h_, fresh())); }
+    void add_staged(std::span<const key_view> keys) override {
+        const packed_keys p(keys);
+        checked(lfb_swap_add_many_staged(h_, p.data.data(), p.offsets.data(), keys.size(), nullptr));
+    }
+    void publish() override { checked(lfb_swap_publish(h_)); }
+
+private:
+    lfb_filter* fresh() const {
+        lfb_filter* f = nullptr;
+        checked(lfb_filter_create(capacity_, 0.01, nullptr, &f));
+        return f;
+    }
+    std::uint64_t capacity_;
+    lfb_swap* h_ = nullptr;
+};
+
 }  // namespace
 
 std::unique_ptr<filter_api> make_filter(const filter_spec& spec) {
+    if (spec.layout == "scalable") {
+        const std::uint64_t initial = std::max<std::uint64_t>(16, spec.capacity / 1024);
+        if (spec.api == "c") return std::make_unique<c_scalable>(initial, spec.fpr);
+        return std::make_unique<core_scalable>(initial, spec.fpr);
+    }
     if (spec.api == "c") {
         lfb_options o;
         lfb_options_init(&o);
@@ -145,6 +302,19 @@ std::unique_ptr<filter_api> make_filter(const filter_spec& spec) {
             lfbloom::classic_bloom_filter::for_capacity(spec.capacity, spec.fpr));
     return std::make_unique<core_filter<lfbloom::blocked_bloom_filter>>(
         lfbloom::blocked_bloom_filter::for_capacity(spec.capacity, spec.fpr));
+}
+
+std::unique_ptr<rotating_api> make_rotating(const filter_spec& spec, std::uint32_t generations, bool double_write) {
+    if (spec.api == "c") return std::make_unique<c_rotating>(spec.capacity, spec.fpr, generations, double_write);
+    lfbloom::rotating_options o;
+    o.generations = generations;
+    o.double_write = double_write;
+    return std::make_unique<core_rotating>(spec.capacity, spec.fpr, std::move(o));
+}
+
+std::unique_ptr<swap_api> make_swap(const filter_spec& spec) {
+    if (spec.api == "c") return std::make_unique<c_swap>(spec.capacity);
+    return std::make_unique<core_swap>(spec.capacity);
 }
 
 }  // namespace stress

@@ -7,6 +7,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lfbloom.h"
@@ -37,8 +38,36 @@ public:
     virtual lfb_stats stats() const = 0;
     /// An empty filter of the same kind, geometry and seed.
     virtual std::unique_ptr<filter_api> empty_twin() const = 0;
+    /// A scalable filter's sub-filters as (items counted, capacity); empty for other kinds.
+    virtual std::vector<std::pair<std::uint64_t, std::uint64_t>> sub_filters() const { return {}; }
 };
 
+/// layout "scalable" is a scalable filter starting at capacity / 1024 (so it grows ~10 times).
 std::unique_ptr<filter_api> make_filter(const filter_spec& spec);
+
+/// A rotating filter: capacity per period, `generations`, single or double write; manual rotation.
+class rotating_api {
+public:
+    virtual ~rotating_api() = default;
+    virtual void add(key_view key) = 0;
+    virtual bool contains(key_view key) const = 0;
+    virtual void contains_many(std::span<const key_view> keys, std::uint8_t* found) const = 0;
+    virtual void rotate() = 0;
+    virtual std::uint64_t rotations() const = 0;
+};
+std::unique_ptr<rotating_api> make_rotating(const filter_spec& spec, std::uint32_t generations, bool double_write);
+
+/// A hot-swap handle over blocked filters of spec.capacity.
+class swap_api {
+public:
+    virtual ~swap_api() = default;
+    virtual void add(key_view key) = 0;
+    virtual bool contains(key_view key) const = 0;
+    virtual void contains_many(std::span<const key_view> keys, std::uint8_t* found) const = 0;
+    virtual void stage_fresh() = 0;  ///< stages an empty filter of the same size
+    virtual void add_staged(std::span<const key_view> keys) = 0;
+    virtual void publish() = 0;
+};
+std::unique_ptr<swap_api> make_swap(const filter_spec& spec);
 
 }  // namespace stress

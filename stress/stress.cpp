@@ -9,6 +9,15 @@
 //                    filter must equal one built from the keys still held; removing all empties it.
 //   saturation       adds drive shared counters to the maximum while removes race: no false
 //                    negative for keys still held.
+//   growth           writers-readers on a scalable filter that starts at capacity / 1024 and grows
+//                    about ten times under the racing adds; afterwards no sub-filter was left early
+//                    or overfilled.
+//   rotation         writers-readers on a rotating filter while a thread rotates it every half
+//                    capacity of adds: every key with at most G-1 rotations overlapping its add and
+//                    query must be present.
+//   swap             writers-readers on a hot-swap handle while a thread rebuilds it again and again
+//                    (stage a fresh filter, replay the writers' source of truth into it, publish):
+//                    no published key is ever missing, across any number of swaps.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -38,6 +47,8 @@ namespace {
 struct run_options {
     std::string scenario;
     filter_spec spec;
+    std::uint32_t generations = 2;
+    bool double_write = false;
     unsigned threads = 8;
     double seconds = 5;
     std::uint64_t seed = 0;
@@ -47,9 +58,10 @@ run_options opt;
 [[noreturn]] void violation(const std::string& what) {
     std::fprintf(stderr,
                  "VIOLATION: %s\n  replay: lfbloom-stress --scenario %s --layout %s --api %s --counter-bits %u "
-                 "--threads %u --seconds %g --seed %llu\n",
+                 "--threads %u --seconds %g --seed %llu --capacity %llu --generations %u%s\n",
                  what.c_str(), opt.scenario.c_str(), opt.spec.layout.c_str(), opt.spec.api.c_str(), opt.spec.counter_bits,
-                 opt.threads, opt.seconds, static_cast<unsigned long long>(opt.seed));
+                 opt.threads, opt.seconds, static_cast<unsigned long long>(opt.seed),
+                 static_cast<unsigned long long>(opt.spec.capacity), opt.generations, opt.double_write ? " --double-write" : "");
     std::fflush(stderr);
     std::_Exit(1);
 }
@@ -158,6 +170,14 @@ void writers_readers() {
                     violation(describe("false negative after join: epoch ", epoch, " writer ", w, " key ", i));
             adds_total += n;
         }
+        const auto subs = filter->sub_filters();
+        for (std::size_t i = 0; i + 1 < subs.size(); ++i) {  // growth: full before the next, never piled into
+            const auto [items, capacity] = subs[i];
+            if (items < capacity || items > capacity + opt.threads)
+                violation(describe("epoch ", epoch, " sub-filter ", i, " of ", subs.size(), " holds ", items,
+                                   " items for capacity ", capacity));
+        }
+        if (!subs.empty() && epochs == 0) std::printf("growth: %zu sub-filters in the first epoch\n", subs.size());
         checks_total += checks.load(std::memory_order_relaxed);
         ++epochs;
     } while (time_left(end));
@@ -336,20 +356,200 @@ void saturation() {
                 static_cast<unsigned long long>(s.saturated));
 }
 
+// ---- 5: rotation ----------------------------------------------------------------------------------
+
+/// A writer's published keys with the rotation count read just before each add began.
+struct published_keys {
+    std::vector<std::uint64_t> rotations_before;
+    progress_counter progress;
+};
+
+// Writers record rotations() before each add and publish (release). A rotator rotates whenever
+// half a capacity of adds has happened since its last rotation, so generations never saturate.
+// Readers acquire a writer's progress, query keys, then read rotations(): at most
+// after + 1 - before rotations overlapped add and query, and while that is <= G-1 the key must be
+// present (the documented guarantee; later keys are allowed to be gone and are not checked).
+void rotation() {
+    const unsigned writers = std::max(1u, (opt.threads - 1) / 2), readers = std::max(1u, opt.threads - 1 - writers);
+    const std::uint32_t g = opt.generations;
+    const std::uint64_t per_writer = 4 * opt.spec.capacity / writers;
+    const auto end = deadline();
+    std::uint64_t epochs = 0, checks_total = 0, rotations_total = 0;
+    do {
+        auto filter = make_rotating(opt.spec, g, opt.double_write);
+        std::vector<published_keys> pub(writers);
+        for (auto& p : pub) p.rotations_before.resize(per_writer);
+        std::atomic<unsigned> writers_done{0};
+        std::atomic<std::uint64_t> checks{0};
+        const std::uint64_t epoch = epochs;
+        run_threads(writers + readers + 1, [&](unsigned t) {
+            if (t < writers) {
+                for (std::uint64_t i = 0; i < per_writer && time_left(end); ++i) {
+                    pub[t].rotations_before[i] = filter->rotations();
+                    filter->add(make_key(epoch << 32 | t, i).view());
+                    pub[t].progress.value.store(i + 1, std::memory_order_release);  // the add and its record happen-before readers
+                }
+                writers_done.fetch_add(1, std::memory_order_release);
+                return;
+            }
+            if (t == writers) {  // the rotator
+                std::uint64_t last = 0;
+                while (writers_done.load(std::memory_order_acquire) < writers) {
+                    std::uint64_t total = 0;
+                    for (auto& p : pub) total += p.progress.value.load(std::memory_order_relaxed);  // relaxed: a pacing heuristic
+                    if (total - last >= opt.spec.capacity / 2) {
+                        filter->rotate();
+                        last = total;
+                    } else {
+                        std::this_thread::yield();
+                    }
+                }
+                return;
+            }
+            std::mt19937_64 rng(opt.seed ^ splitmix64(epoch * 1000 + t));
+            std::uint64_t local_checks = 0;
+            std::vector<key16> batch_keys;
+            std::vector<key_view> batch;
+            std::vector<std::uint64_t> batch_index;
+            std::uint8_t found[32];
+            while (writers_done.load(std::memory_order_acquire) < writers) {
+                const unsigned w = static_cast<unsigned>(rng() % writers);
+                const std::uint64_t published = pub[w].progress.value.load(std::memory_order_acquire);
+                if (published == 0) continue;
+                // recent keys mostly: older ones are usually past the guarantee
+                auto pick = [&] { return published - 1 - rng() % std::min<std::uint64_t>(published, opt.spec.capacity / 4); };
+                if (rng() % 4 != 0) {
+                    const std::uint64_t i = pick();
+                    const bool present = filter->contains(make_key(epoch << 32 | w, i).view());
+                    const std::uint64_t after = filter->rotations();
+                    if (after + 1 - pub[w].rotations_before[i] <= g - 1) {
+                        if (!present)
+                            violation(describe("false negative: epoch ", epoch, " writer ", w, " key ", i, ", rotations ",
+                                               pub[w].rotations_before[i], " before its add, ", after, " after the query"));
+                        ++local_checks;
+                    }
+                } else {
+                    batch_keys.clear();
+                    batch.clear();
+                    batch_index.clear();
+                    for (int j = 0; j < 32; ++j) {
+                        batch_index.push_back(pick());
+                        batch_keys.push_back(make_key(epoch << 32 | w, batch_index.back()));
+                    }
+                    for (const auto& k : batch_keys) batch.push_back(k.view());
+                    filter->contains_many(batch, found);
+                    const std::uint64_t after = filter->rotations();
+                    for (int j = 0; j < 32; ++j) {
+                        if (after + 1 - pub[w].rotations_before[batch_index[j]] > g - 1) continue;
+                        if (!found[j]) violation(describe("false negative in contains_many: epoch ", epoch, " writer ", w));
+                        ++local_checks;
+                    }
+                }
+            }
+            checks.fetch_add(local_checks, std::memory_order_relaxed);  // read after join
+        });
+        rotations_total += filter->rotations();
+        checks_total += checks.load(std::memory_order_relaxed);
+        ++epochs;
+    } while (time_left(end));
+    if (checks_total == 0) violation("no check ran: rotations too frequent for the window");
+    std::printf("rotation: G=%u%s, %llu epochs, %llu rotations, %llu checks inside the window, no false negative\n", g,
+                opt.double_write ? " double write" : "", static_cast<unsigned long long>(epochs),
+                static_cast<unsigned long long>(rotations_total), static_cast<unsigned long long>(checks_total));
+}
+
+// ---- 6: swap --------------------------------------------------------------------------------------
+
+// The source of truth is each writer's `recorded` count: a writer records key i (seq_cst) before
+// adding it, then publishes it (release). The rebuilder stages a fresh filter, reads the records
+// (seq_cst) and replays them into the staged filter, then publishes it, over and over. A reader
+// that acquires a published key must find it in whichever filter is current.
+void swap() {
+    const unsigned writers = std::max(1u, (opt.threads - 1) / 2), readers = std::max(1u, opt.threads - 1 - writers);
+    const std::uint64_t per_writer = opt.spec.capacity / writers;
+    const auto end = deadline();
+    std::uint64_t epochs = 0, checks_total = 0, swaps_total = 0;
+    do {
+        auto handle = make_swap(opt.spec);
+        std::vector<progress_counter> recorded(writers), progress(writers);
+        std::atomic<unsigned> writers_done{0};
+        std::atomic<std::uint64_t> checks{0}, swaps{0};
+        const std::uint64_t epoch = epochs;
+        run_threads(writers + readers + 1, [&](unsigned t) {
+            if (t < writers) {
+                for (std::uint64_t i = 0; i < per_writer && time_left(end); ++i) {
+                    recorded[t].value.store(i + 1, std::memory_order_seq_cst);  // seq_cst: against the rebuild's read
+                    handle->add(make_key(epoch << 32 | t, i).view());
+                    progress[t].value.store(i + 1, std::memory_order_release);  // the add happens-before readers' checks
+                }
+                writers_done.fetch_add(1, std::memory_order_release);
+                return;
+            }
+            if (t == writers) {  // the rebuilder
+                std::vector<key16> keys;
+                std::vector<key_view> views;
+                while (writers_done.load(std::memory_order_acquire) < writers) {
+                    handle->stage_fresh();
+                    for (unsigned w = 0; w < writers; ++w) {
+                        const std::uint64_t n = recorded[w].value.load(std::memory_order_seq_cst);  // seq_cst: see above
+                        for (std::uint64_t base = 0; base < n; base += 256) {
+                            keys.clear();
+                            views.clear();
+                            for (std::uint64_t i = base; i < std::min(n, base + 256); ++i) keys.push_back(make_key(epoch << 32 | w, i));
+                            for (const auto& k : keys) views.push_back(k.view());
+                            handle->add_staged(views);
+                        }
+                    }
+                    handle->publish();
+                    swaps.fetch_add(1, std::memory_order_relaxed);  // read after join
+                }
+                return;
+            }
+            std::mt19937_64 rng(opt.seed ^ splitmix64(epoch * 1000 + t));
+            std::uint64_t local_checks = 0;
+            while (writers_done.load(std::memory_order_acquire) < writers) {
+                const unsigned w = static_cast<unsigned>(rng() % writers);
+                const std::uint64_t published = progress[w].value.load(std::memory_order_acquire);
+                if (published == 0) continue;
+                const std::uint64_t i = rng() % 2 ? published - 1 : rng() % published;
+                if (!handle->contains(make_key(epoch << 32 | w, i).view()))
+                    violation(describe("false negative across swaps: epoch ", epoch, " writer ", w, " key ", i,
+                                       " (published ", published, ", swaps so far ", swaps.load(), ")"));
+                ++local_checks;
+            }
+            checks.fetch_add(local_checks, std::memory_order_relaxed);  // read after join
+        });
+        for (unsigned w = 0; w < writers; ++w) {
+            const std::uint64_t n = progress[w].value.load(std::memory_order_relaxed);  // join orders it
+            for (std::uint64_t i = 0; i < n; ++i)
+                if (!handle->contains(make_key(epoch << 32 | w, i).view()))
+                    violation(describe("false negative after join: epoch ", epoch, " writer ", w, " key ", i));
+        }
+        checks_total += checks.load(std::memory_order_relaxed);
+        swaps_total += swaps.load(std::memory_order_relaxed);
+        ++epochs;
+    } while (time_left(end));
+    std::printf("swap: %llu epochs, %llu swaps, %llu concurrent checks, no false negative\n",
+                static_cast<unsigned long long>(epochs), static_cast<unsigned long long>(swaps_total),
+                static_cast<unsigned long long>(checks_total));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     po::options_description flags("lfbloom-stress: try to break lfbloom's concurrency guarantees");
-    std::string scenario_help = "writers-readers, hot-keys, counting-churn, saturation, or all";
+    std::string scenario_help = "writers-readers, hot-keys, counting-churn, saturation, growth, rotation, swap, or all";
     bool soak = false;
     flags.add_options()("help,h", "this text")("scenario", po::value(&opt.scenario)->default_value("all"), scenario_help.c_str())(
-        "layout", po::value(&opt.spec.layout)->default_value("blocked"), "blocked, classic or counting (counting scenarios force counting)")(
+        "layout", po::value(&opt.spec.layout)->default_value("blocked"), "blocked, classic, counting or scalable (counting scenarios force counting, growth scalable)")(
         "api", po::value(&opt.spec.api)->default_value("cpp"), "cpp (the core) or c (through liblfbloom's C ABI)")(
         "threads", po::value(&opt.threads)->default_value(8), "threads (more than cores is the point; up to 64)")(
         "seconds", po::value(&opt.seconds)->default_value(5), "seconds per scenario")(
         "seed", po::value(&opt.seed), "seed (default: from the clock; printed)")(
         "capacity", po::value(&opt.spec.capacity)->default_value(1000000), "filter capacity")(
         "counter-bits", po::value(&opt.spec.counter_bits)->default_value(4), "4 or 8")(
+        "generations", po::value(&opt.generations)->default_value(2), "rotation: generations G (2..64)")(
+        "double-write", po::bool_switch(&opt.double_write), "rotation: add to the current and the next generation")(
         "soak", po::bool_switch(&soak), "long soak: every scenario for 10 minutes (unless --seconds is given)");
     po::variables_map vm;
     try {
@@ -366,10 +566,12 @@ int main(int argc, char** argv) {
     if (!vm.count("seed")) opt.seed = static_cast<std::uint64_t>(clock_type::now().time_since_epoch().count());
     if (soak && vm["seconds"].defaulted()) opt.seconds = 600;
     const std::map<std::string, void (*)()> scenarios = {
-        {"writers-readers", writers_readers}, {"hot-keys", hot_keys}, {"counting-churn", counting_churn}, {"saturation", saturation}};
-    const bool known_layout = opt.spec.layout == "blocked" || opt.spec.layout == "classic" || opt.spec.layout == "counting";
+        {"writers-readers", writers_readers}, {"hot-keys", hot_keys}, {"counting-churn", counting_churn},
+        {"saturation", saturation}, {"growth", writers_readers}, {"rotation", rotation}, {"swap", swap}};
+    const bool known_layout = opt.spec.layout == "blocked" || opt.spec.layout == "classic" || opt.spec.layout == "counting" ||
+                              opt.spec.layout == "scalable";
     if ((opt.scenario != "all" && !scenarios.count(opt.scenario)) || !known_layout || (opt.spec.api != "cpp" && opt.spec.api != "c") ||
-        opt.threads < 2 || opt.threads > 64 || !(opt.seconds > 0)) {
+        opt.threads < 3 || opt.threads > 64 || !(opt.seconds > 0) || opt.generations < 2 || opt.generations > 64) {
         std::fprintf(stderr, "lfbloom-stress: bad arguments (see --help)\n");
         return 2;
     }
@@ -377,7 +579,7 @@ int main(int argc, char** argv) {
     try {
         for (const auto& [name, run] : scenarios) {
             if (opt.scenario != "all" && opt.scenario != name) continue;
-            opt.spec.layout = name == "counting-churn" || name == "saturation" ? "counting" : layout;
+            opt.spec.layout = name == "counting-churn" || name == "saturation" ? "counting" : name == "growth" ? "scalable" : layout;
             const std::string scenario = opt.scenario;
             opt.scenario = name;
             std::printf("%s: layout %s, api %s, %u threads, %g s, seed %llu\n", name.c_str(), opt.spec.layout.c_str(),

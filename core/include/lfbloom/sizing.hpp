@@ -93,9 +93,14 @@ inline double classic_fpr(double n, std::uint64_t m, std::uint32_t k) {
 class blocked_fpr_model {
 public:
     blocked_fpr_model(std::uint32_t hashes, std::uint32_t block_slots)
-        : hashes_(hashes), slots_(block_slots), occupancy_(block_slots + 1, 0.0), hit_rate_(block_slots + 1) {
+        : hashes_(hashes), slots_(block_slots), occupancy_(block_slots + 1, 0.0), hit_rate_(block_slots + 1),
+          stay_(block_slots + 1), move_(block_slots + 1) {
         occupancy_[0] = 1.0;
-        for (std::uint32_t x = 0; x <= slots_; ++x) hit_rate_[x] = std::pow(static_cast<double>(x) / slots_, hashes_);
+        for (std::uint32_t x = 0; x <= slots_; ++x) {
+            hit_rate_[x] = std::pow(static_cast<double>(x) / slots_, hashes_);
+            stay_[x] = static_cast<double>(x) / slots_;
+            move_[x] = static_cast<double>(slots_ - x + 1) / slots_;
+        }
         rate_by_load_.push_back(0.0);  // an empty block never answers yes
     }
 
@@ -127,8 +132,8 @@ private:
             for (std::uint32_t throw_ = 0; throw_ < hashes_; ++throw_) {
                 ++throws_;
                 const std::uint32_t top = static_cast<std::uint32_t>(std::min<std::uint64_t>(throws_, slots_));
-                for (std::uint32_t x = top; x > 0; --x)
-                    occupancy_[x] = occupancy_[x] * x / slots_ + occupancy_[x - 1] * (slots_ - x + 1) / slots_;
+                for (std::uint32_t x = top; x > 0; --x)  // multiplications only: sizing runs this ~10^6 times
+                    occupancy_[x] = occupancy_[x] * stay_[x] + occupancy_[x - 1] * move_[x];
                 occupancy_[0] = 0.0;
             }
             double rate = 0;
@@ -144,6 +149,7 @@ private:
     std::vector<double> occupancy_;      ///< P(x slots set) after throws_ probes
     std::vector<double> hit_rate_;       ///< (x/S)^k
     std::vector<double> rate_by_load_;   ///< E[(X/S)^k] for 0, 1, 2, ... keys in the block
+    std::vector<double> stay_, move_;    ///< x/S and (S-x+1)/S
 };
 
 /// One-off blocked FPR: see blocked_fpr_model.
@@ -214,6 +220,7 @@ inline geometry blocked_geometry(std::uint64_t n, double p, std::uint32_t block_
             continue;  // this k cannot reach p within max_slots; another may
         }
         if (best_k == 0 || blocks < best_blocks) best_blocks = blocks, best_k = k;
+        else if (k >= best_k + 3) break;  // past the optimum: blocks only grow with k from here
     }
     if (best_k == 0) throw error(errc::too_large, "the requested rate needs a filter beyond 2^46 slots");
     return {best_blocks * block_slots, best_k, n, p};
