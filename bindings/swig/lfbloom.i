@@ -30,6 +30,17 @@ LFB_WRAP(lfb_counting_remove) LFB_WRAP(lfb_counting_count) LFB_WRAP(lfb_counting
 LFB_WRAP(lfb_counting_stats) LFB_WRAP(lfb_counting_serialized_size) LFB_WRAP(lfb_counting_save) LFB_WRAP(lfb_counting_load)
 LFB_WRAP(lfb_filter_create_shared_file) LFB_WRAP(lfb_filter_open_shared_file) LFB_WRAP(lfb_filter_flush)
 LFB_WRAP(lfb_counting_create_shared_file) LFB_WRAP(lfb_counting_open_shared_file) LFB_WRAP(lfb_counting_flush)
+/* 1.1 */
+LFB_WRAP(lfb_scalable_create) LFB_WRAP(lfb_scalable_free) LFB_WRAP(lfb_scalable_add) LFB_WRAP(lfb_scalable_contains)
+LFB_WRAP(lfb_scalable_add_many) LFB_WRAP(lfb_scalable_contains_many) LFB_WRAP(lfb_scalable_filters)
+LFB_WRAP(lfb_scalable_stats) LFB_WRAP(lfb_scalable_filter_stats) LFB_WRAP(lfb_rotating_create)
+LFB_WRAP(lfb_rotating_free) LFB_WRAP(lfb_rotating_add) LFB_WRAP(lfb_rotating_contains)
+LFB_WRAP(lfb_rotating_add_many) LFB_WRAP(lfb_rotating_contains_many) LFB_WRAP(lfb_rotating_rotate)
+LFB_WRAP(lfb_rotating_tick) LFB_WRAP(lfb_rotating_rotations) LFB_WRAP(lfb_rotating_stats) LFB_WRAP(lfb_swap_create)
+LFB_WRAP(lfb_swap_free) LFB_WRAP(lfb_swap_add) LFB_WRAP(lfb_swap_contains) LFB_WRAP(lfb_swap_add_many)
+LFB_WRAP(lfb_swap_contains_many) LFB_WRAP(lfb_swap_stage) LFB_WRAP(lfb_swap_add_staged)
+LFB_WRAP(lfb_swap_add_many_staged) LFB_WRAP(lfb_swap_publish) LFB_WRAP(lfb_swap_replace) LFB_WRAP(lfb_swap_stats)
+LFB_WRAP(lfb_swap_generation)
 
 #if defined(SWIGJAVA)
 %include "lfbloom_java.swg"

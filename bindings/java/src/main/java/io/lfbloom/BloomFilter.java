@@ -3,10 +3,8 @@ package io.lfbloom;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.List;
 
 /**
  * A Bloom filter that any number of threads add to and query at once, without locks, backed by
@@ -34,7 +32,7 @@ import java.util.List;
  * <p>Errors: {@code IllegalArgumentException} for bad arguments, {@code IllegalStateException}
  * after close, {@link LfbloomException} (with the C status code) for everything else.
  */
-public final class BloomFilter implements AutoCloseable {
+public final class BloomFilter extends KeyFilter {
     /** Where a key's bits go. */
     public enum Layout {
         /** All of a key's bits in one 64-byte cache line: one cache miss per call. */
@@ -82,13 +80,9 @@ public final class BloomFilter implements AutoCloseable {
         }
     }
 
-    private final NativeHandle handle;
-    private final Cleaner.Cleanable cleanable;
-
     private BloomFilter(long nativeHandle) {
-        NativeHandle[] h = new NativeHandle[1];
-        this.cleanable = NativeHandle.register(this, nativeHandle, LfbNative::lfb_filter_free, h);
-        this.handle = h[0];
+        super(nativeHandle, LfbNative::lfb_filter_free, LfbNative::lfb_filter_add, LfbNative::lfb_filter_contains,
+                LfbNative::lfb_filter_add_many, LfbNative::lfb_filter_contains_many);
     }
 
     /** A filter sized so that after {@code expectedInsertions} distinct puts the FPP is at most {@code fpp}. */
@@ -138,64 +132,6 @@ public final class BloomFilter implements AutoCloseable {
         handle.call(LfbNative::lfb_filter_flush);
     }
 
-    // ---- put and mightContain ---------------------------------------------------------------------
-
-    /** Adds a key; true if it was new (some bit changed). */
-    public boolean put(byte[] key) {
-        return handle.call(LfbNative::lfb_filter_add, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean put(CharSequence key) {
-        return handle.call(LfbNative::lfb_filter_add, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean put(long key) {
-        return handle.call(LfbNative::lfb_filter_add, Native.buffers().key(key)) == 1;
-    }
-
-    /** Adds the bytes from the buffer's position to its limit; the buffer's position is unchanged. */
-    public boolean put(ByteBuffer key) {
-        return handle.call(LfbNative::lfb_filter_add, direct(key)) == 1;
-    }
-
-    /** True if the key may have been put; false means it certainly was not. */
-    public boolean mightContain(byte[] key) {
-        return handle.call(LfbNative::lfb_filter_contains, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean mightContain(CharSequence key) {
-        return handle.call(LfbNative::lfb_filter_contains, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean mightContain(long key) {
-        return handle.call(LfbNative::lfb_filter_contains, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean mightContain(ByteBuffer key) {
-        return handle.call(LfbNative::lfb_filter_contains, direct(key)) == 1;
-    }
-
-    static ByteBuffer direct(ByteBuffer key) {
-        if (key == null) throw new IllegalArgumentException("key is null");
-        if (key.isDirect()) return key;
-        ByteBuffer copy = key.duplicate();
-        byte[] bytes = new byte[copy.remaining()];
-        copy.get(bytes);
-        return Native.buffers().key(bytes);
-    }
-
-    /** Adds all keys in one native call; returns how many were new. */
-    public long putAll(List<byte[]> keys) {
-        return handle.batch(LfbNative::lfb_filter_add_many, keys, null);
-    }
-
-    /** Queries all keys in one native call; element i answers for keys.get(i). */
-    public boolean[] mightContainAll(List<byte[]> keys) {
-        boolean[] found = new boolean[keys == null ? 0 : keys.size()];
-        handle.batch(LfbNative::lfb_filter_contains_many, keys, found);
-        return found;
-    }
-
     // ---- whole-filter operations --------------------------------------------------------------
 
     /** Zeroes the filter. Puts racing with it may be lost. */
@@ -209,19 +145,9 @@ public final class BloomFilter implements AutoCloseable {
         handle.callWith(other.handle, LfbNative::lfb_filter_merge);
     }
 
+    @Override
     public Stats stats() {
         return Stats.of(handle.stats(LfbNative::lfb_filter_stats));
-    }
-
-    /** Distinct keys estimated from the fill, as Guava's approximateElementCount. */
-    public long approximateElementCount() {
-        double n = stats().estimatedCount();
-        return Double.isInfinite(n) ? Long.MAX_VALUE : Math.round(n);
-    }
-
-    /** The false-positive probability expected now, from the fill, as Guava's expectedFpp. */
-    public double expectedFpp() {
-        return stats().estimatedFpp();
     }
 
     public long bitSize() {
@@ -287,11 +213,5 @@ public final class BloomFilter implements AutoCloseable {
         } catch (IllegalArgumentException | LfbloomException e) {
             throw Native.loadFailure(e);
         }
-    }
-
-    /** Frees the native filter. Idempotent and thread-safe; later calls throw IllegalStateException. */
-    @Override
-    public void close() {
-        cleanable.clean();
     }
 }

@@ -3,9 +3,7 @@ package io.lfbloom;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
  * A Bloom filter with a small saturating counter per slot, so keys can be removed; any number of
@@ -22,14 +20,10 @@ import java.util.List;
  * zero (the key was absent). {@link #remove} returns false and changes nothing if one of the
  * key's counters is zero.
  */
-public final class CountingBloomFilter implements AutoCloseable {
-    private final NativeHandle handle;
-    private final Cleaner.Cleanable cleanable;
-
+public final class CountingBloomFilter extends KeyFilter {
     private CountingBloomFilter(long nativeHandle) {
-        NativeHandle[] h = new NativeHandle[1];
-        this.cleanable = NativeHandle.register(this, nativeHandle, LfbNative::lfb_counting_free, h);
-        this.handle = h[0];
+        super(nativeHandle, LfbNative::lfb_counting_free, LfbNative::lfb_counting_add, LfbNative::lfb_counting_contains,
+                LfbNative::lfb_counting_add_many, LfbNative::lfb_counting_contains_many);
     }
 
     /** 4-bit counters, sized so that after {@code expectedInsertions} keys the FPP is at most {@code fpp}. */
@@ -46,38 +40,6 @@ public final class CountingBloomFilter implements AutoCloseable {
         long[] out = new long[1];
         return new CountingBloomFilter(
                 Native.handleOf(LfbNative.lfb_counting_create(expectedInsertions, fpp, options.toNative(counterBits), out), out));
-    }
-
-    public boolean put(byte[] key) {
-        return handle.call(LfbNative::lfb_counting_add, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean put(CharSequence key) {
-        return handle.call(LfbNative::lfb_counting_add, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean put(long key) {
-        return handle.call(LfbNative::lfb_counting_add, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean put(ByteBuffer key) {
-        return handle.call(LfbNative::lfb_counting_add, BloomFilter.direct(key)) == 1;
-    }
-
-    public boolean mightContain(byte[] key) {
-        return handle.call(LfbNative::lfb_counting_contains, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean mightContain(CharSequence key) {
-        return handle.call(LfbNative::lfb_counting_contains, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean mightContain(long key) {
-        return handle.call(LfbNative::lfb_counting_contains, Native.buffers().key(key)) == 1;
-    }
-
-    public boolean mightContain(ByteBuffer key) {
-        return handle.call(LfbNative::lfb_counting_contains, BloomFilter.direct(key)) == 1;
     }
 
     /** Removes one copy of the key; false (nothing changed) if it is not present. */
@@ -118,17 +80,6 @@ public final class CountingBloomFilter implements AutoCloseable {
         return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
     }
 
-    /** Adds all keys in one native call; returns how many were absent before. */
-    public long putAll(List<byte[]> keys) {
-        return handle.batch(LfbNative::lfb_counting_add_many, keys, null);
-    }
-
-    public boolean[] mightContainAll(List<byte[]> keys) {
-        boolean[] found = new boolean[keys == null ? 0 : keys.size()];
-        handle.batch(LfbNative::lfb_counting_contains_many, keys, found);
-        return found;
-    }
-
     public void clear() {
         handle.call(LfbNative::lfb_counting_clear);
     }
@@ -139,17 +90,9 @@ public final class CountingBloomFilter implements AutoCloseable {
         handle.callWith(other.handle, LfbNative::lfb_counting_merge);
     }
 
+    @Override
     public Stats stats() {
         return Stats.of(handle.stats(LfbNative::lfb_counting_stats));
-    }
-
-    public long approximateElementCount() {
-        double n = stats().estimatedCount();
-        return Double.isInfinite(n) ? Long.MAX_VALUE : Math.round(n);
-    }
-
-    public double expectedFpp() {
-        return stats().estimatedFpp();
     }
 
     /** Writes the filter in lfbloom's own format. */
@@ -169,10 +112,5 @@ public final class CountingBloomFilter implements AutoCloseable {
         } catch (IllegalArgumentException | LfbloomException e) {
             throw Native.loadFailure(e);
         }
-    }
-
-    @Override
-    public void close() {
-        cleanable.clean();
     }
 }

@@ -14,6 +14,11 @@ public final class LfbloomException extends RuntimeException {
         this.status = status;
     }
 
+    /** True for LFB_ERR_FULL: a scalable filter reached its cap on sub-filters or memory. */
+    public boolean isFull() {
+        return status == Native.ERR_FULL;
+    }
+
     /** The C status code, a negative {@code LFB_ERR_*} value. */
     public int status() {
         return status;

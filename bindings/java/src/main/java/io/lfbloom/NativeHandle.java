@@ -68,6 +68,23 @@ final class NativeHandle implements Runnable {
         free.accept(handle);
     }
 
+    /**
+     * Hands the native handle over to a new owner (a swap handle): waits for calls in flight like
+     * close, but does not free. Afterwards this handle is closed; throws IllegalStateException if it
+     * already was.
+     */
+    long detach() {
+        closed = true;  // volatile: as in run()
+        for (int s = 0; s < STRIPES * PAD; s += PAD) {
+            while (inFlight.get(s) != 0) Thread.onSpinWait();
+        }
+        synchronized (this) {
+            if (freed) throw new IllegalStateException("the filter is closed");
+            freed = true;  // the new owner frees it; the Cleaner now finds nothing to do
+        }
+        return handle;
+    }
+
     /** A native call on one key buffer. */
     interface KeyCall {
         int apply(long handle, java.nio.ByteBuffer key);

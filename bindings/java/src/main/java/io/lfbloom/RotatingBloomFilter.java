@@ -1,0 +1,124 @@
+package io.lfbloom;
+
+import java.time.Duration;
+
+/**
+ * A Bloom filter whose keys expire: a ring of G generations covering a window W = G × period.
+ * Each rotation makes the next generation current after clearing it, so a key lives between
+ * W − W/G and W. Rotation happens every period (performed by the first put or query after the
+ * deadline, which never waits for another rotation), when you call {@link #rotate()}, or at the
+ * times you pass to {@link #tick(long)} with a manual clock.
+ *
+ * <p><b>Contract.</b> A key is reported present if at most G−1 rotations overlap the time from the
+ * start of its put to the end of the query: with timed rotation, every key put in the last W − W/G.
+ * Once G rotations have completed after its put, it is no longer reported (except as a false
+ * positive). {@code expectedInsertions} is the most keys put in one period; a query's
+ * false-positive probability stays at most {@code fpp}. With double write, puts go to the current
+ * and the next generation and queries check G−1 generations (one when G = 2): cheaper, more
+ * precise queries for twice the writes and more memory.
+ *
+ * <p><b>Thread safety.</b> Every method may be called from any number of threads at once; puts
+ * and queries never wait for a rotation. {@link #close()} as for BloomFilter.
+ */
+public final class RotatingBloomFilter extends KeyFilter {
+    /** Creation options; immutable. */
+    public static final class Options {
+        final int generations;
+        final Duration period;
+        final boolean doubleWrite;
+        final boolean manualClock;
+        final BloomFilter.Options filter;
+
+        private Options(int generations, Duration period, boolean doubleWrite, boolean manualClock, BloomFilter.Options filter) {
+            this.generations = generations;
+            this.period = period;
+            this.doubleWrite = doubleWrite;
+            this.manualClock = manualClock;
+            this.filter = filter;
+        }
+
+        /** Two generations, no period (rotate by hand), single write, the real clock. */
+        public static Options defaults() {
+            return new Options(2, Duration.ZERO, false, false, BloomFilter.Options.defaults());
+        }
+
+        /** G, in 2..64. */
+        public Options generations(int generations) {
+            if (generations < 2 || generations > 64) throw new IllegalArgumentException("generations must be in 2..64");
+            return new Options(generations, period, doubleWrite, manualClock, filter);
+        }
+
+        /** W / G; zero rotates only in {@link #rotate()}. */
+        public Options period(Duration period) {
+            if (period == null || period.isNegative()) throw new IllegalArgumentException("period must be >= 0");
+            return new Options(generations, period, doubleWrite, manualClock, filter);
+        }
+
+        public Options doubleWrite(boolean doubleWrite) {
+            return new Options(generations, period, doubleWrite, manualClock, filter);
+        }
+
+        /** Time advances only through {@link #tick(long)}, in nanoseconds from creation. */
+        public Options manualClock(boolean manualClock) {
+            return new Options(generations, period, doubleWrite, manualClock, filter);
+        }
+
+        /** Seed and memory limit (the sum over the ring); the layout must be BLOCKED. */
+        public Options filter(BloomFilter.Options filter) {
+            if (filter == null) throw new IllegalArgumentException("filter options are null");
+            return new Options(generations, period, doubleWrite, manualClock, filter);
+        }
+    }
+
+    private static final int DOUBLE_WRITE = 1;
+    private static final int MANUAL_TICK = 2;
+
+    private RotatingBloomFilter(long nativeHandle) {
+        super(nativeHandle, LfbNative::lfb_rotating_free, LfbNative::lfb_rotating_add, LfbNative::lfb_rotating_contains,
+                LfbNative::lfb_rotating_add_many, LfbNative::lfb_rotating_contains_many);
+    }
+
+    public static RotatingBloomFilter create(long expectedInsertions, double fpp, Options options) {
+        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
+        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
+        if (options == null) throw new IllegalArgumentException("options is null");
+        int flags = (options.doubleWrite ? DOUBLE_WRITE : 0) | (options.manualClock ? MANUAL_TICK : 0);
+        Native.load();
+        long[] out = new long[1];
+        return new RotatingBloomFilter(Native.handleOf(LfbNative.lfb_rotating_create(expectedInsertions, fpp,
+                options.generations, options.period.toNanos(), flags, options.filter.toNative(4), out), out));
+    }
+
+    /** One rotation now; waits only for another rotation in progress. */
+    public void rotate() {
+        handle.call(LfbNative::lfb_rotating_rotate);
+    }
+
+    /**
+     * Performs the rotations due at {@code nowNanos}: one per period passed, at most G. The clock
+     * is CLOCK_MONOTONIC (System.nanoTime on Linux), or with a manual clock yours, from 0 at creation.
+     */
+    public void tick(long nowNanos) {
+        if (nowNanos < 0) throw new IllegalArgumentException("nowNanos must be >= 0");
+        handle.call(h -> LfbNative.lfb_rotating_tick(h, nowNanos));
+    }
+
+    /** Rotations so far. */
+    public long rotations() {
+        long[] n = new long[1];
+        handle.call(h -> LfbNative.lfb_rotating_rotations(h, n));
+        return n[0];
+    }
+
+    /** The current generation's statistics. */
+    @Override
+    public Stats stats() {
+        return stats(0);
+    }
+
+    /** Generation {@code age}: 0 current, 1 the one before...; with double write the last is the next one. */
+    public Stats stats(int age) {
+        if (age < 0) throw new IllegalArgumentException("age must be >= 0");
+        return Stats.of(handle.stats((h, v) -> LfbNative.lfb_rotating_stats(h, age, v)));
+    }
+}
