@@ -23,19 +23,28 @@ type nativeFns struct {
 	free                  func(uintptr)
 }
 
-// base holds what Filter and CountingFilter share; its methods are theirs.
-type base struct {
+// keyed holds what every filter kind has: a guarded handle, single and batch Add and Test,
+// Stats and Close; its methods are theirs.
+type keyed struct {
 	h   handle
 	fns *nativeFns
 }
 
-func newBase(ptr uintptr, fns *nativeFns) *base {
-	return &base{h: handle{ptr: ptr, free: fns.free}, fns: fns}
+// newKeyed wraps a C handle, with a finalizer that frees it if Close is never called.
+func newKeyed(ptr uintptr, fns *nativeFns) *keyed {
+	k := &keyed{h: handle{ptr: ptr, free: fns.free}, fns: fns}
+	runtime.SetFinalizer(k, (*keyed).Close)
+	return k
 }
+
+// base adds what Filter and CountingFilter share beyond keyed: Clear, merging and encoding.
+type base struct{ *keyed }
+
+func newBase(ptr uintptr, fns *nativeFns) *base { return &base{newKeyed(ptr, fns)} }
 
 // Add adds a key; true if it was new (some bit changed, or, counting, some counter was zero).
 // It panics if the filter is closed.
-func (b *base) Add(key []byte) bool {
+func (b *keyed) Add(key []byte) bool {
 	p := b.h.mustAcquire("Add")
 	defer b.h.release()
 	r := b.fns.add(p, key)
@@ -44,14 +53,14 @@ func (b *base) Add(key []byte) bool {
 }
 
 // AddString adds the bytes of s, without copying them.
-func (b *base) AddString(s string) bool { return b.Add(keyOfString(s)) }
+func (b *keyed) AddString(s string) bool { return b.Add(keyOfString(s)) }
 
 // AddUint64 adds the 8 little-endian bytes of v.
-func (b *base) AddUint64(v uint64) bool { return b.Add(keyOfUint64(v)) }
+func (b *keyed) AddUint64(v uint64) bool { return b.Add(keyOfUint64(v)) }
 
 // Test reports whether the key may have been added; false means it certainly was not.
 // It panics if the filter is closed.
-func (b *base) Test(key []byte) bool {
+func (b *keyed) Test(key []byte) bool {
 	p := b.h.mustAcquire("Test")
 	defer b.h.release()
 	r := b.fns.contains(p, key)
@@ -60,13 +69,13 @@ func (b *base) Test(key []byte) bool {
 }
 
 // TestString tests the bytes of s, without copying them.
-func (b *base) TestString(s string) bool { return b.Test(keyOfString(s)) }
+func (b *keyed) TestString(s string) bool { return b.Test(keyOfString(s)) }
 
 // TestUint64 tests the 8 little-endian bytes of v.
-func (b *base) TestUint64(v uint64) bool { return b.Test(keyOfUint64(v)) }
+func (b *keyed) TestUint64(v uint64) bool { return b.Test(keyOfUint64(v)) }
 
 // AddMany adds every key in one C call; it returns how many were new.
-func (b *base) AddMany(keys [][]byte) (uint64, error) {
+func (b *keyed) AddMany(keys [][]byte) (uint64, error) {
 	buf := pack(keys)
 	defer batchPool.Put(buf)
 	p, ok := b.h.acquire()
@@ -80,7 +89,7 @@ func (b *base) AddMany(keys [][]byte) (uint64, error) {
 }
 
 // TestMany tests every key in one C call; element i answers for keys[i].
-func (b *base) TestMany(keys [][]byte) ([]bool, error) {
+func (b *keyed) TestMany(keys [][]byte) ([]bool, error) {
 	buf := pack(keys)
 	defer batchPool.Put(buf)
 	p, ok := b.h.acquire()
@@ -110,7 +119,7 @@ func (b *base) Clear() error {
 }
 
 // Stats reads the filter's parameters and fill (O(size)).
-func (b *base) Stats() (Stats, error) {
+func (b *keyed) Stats() (Stats, error) {
 	p, ok := b.h.acquire()
 	if !ok {
 		return Stats{}, ErrClosed
@@ -215,7 +224,7 @@ func (b *base) ReadFrom(r io.Reader) (int64, error) {
 
 // Close frees the filter; idempotent, and safe while other goroutines use it (see the package
 // documentation).
-func (b *base) Close() error {
+func (b *keyed) Close() error {
 	b.h.close()
 	return nil
 }
@@ -243,9 +252,7 @@ func New(capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
 	if _, err := check(native.Lfb_filter_create(capacity, fpr, nativeOptions(opts), &p)); err != nil {
 		return nil, err
 	}
-	f := &Filter{newBase(p, filterFns)}
-	runtime.SetFinalizer(f.base, (*base).Close)
-	return f, nil
+	return &Filter{newBase(p, filterFns)}, nil
 }
 
 // NewShared creates the file path holding a new filter that other processes (a JVM, C, another
@@ -256,9 +263,7 @@ func NewShared(path string, capacity uint64, fpr float64, opts ...Option) (*Filt
 	if _, err := check(native.Lfb_filter_create_shared_file(path, capacity, fpr, nativeOptions(opts), &p)); err != nil {
 		return nil, err
 	}
-	f := &Filter{newBase(p, filterFns)}
-	runtime.SetFinalizer(f.base, (*base).Close)
-	return f, nil
+	return &Filter{newBase(p, filterFns)}, nil
 }
 
 // OpenShared maps the filter in a shared file made by NewShared (in any process or language).
@@ -267,9 +272,7 @@ func OpenShared(path string) (*Filter, error) {
 	if _, err := check(native.Lfb_filter_open_shared_file(path, nil, &p)); err != nil {
 		return nil, err
 	}
-	f := &Filter{newBase(p, filterFns)}
-	runtime.SetFinalizer(f.base, (*base).Close)
-	return f, nil
+	return &Filter{newBase(p, filterFns)}, nil
 }
 
 // Flush writes a shared file's pages to disk (msync): durability across a machine crash only.
@@ -310,9 +313,7 @@ func NewCounting(capacity uint64, fpr float64, opts ...Option) (*CountingFilter,
 	if _, err := check(native.Lfb_counting_create(capacity, fpr, nativeOptions(opts), &p)); err != nil {
 		return nil, err
 	}
-	f := &CountingFilter{newBase(p, countingFns)}
-	runtime.SetFinalizer(f.base, (*base).Close)
-	return f, nil
+	return &CountingFilter{newBase(p, countingFns)}, nil
 }
 
 // Remove removes one copy of key; an error wrapping ErrNotPresent (nothing changed) if one of

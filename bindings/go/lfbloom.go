@@ -45,12 +45,13 @@ var (
 	ErrUnsupportedVersion = errors.New("lfbloom: unsupported version")
 	ErrIO                 = errors.New("lfbloom: I/O error")
 	ErrInternal           = errors.New("lfbloom: internal error")
+	ErrFull               = errors.New("lfbloom: scalable filter full: its cap on sub-filters or memory is reached")
 	ErrClosed             = errors.New("lfbloom: filter is closed")
 )
 
 // The C status codes (lfbloom.h), in order from -1.
 var statusErrors = []error{ErrInvalidArgument, ErrOutOfMemory, ErrTooLarge, ErrIncompatible, ErrNotPresent,
-	ErrCorrupt, ErrUnsupportedVersion, ErrIO, ErrInternal}
+	ErrCorrupt, ErrUnsupportedVersion, ErrIO, ErrInternal, ErrFull}
 
 // statusError is a C failure: its status code, the C library's message, and the sentinel it is.
 type statusError struct {
@@ -141,6 +142,15 @@ func (h *handle) close() {
 		h.free(h.ptr)
 		h.ptr = 0
 	}
+}
+
+// detach hands the C handle to a new owner (a Swappable): waits for calls in flight like close,
+// but does not free; afterwards this handle is closed. ok is false if it already was.
+func (h *handle) detach() (ptr uintptr, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ptr, h.ptr = h.ptr, 0
+	return ptr, ptr != 0
 }
 
 // mustAcquire is for methods whose only result is a bool: after Close they panic.

@@ -199,7 +199,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_fc07dd7e6c851db9(void *_swig_go_0) {
+void _wrap_Swig_free_native_c3c618840576bf02(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -209,7 +209,7 @@ void _wrap_Swig_free_native_fc07dd7e6c851db9(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_fc07dd7e6c851db9(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_c3c618840576bf02(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -222,7 +222,7 @@ void *_wrap_Swig_malloc_native_fc07dd7e6c851db9(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_fc07dd7e6c851db9() {
+_gostring_ _wrap_lfb_version_string_native_c3c618840576bf02() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -233,7 +233,7 @@ _gostring_ _wrap_lfb_version_string_native_fc07dd7e6c851db9() {
 }
 
 
-intgo _wrap_lfb_abi_version_native_fc07dd7e6c851db9() {
+intgo _wrap_lfb_abi_version_native_c3c618840576bf02() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -244,7 +244,7 @@ intgo _wrap_lfb_abi_version_native_fc07dd7e6c851db9() {
 }
 
 
-_gostring_ _wrap_lfb_strerror_native_fc07dd7e6c851db9(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_strerror_native_c3c618840576bf02(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -257,7 +257,7 @@ _gostring_ _wrap_lfb_strerror_native_fc07dd7e6c851db9(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_last_error_native_fc07dd7e6c851db9() {
+_gostring_ _wrap_lfb_last_error_native_c3c618840576bf02() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -268,7 +268,7 @@ _gostring_ _wrap_lfb_last_error_native_fc07dd7e6c851db9() {
 }
 
 
-intgo _wrap_lfb_filter_create_native_fc07dd7e6c851db9(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_native_c3c618840576bf02(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -299,7 +299,7 @@ intgo _wrap_lfb_filter_create_native_fc07dd7e6c851db9(long long _swig_go_0, doub
 }
 
 
-intgo _wrap_lfb_filter_create_geometry_native_fc07dd7e6c851db9(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_geometry_native_c3c618840576bf02(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -330,7 +330,7 @@ intgo _wrap_lfb_filter_create_geometry_native_fc07dd7e6c851db9(long long _swig_g
 }
 
 
-void _wrap_lfb_filter_free_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0) {
+void _wrap_lfb_filter_free_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   
   arg1 = (lfb_filter *)_swig_go_0; 
@@ -340,7 +340,7 @@ void _wrap_lfb_filter_free_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_add_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_add_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -356,7 +356,7 @@ intgo _wrap_lfb_filter_add_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_lfb_filter_contains_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_contains_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -372,7 +372,7 @@ intgo _wrap_lfb_filter_contains_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_add_many_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_add_many_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -395,7 +395,7 @@ intgo _wrap_lfb_filter_add_many_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_many_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_contains_many_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -418,7 +418,7 @@ intgo _wrap_lfb_filter_contains_many_native_fc07dd7e6c851db9(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_clear_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_clear_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -431,7 +431,7 @@ intgo _wrap_lfb_filter_clear_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_merge_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_filter_merge_native_c3c618840576bf02(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -446,7 +446,7 @@ intgo _wrap_lfb_filter_merge_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, lfb
 }
 
 
-intgo _wrap_lfb_filter_stats_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_stats_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -485,7 +485,7 @@ intgo _wrap_lfb_filter_stats_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, _go
 }
 
 
-intgo _wrap_lfb_filter_serialized_size_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_filter_serialized_size_native_c3c618840576bf02(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -502,7 +502,7 @@ intgo _wrap_lfb_filter_serialized_size_native_fc07dd7e6c851db9(lfb_filter *_swig
 }
 
 
-intgo _wrap_lfb_filter_save_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_filter_save_native_c3c618840576bf02(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -522,7 +522,7 @@ intgo _wrap_lfb_filter_save_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0, intg
 }
 
 
-intgo _wrap_lfb_filter_load_native_fc07dd7e6c851db9(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_load_native_c3c618840576bf02(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -554,7 +554,7 @@ intgo _wrap_lfb_filter_load_native_fc07dd7e6c851db9(intgo _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_lfb_filter_create_shared_file_native_fc07dd7e6c851db9(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
+intgo _wrap_lfb_filter_create_shared_file_native_c3c618840576bf02(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -592,7 +592,7 @@ intgo _wrap_lfb_filter_create_shared_file_native_fc07dd7e6c851db9(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_filter_open_shared_file_native_fc07dd7e6c851db9(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
+intgo _wrap_lfb_filter_open_shared_file_native_c3c618840576bf02(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_filter **arg3 = (lfb_filter **) 0 ;
@@ -626,7 +626,7 @@ intgo _wrap_lfb_filter_open_shared_file_native_fc07dd7e6c851db9(_gostring_ _swig
 }
 
 
-intgo _wrap_lfb_filter_flush_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_flush_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -639,7 +639,7 @@ intgo _wrap_lfb_filter_flush_native_fc07dd7e6c851db9(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_create_native_fc07dd7e6c851db9(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_native_c3c618840576bf02(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -670,7 +670,7 @@ intgo _wrap_lfb_counting_create_native_fc07dd7e6c851db9(long long _swig_go_0, do
 }
 
 
-intgo _wrap_lfb_counting_create_geometry_native_fc07dd7e6c851db9(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_geometry_native_c3c618840576bf02(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -701,7 +701,7 @@ intgo _wrap_lfb_counting_create_geometry_native_fc07dd7e6c851db9(long long _swig
 }
 
 
-void _wrap_lfb_counting_free_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0) {
+void _wrap_lfb_counting_free_native_c3c618840576bf02(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   
   arg1 = (lfb_counting *)_swig_go_0; 
@@ -711,7 +711,7 @@ void _wrap_lfb_counting_free_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_add_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_add_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -727,7 +727,7 @@ intgo _wrap_lfb_counting_add_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _
 }
 
 
-intgo _wrap_lfb_counting_contains_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_contains_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -743,7 +743,7 @@ intgo _wrap_lfb_counting_contains_native_fc07dd7e6c851db9(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_remove_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_remove_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -759,7 +759,7 @@ intgo _wrap_lfb_counting_remove_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0
 }
 
 
-intgo _wrap_lfb_counting_count_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_count_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -775,7 +775,7 @@ intgo _wrap_lfb_counting_count_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_add_many_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_add_many_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -798,7 +798,7 @@ intgo _wrap_lfb_counting_add_many_native_fc07dd7e6c851db9(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_many_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_contains_many_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -821,7 +821,7 @@ intgo _wrap_lfb_counting_contains_many_native_fc07dd7e6c851db9(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_clear_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_clear_native_c3c618840576bf02(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -834,7 +834,7 @@ intgo _wrap_lfb_counting_clear_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_counting_merge_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
+intgo _wrap_lfb_counting_merge_native_c3c618840576bf02(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_counting *arg2 = (lfb_counting *) 0 ;
   int result;
@@ -849,7 +849,7 @@ intgo _wrap_lfb_counting_merge_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_stats_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_stats_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -888,7 +888,7 @@ intgo _wrap_lfb_counting_stats_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_serialized_size_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_counting_serialized_size_native_c3c618840576bf02(lfb_counting *_swig_go_0, long long *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -903,7 +903,7 @@ intgo _wrap_lfb_counting_serialized_size_native_fc07dd7e6c851db9(lfb_counting *_
 }
 
 
-intgo _wrap_lfb_counting_save_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_counting_save_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -921,7 +921,7 @@ intgo _wrap_lfb_counting_save_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_counting_load_native_fc07dd7e6c851db9(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_load_native_c3c618840576bf02(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   void *arg1 = (void *) 0 ;
   uint64_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -951,7 +951,7 @@ intgo _wrap_lfb_counting_load_native_fc07dd7e6c851db9(_goslice_ _swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_counting_create_shared_file_native_fc07dd7e6c851db9(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
+intgo _wrap_lfb_counting_create_shared_file_native_c3c618840576bf02(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -989,7 +989,7 @@ intgo _wrap_lfb_counting_create_shared_file_native_fc07dd7e6c851db9(_gostring_ _
 }
 
 
-intgo _wrap_lfb_counting_open_shared_file_native_fc07dd7e6c851db9(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_open_shared_file_native_c3c618840576bf02(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_counting **arg3 = (lfb_counting **) 0 ;
@@ -1023,7 +1023,7 @@ intgo _wrap_lfb_counting_open_shared_file_native_fc07dd7e6c851db9(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_counting_flush_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_flush_native_c3c618840576bf02(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1031,6 +1031,674 @@ intgo _wrap_lfb_counting_flush_native_fc07dd7e6c851db9(lfb_counting *_swig_go_0)
   arg1 = (lfb_counting *)_swig_go_0; 
   
   result = (int)lfb_counting_flush((struct lfb_counting const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_scalable_create_native_c3c618840576bf02(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
+  uint64_t arg1 ;
+  double arg2 ;
+  double arg3 ;
+  double arg4 ;
+  uint32_t arg5 ;
+  lfb_options *arg6 = (lfb_options *) 0 ;
+  lfb_scalable **arg7 = (lfb_scalable **) 0 ;
+  lfb_options options6 ;
+  lfb_scalable *handle7 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  arg3 = (double)_swig_go_2; 
+  arg4 = (double)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  
+  arg6 = NULL;
+  if (_swig_go_5.len == 5) {
+    const uint64_t* v = (const uint64_t*)_swig_go_5.array;
+    lfb_options_init(&options6);
+    options6.layout = (uint32_t)v[0]; options6.memory_limit = v[1]; options6.seed = v[2];
+    options6.counter_bits = (uint32_t)v[3]; options6.flags = (uint32_t)v[4];
+    arg6 = &options6;
+  }
+  
+  arg7 = &handle7; 
+  
+  result = (int)lfb_scalable_create(arg1,arg2,arg3,arg4,arg5,(struct lfb_options const *)arg6,arg7);
+  _swig_go_result = result; 
+  if (_swig_go_6) *_swig_go_6 = handle7; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_scalable_free_native_c3c618840576bf02(lfb_scalable *_swig_go_0) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  
+  lfb_scalable_free(arg1);
+  
+}
+
+
+intgo _wrap_lfb_scalable_add_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  
+  result = (int)lfb_scalable_add(arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_scalable_contains_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  
+  result = (int)lfb_scalable_contains((struct lfb_scalable const *)arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_scalable_add_many_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t arg4 ;
+  uint8_t *arg5 = (uint8_t *) 0 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; 
+  arg3 = (uint64_t *)_swig_go_2.array; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (uint8_t *)_swig_go_4.array; 
+  arg6 = (uint64_t *)_swig_go_5; 
+  
+  result = (int)lfb_scalable_add_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_scalable_contains_many_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t arg4 ;
+  uint8_t *arg5 = (uint8_t *) 0 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; 
+  arg3 = (uint64_t *)_swig_go_2.array; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (uint8_t *)_swig_go_4.array; 
+  arg6 = (uint64_t *)_swig_go_5; 
+  
+  result = (int)lfb_scalable_contains_many((struct lfb_scalable const *)arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_scalable_filters_native_c3c618840576bf02(lfb_scalable *_swig_go_0) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  
+  result = (int)lfb_scalable_filters((struct lfb_scalable const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_scalable_stats_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  lfb_stats *arg2 = (lfb_stats *) 0 ;
+  lfb_stats stats2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  
+  stats2.struct_size = sizeof stats2;
+  arg2 = _swig_go_1.len == 13 ? &stats2 : NULL;
+  
+  
+  result = (int)lfb_scalable_stats((struct lfb_scalable const *)arg1,arg2);
+  _swig_go_result = result; 
+  
+  if (result == LFB_OK && _swig_go_1.len == 13) {
+    uint64_t* v = (uint64_t*)_swig_go_1.array;
+    union {
+      double d; uint64_t u; 
+    } target = {
+      stats2.target_fpr
+    }, fill = {
+      stats2.fill_ratio
+    },
+    count = {
+      stats2.estimated_count
+    }, fpr = {
+      stats2.estimated_fpr
+    };
+    v[0] = stats2.layout; v[1] = stats2.slots; v[2] = stats2.slot_bits; v[3] = stats2.hashes;
+    v[4] = stats2.bytes; v[5] = stats2.capacity; v[6] = target.u; v[7] = stats2.slots_set;
+    v[8] = stats2.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats2.near_capacity;
+  }
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_scalable_filter_stats_native_c3c618840576bf02(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  uint32_t arg2 ;
+  lfb_stats *arg3 = (lfb_stats *) 0 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  lfb_stats stats3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  stats3.struct_size = sizeof stats3;
+  arg3 = _swig_go_2.len == 13 ? &stats3 : NULL;
+  
+  arg4 = (uint64_t *)_swig_go_3; 
+  
+  result = (int)lfb_scalable_filter_stats((struct lfb_scalable const *)arg1,arg2,arg3,arg4);
+  _swig_go_result = result; 
+  
+  if (result == LFB_OK && _swig_go_2.len == 13) {
+    uint64_t* v = (uint64_t*)_swig_go_2.array;
+    union {
+      double d; uint64_t u; 
+    } target = {
+      stats3.target_fpr
+    }, fill = {
+      stats3.fill_ratio
+    },
+    count = {
+      stats3.estimated_count
+    }, fpr = {
+      stats3.estimated_fpr
+    };
+    v[0] = stats3.layout; v[1] = stats3.slots; v[2] = stats3.slot_bits; v[3] = stats3.hashes;
+    v[4] = stats3.bytes; v[5] = stats3.capacity; v[6] = target.u; v[7] = stats3.slots_set;
+    v[8] = stats3.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats3.near_capacity;
+  }
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_create_native_c3c618840576bf02(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
+  uint64_t arg1 ;
+  double arg2 ;
+  uint32_t arg3 ;
+  uint64_t arg4 ;
+  uint32_t arg5 ;
+  lfb_options *arg6 = (lfb_options *) 0 ;
+  lfb_rotating **arg7 = (lfb_rotating **) 0 ;
+  lfb_options options6 ;
+  lfb_rotating *handle7 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  arg3 = (uint32_t)_swig_go_2; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  
+  arg6 = NULL;
+  if (_swig_go_5.len == 5) {
+    const uint64_t* v = (const uint64_t*)_swig_go_5.array;
+    lfb_options_init(&options6);
+    options6.layout = (uint32_t)v[0]; options6.memory_limit = v[1]; options6.seed = v[2];
+    options6.counter_bits = (uint32_t)v[3]; options6.flags = (uint32_t)v[4];
+    arg6 = &options6;
+  }
+  
+  arg7 = &handle7; 
+  
+  result = (int)lfb_rotating_create(arg1,arg2,arg3,arg4,arg5,(struct lfb_options const *)arg6,arg7);
+  _swig_go_result = result; 
+  if (_swig_go_6) *_swig_go_6 = handle7; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_rotating_free_native_c3c618840576bf02(lfb_rotating *_swig_go_0) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  
+  lfb_rotating_free(arg1);
+  
+}
+
+
+intgo _wrap_lfb_rotating_add_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  
+  result = (int)lfb_rotating_add(arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_contains_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  
+  result = (int)lfb_rotating_contains((struct lfb_rotating const *)arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_add_many_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t arg4 ;
+  uint8_t *arg5 = (uint8_t *) 0 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; 
+  arg3 = (uint64_t *)_swig_go_2.array; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (uint8_t *)_swig_go_4.array; 
+  arg6 = (uint64_t *)_swig_go_5; 
+  
+  result = (int)lfb_rotating_add_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_contains_many_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t arg4 ;
+  uint8_t *arg5 = (uint8_t *) 0 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; 
+  arg3 = (uint64_t *)_swig_go_2.array; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (uint8_t *)_swig_go_4.array; 
+  arg6 = (uint64_t *)_swig_go_5; 
+  
+  result = (int)lfb_rotating_contains_many((struct lfb_rotating const *)arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_rotate_native_c3c618840576bf02(lfb_rotating *_swig_go_0) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  
+  result = (int)lfb_rotating_rotate(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_tick_native_c3c618840576bf02(lfb_rotating *_swig_go_0, long long _swig_go_1) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  uint64_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  result = (int)lfb_rotating_tick(arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_rotations_native_c3c618840576bf02(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  uint64_t *arg2 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  arg2 = (uint64_t *)_swig_go_1; 
+  
+  result = (int)lfb_rotating_rotations((struct lfb_rotating const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_stats_native_c3c618840576bf02(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  uint32_t arg2 ;
+  lfb_stats *arg3 = (lfb_stats *) 0 ;
+  lfb_stats stats3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  stats3.struct_size = sizeof stats3;
+  arg3 = _swig_go_2.len == 13 ? &stats3 : NULL;
+  
+  
+  result = (int)lfb_rotating_stats((struct lfb_rotating const *)arg1,arg2,arg3);
+  _swig_go_result = result; 
+  
+  if (result == LFB_OK && _swig_go_2.len == 13) {
+    uint64_t* v = (uint64_t*)_swig_go_2.array;
+    union {
+      double d; uint64_t u; 
+    } target = {
+      stats3.target_fpr
+    }, fill = {
+      stats3.fill_ratio
+    },
+    count = {
+      stats3.estimated_count
+    }, fpr = {
+      stats3.estimated_fpr
+    };
+    v[0] = stats3.layout; v[1] = stats3.slots; v[2] = stats3.slot_bits; v[3] = stats3.hashes;
+    v[4] = stats3.bytes; v[5] = stats3.capacity; v[6] = target.u; v[7] = stats3.slots_set;
+    v[8] = stats3.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats3.near_capacity;
+  }
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_create_native_c3c618840576bf02(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
+  lfb_filter *arg1 = (lfb_filter *) 0 ;
+  lfb_swap **arg2 = (lfb_swap **) 0 ;
+  lfb_swap *handle2 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_filter *)_swig_go_0; 
+  arg2 = &handle2; 
+  
+  result = (int)lfb_swap_create(arg1,arg2);
+  _swig_go_result = result; 
+  if (_swig_go_1) *_swig_go_1 = handle2; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_swap_free_native_c3c618840576bf02(lfb_swap *_swig_go_0) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  
+  lfb_swap_free(arg1);
+  
+}
+
+
+intgo _wrap_lfb_swap_add_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  
+  result = (int)lfb_swap_add(arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_contains_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  
+  result = (int)lfb_swap_contains((struct lfb_swap const *)arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_add_many_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t arg4 ;
+  uint8_t *arg5 = (uint8_t *) 0 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; 
+  arg3 = (uint64_t *)_swig_go_2.array; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (uint8_t *)_swig_go_4.array; 
+  arg6 = (uint64_t *)_swig_go_5; 
+  
+  result = (int)lfb_swap_add_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_contains_many_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t arg4 ;
+  uint8_t *arg5 = (uint8_t *) 0 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; 
+  arg3 = (uint64_t *)_swig_go_2.array; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (uint8_t *)_swig_go_4.array; 
+  arg6 = (uint64_t *)_swig_go_5; 
+  
+  result = (int)lfb_swap_contains_many((struct lfb_swap const *)arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_stage_native_c3c618840576bf02(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  lfb_filter *arg2 = (lfb_filter *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (lfb_filter *)_swig_go_1; 
+  
+  result = (int)lfb_swap_stage(arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_add_staged_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  
+  result = (int)lfb_swap_add_staged(arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_add_many_staged_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; 
+  arg3 = (uint64_t *)_swig_go_2.array; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_swap_add_many_staged(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_publish_native_c3c618840576bf02(lfb_swap *_swig_go_0) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  
+  result = (int)lfb_swap_publish(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_replace_native_c3c618840576bf02(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  lfb_filter *arg2 = (lfb_filter *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (lfb_filter *)_swig_go_1; 
+  
+  result = (int)lfb_swap_replace(arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_stats_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  lfb_stats *arg2 = (lfb_stats *) 0 ;
+  lfb_stats stats2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  
+  stats2.struct_size = sizeof stats2;
+  arg2 = _swig_go_1.len == 13 ? &stats2 : NULL;
+  
+  
+  result = (int)lfb_swap_stats((struct lfb_swap const *)arg1,arg2);
+  _swig_go_result = result; 
+  
+  if (result == LFB_OK && _swig_go_1.len == 13) {
+    uint64_t* v = (uint64_t*)_swig_go_1.array;
+    union {
+      double d; uint64_t u; 
+    } target = {
+      stats2.target_fpr
+    }, fill = {
+      stats2.fill_ratio
+    },
+    count = {
+      stats2.estimated_count
+    }, fpr = {
+      stats2.estimated_fpr
+    };
+    v[0] = stats2.layout; v[1] = stats2.slots; v[2] = stats2.slot_bits; v[3] = stats2.hashes;
+    v[4] = stats2.bytes; v[5] = stats2.capacity; v[6] = target.u; v[7] = stats2.slots_set;
+    v[8] = stats2.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats2.near_capacity;
+  }
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_generation_native_c3c618840576bf02(lfb_swap *_swig_go_0, long long *_swig_go_1) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  uint64_t *arg2 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (uint64_t *)_swig_go_1; 
+  
+  result = (int)lfb_swap_generation((struct lfb_swap const *)arg1,arg2);
   _swig_go_result = result; 
   return _swig_go_result;
 }

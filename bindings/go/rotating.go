@@ -1,0 +1,118 @@
+package lfbloom
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
+)
+
+// Rotating is a Bloom filter whose keys expire: a ring of G generations covering a window
+// W = G × Period. Each rotation makes the next generation current after clearing it, so a key
+// lives between W − W/G and W. Rotations happen every Period (performed by the first Add or Test
+// after the deadline, which never waits for another rotation), on Rotate, or at the times given to
+// Tick with a manual clock.
+//
+// A key is reported present if at most G−1 rotations overlap the time from the start of its Add
+// to the end of the Test: with timed rotation, every key added in the last W − W/G. Once G
+// rotations have completed after its Add, it is gone (but for false positives). capacity is the
+// most keys added in one period; a Test's false-positive rate stays at most fpr.
+type Rotating struct{ *keyed }
+
+var rotatingFns = &nativeFns{
+	add: native.Lfb_rotating_add, contains: native.Lfb_rotating_contains,
+	addMany: native.Lfb_rotating_add_many, containsMany: native.Lfb_rotating_contains_many,
+	free:  native.Lfb_rotating_free,
+	stats: func(p uintptr, v []uint64) int { return native.Lfb_rotating_stats(p, 0, v) },
+}
+
+// RotatingConfig tunes NewRotating.
+type RotatingConfig struct {
+	Generations int           // G, 2..64; 0 means 2
+	Period      time.Duration // W / G; 0 rotates only on Rotate
+	// DoubleWrite adds to the current and the next generation, so Tests check G−1 generations
+	// (one when G = 2): cheaper, more precise tests for twice the writes and more memory.
+	DoubleWrite bool
+	// ManualClock: time advances only through Tick, in nanoseconds from creation.
+	ManualClock bool
+}
+
+// NewRotating returns a rotating filter. Options: WithSeed, WithMemoryLimit (the sum over the ring).
+func NewRotating(capacity uint64, fpr float64, config RotatingConfig, opts ...Option) (*Rotating, error) {
+	if config.Generations == 0 {
+		config.Generations = 2
+	}
+	if config.Generations < 2 || config.Generations > 64 || config.Period < 0 {
+		return nil, fmt.Errorf("%w: generations %d outside 2..64 or negative period", ErrInvalidArgument, config.Generations)
+	}
+	var flags uint
+	if config.DoubleWrite {
+		flags |= 1
+	}
+	if config.ManualClock {
+		flags |= 2
+	}
+	var p uintptr
+	status := native.Lfb_rotating_create(capacity, fpr, uint(config.Generations), uint64(config.Period), flags,
+		nativeOptions(opts), &p)
+	if _, err := check(status); err != nil {
+		return nil, err
+	}
+	return &Rotating{newKeyed(p, rotatingFns)}, nil
+}
+
+// Rotate performs one rotation now; it waits only for another rotation in progress.
+func (r *Rotating) Rotate() error {
+	p, ok := r.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer r.h.release()
+	_, err := check(native.Lfb_rotating_rotate(p))
+	return err
+}
+
+// Tick performs the rotations due at now (one per period passed, at most G): CLOCK_MONOTONIC
+// nanoseconds, or with ManualClock the caller's, from 0 at creation.
+func (r *Rotating) Tick(now time.Duration) error {
+	if now < 0 {
+		return fmt.Errorf("%w: negative time", ErrInvalidArgument)
+	}
+	p, ok := r.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer r.h.release()
+	_, err := check(native.Lfb_rotating_tick(p, uint64(now)))
+	return err
+}
+
+// Rotations returns the number of rotations so far.
+func (r *Rotating) Rotations() (uint64, error) {
+	p, ok := r.h.acquire()
+	if !ok {
+		return 0, ErrClosed
+	}
+	defer r.h.release()
+	var n uint64
+	_, err := check(native.Lfb_rotating_rotations(p, &n))
+	return n, err
+}
+
+// GenerationStats describes generation age: 0 current, 1 the one before, ...; with DoubleWrite
+// the last (age G) is the next generation. Stats is GenerationStats(0).
+func (r *Rotating) GenerationStats(age int) (Stats, error) {
+	if age < 0 {
+		return Stats{}, fmt.Errorf("%w: negative age", ErrInvalidArgument)
+	}
+	p, ok := r.h.acquire()
+	if !ok {
+		return Stats{}, ErrClosed
+	}
+	defer r.h.release()
+	v := make([]uint64, 13)
+	if _, err := check(native.Lfb_rotating_stats(p, uint(age), v)); err != nil {
+		return Stats{}, err
+	}
+	return statsOf(v), nil
+}

@@ -1,0 +1,97 @@
+package lfbloom
+
+import (
+	"fmt"
+
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
+)
+
+// Scalable is a Bloom filter that grows when more keys arrive than expected: a list of
+// sub-filters, each growth times larger than the last with a rate tightening times smaller, so
+// the total false-positive rate stays below the configured one however many there are (the sum
+// fpr·(1−r)·(1 + r + r² + …) is below fpr). Adds go to the newest; tests check all of them.
+//
+// Growth is lock-free: no goroutine waits, one successor is installed per sub-filter, and a key
+// whose Add happened-before a Test is found, also while the filter grows. At the cap on
+// sub-filters or memory, Add of a new key returns an error wrapping ErrFull and changes nothing.
+type Scalable struct{ *keyed }
+
+var scalableFns = &nativeFns{
+	add: native.Lfb_scalable_add, contains: native.Lfb_scalable_contains,
+	addMany: native.Lfb_scalable_add_many, containsMany: native.Lfb_scalable_contains_many,
+	stats: native.Lfb_scalable_stats, free: native.Lfb_scalable_free,
+}
+
+// ScalableConfig tunes NewScalable; zero fields take the defaults.
+type ScalableConfig struct {
+	Growth     float64 // capacity ratio of consecutive sub-filters, in [1, 1024]; default 2
+	Tightening float64 // rate ratio of consecutive sub-filters, in (0, 1); default 0.5
+	MaxFilters int     // cap on sub-filters, 1..64; default 32
+}
+
+// NewScalable returns a filter starting at initialCapacity keys whose total false-positive rate
+// stays below fpr. Options: WithSeed, and WithMemoryLimit capping the sum of sub-filters.
+func NewScalable(initialCapacity uint64, fpr float64, config ScalableConfig, opts ...Option) (*Scalable, error) {
+	if config.MaxFilters < 0 || config.MaxFilters > 64 {
+		return nil, fmt.Errorf("%w: MaxFilters %d outside 1..64", ErrInvalidArgument, config.MaxFilters)
+	}
+	var p uintptr
+	status := native.Lfb_scalable_create(initialCapacity, fpr, config.Growth, config.Tightening, uint(config.MaxFilters),
+		nativeOptions(opts), &p)
+	if _, err := check(status); err != nil {
+		return nil, err
+	}
+	return &Scalable{newKeyed(p, scalableFns)}, nil
+}
+
+// Add adds a key: true if it was new, false if some sub-filter already reports it. An error
+// wrapping ErrFull (nothing changed) at the cap, or ErrClosed.
+func (s *Scalable) Add(key []byte) (bool, error) {
+	p, ok := s.h.acquire()
+	if !ok {
+		return false, ErrClosed
+	}
+	defer s.h.release()
+	r, err := check(s.fns.add(p, key))
+	return r == 1, err
+}
+
+// AddString adds the bytes of s.
+func (s *Scalable) AddString(key string) (bool, error) { return s.Add(keyOfString(key)) }
+
+// AddUint64 adds the 8 little-endian bytes of v.
+func (s *Scalable) AddUint64(v uint64) (bool, error) { return s.Add(keyOfUint64(v)) }
+
+// Filters returns the number of sub-filters so far (at least 1).
+func (s *Scalable) Filters() (int, error) {
+	p, ok := s.h.acquire()
+	if !ok {
+		return 0, ErrClosed
+	}
+	defer s.h.release()
+	return check(native.Lfb_scalable_filters(p))
+}
+
+// SubFilter describes one sub-filter, as RedisBloom's BF.INFO lists them.
+type SubFilter struct {
+	Stats Stats
+	Items uint64 // adds it counted as new
+}
+
+// SubFilter returns sub-filter index (0 the oldest).
+func (s *Scalable) SubFilter(index int) (SubFilter, error) {
+	if index < 0 {
+		return SubFilter{}, fmt.Errorf("%w: negative sub-filter index", ErrInvalidArgument)
+	}
+	p, ok := s.h.acquire()
+	if !ok {
+		return SubFilter{}, ErrClosed
+	}
+	defer s.h.release()
+	v := make([]uint64, 13)
+	var items uint64
+	if _, err := check(native.Lfb_scalable_filter_stats(p, uint(index), v, &items)); err != nil {
+		return SubFilter{}, err
+	}
+	return SubFilter{statsOf(v), items}, nil
+}

@@ -1,0 +1,117 @@
+package lfbloom
+
+import (
+	"fmt"
+
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
+)
+
+// Swappable is a handle whose Filter is replaced atomically by a freshly built one while other
+// goroutines keep using it: every call sees the old or the new filter, never a freed one.
+// Readers count themselves in per-thread stripes in C; a replacement waits for readers of the old
+// filter to leave, then frees it. Adds and Tests never wait.
+//
+// Rebuilding without a gap: Stage an empty filter, and from then on every Add also goes to it;
+// fill it from your source of truth with AddStaged (the source must record each key before it is
+// added: insert into the database, then Add), then Publish. No key is missing after the switch.
+// Replace swaps in a filter that is already complete.
+//
+// Filters handed over (NewSwappable, Stage, Replace) belong to the handle afterwards: the
+// *Filter passed in is closed. Close frees the current and any staged filter.
+type Swappable struct{ *keyed }
+
+var swapFns = &nativeFns{
+	add: native.Lfb_swap_add, contains: native.Lfb_swap_contains,
+	addMany: native.Lfb_swap_add_many, containsMany: native.Lfb_swap_contains_many,
+	stats: native.Lfb_swap_stats, free: native.Lfb_swap_free,
+}
+
+// NewSwappable returns a handle over initial, which it takes over.
+func NewSwappable(initial *Filter) (*Swappable, error) {
+	var p uintptr
+	if err := adopt(initial, func(f uintptr) int { return native.Lfb_swap_create(f, &p) }); err != nil {
+		return nil, err
+	}
+	return &Swappable{newKeyed(p, swapFns)}, nil
+}
+
+// Replace makes next (taken over) the filter; it returns once the old one is freed.
+func (s *Swappable) Replace(next *Filter) error {
+	return s.withHandle(func(p uintptr) error {
+		return adopt(next, func(f uintptr) int { return native.Lfb_swap_replace(p, f) })
+	})
+}
+
+// Stage makes every Add also go to next (taken over); a filter staged before is freed.
+func (s *Swappable) Stage(next *Filter) error {
+	return s.withHandle(func(p uintptr) error {
+		return adopt(next, func(f uintptr) int { return native.Lfb_swap_stage(p, f) })
+	})
+}
+
+// AddStaged adds to the staged filter only (the rebuild); ErrInvalidArgument if none is staged.
+func (s *Swappable) AddStaged(key []byte) (bool, error) {
+	var r int
+	err := s.withHandle(func(p uintptr) (err error) {
+		r, err = check(native.Lfb_swap_add_staged(p, key))
+		return err
+	})
+	return r == 1, err
+}
+
+// AddManyStaged adds every key to the staged filter in one C call; it returns how many were new to it.
+func (s *Swappable) AddManyStaged(keys [][]byte) (uint64, error) {
+	buf := pack(keys)
+	defer batchPool.Put(buf)
+	var added uint64
+	err := s.withHandle(func(p uintptr) error {
+		_, err := check(native.Lfb_swap_add_many_staged(p, buf.data, buf.offsets, uint64(len(keys)), &added))
+		return err
+	})
+	return added, err
+}
+
+// Publish makes the staged filter current; it returns once the old one is freed.
+func (s *Swappable) Publish() error {
+	return s.withHandle(func(p uintptr) error {
+		_, err := check(native.Lfb_swap_publish(p))
+		return err
+	})
+}
+
+// Generation returns the number of replacements so far.
+func (s *Swappable) Generation() (uint64, error) {
+	var n uint64
+	err := s.withHandle(func(p uintptr) error {
+		_, err := check(native.Lfb_swap_generation(p, &n))
+		return err
+	})
+	return n, err
+}
+
+func (s *Swappable) withHandle(call func(uintptr) error) error {
+	p, ok := s.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer s.h.release()
+	return call(p)
+}
+
+// adopt hands f's C filter to a C call that takes it over; if the call refuses it, it is freed
+// here (f is closed either way).
+func adopt(f *Filter, call func(uintptr) int) error {
+	if f == nil {
+		return fmt.Errorf("%w: nil filter", ErrInvalidArgument)
+	}
+	ptr, ok := f.h.detach()
+	if !ok {
+		return ErrClosed
+	}
+	status := call(ptr)
+	if status < 0 {
+		native.Lfb_filter_free(ptr)
+	}
+	_, err := check(status)
+	return err
+}
