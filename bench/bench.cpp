@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -239,6 +240,41 @@ struct hash_only : single_call_batches<hash_only> {
     std::uint64_t bytes() const { return 0; }
 };
 
+/// The filters that grow, forget or get replaced, behind the same calls. Filled and cleared by
+/// rebuilding: `make` returns a fresh one. They answer what those features cost a query.
+template <class Filter, class Make>
+struct rebuilt_subject : single_call_batches<rebuilt_subject<Filter, Make>> {
+    explicit rebuilt_subject(Make m) : make(std::move(m)), f(make()) {}
+    Make make;
+    std::unique_ptr<Filter> f;
+    bool add(key_view k) { return f->add(k); }
+    bool contains(key_view k) const { return f->contains(k); }
+    std::uint64_t add_many(std::span<const key_view> k) { return f->add_many(k); }
+    std::uint64_t contains_many(std::span<const key_view> k) const { return f->contains_many(k); }
+    void clear() { f = make(); }
+    std::uint64_t bytes() const {
+        if constexpr (std::is_same_v<Filter, rotating_bloom_filter>) return f->stats(0).bytes * f->ring_size();
+        else return f->stats().bytes;
+    }
+};
+template <class Filter, class Make>
+rebuilt_subject<Filter, Make> rebuilt(Make make) {
+    return rebuilt_subject<Filter, Make>(std::move(make));
+}
+
+/// A hot-swap handle: every call pins the current filter (two increments on the thread's stripe).
+struct swappable_subject : single_call_batches<swappable_subject> {
+    explicit swappable_subject(std::uint64_t keys, double p)
+        : h(std::make_unique<blocked_bloom_filter>(blocked_bloom_filter::for_capacity(keys, p))) {}
+    swappable_filter<blocked_bloom_filter> h;
+    bool add(key_view k) { return h.add(k); }
+    bool contains(key_view k) const { return h.contains(k); }
+    std::uint64_t add_many(std::span<const key_view> k) { return h.pin()->add_many(k); }
+    std::uint64_t contains_many(std::span<const key_view> k) const { return h.pin()->contains_many(k); }
+    void clear() { h.pin()->clear(); }
+    std::uint64_t bytes() const { return h.pin()->words().size() * 8; }
+};
+
 /// The memory floor: one random 64-byte line read per key over the same amount of memory, with
 /// the same batching and prefetching as the filter (line indexes precomputed: no hashing).
 struct memory_floor {
@@ -351,6 +387,28 @@ void run_all() {
         }
     }
     run_floor(cache, blocked_bloom_filter::for_capacity(cache.keys, p).words().size() * 8, one_thread, true);
+
+    // What growing, forgetting and swapping cost, in cache: the same keys as "blocked" above.
+    {
+        const std::vector<std::string> ops{"add", "contains-present", "contains-absent"};
+        const std::vector<unsigned> batches = cfg.quick ? std::vector<unsigned>{1} : both;
+        swappable_subject swappable(cache.keys, p);
+        run_ops("swappable", swappable, cache, ops, 16, batches, one_thread);
+        run_ops("swappable", swappable, cache, {"mixed"}, 16, {1}, {2});
+        if (!cfg.quick) {
+            // four sub-filters once the keys are in: capacity/8 + /4 + /2 + the newest
+            auto scalable = rebuilt<scalable_bloom_filter>([&] { return std::make_unique<scalable_bloom_filter>(cache.keys / 8, p); });
+            run_ops("scalable-4", scalable, cache, ops, 16, batches, one_thread);
+            auto rotating = rebuilt<rotating_bloom_filter>([&] { return std::make_unique<rotating_bloom_filter>(cache.keys, p); });
+            run_ops("rotating-2", rotating, cache, ops, 16, batches, one_thread);
+            auto double_write = rebuilt<rotating_bloom_filter>([&] {
+                rotating_options o;
+                o.double_write = true;
+                return std::make_unique<rotating_bloom_filter>(cache.keys, p, o);
+            });
+            run_ops("rotating-2-double-write", double_write, cache, ops, 16, batches, one_thread);
+        }
+    }
 
     // Threads: the mixed workload against the locked baselines, in cache.
     const std::vector<unsigned> mixed_threads = cfg.quick ? std::vector<unsigned>{2} : std::vector<unsigned>{1, 2, 4, 8};

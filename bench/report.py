@@ -99,6 +99,11 @@ def targets(rows):
         bound = 0.01 + 3.1 * (0.01 * 0.99 / n) ** 0.5
         out.append(("7b. blocked measured FPR at capacity (p = 1%, binomial bound)", blocked["fpr"], f"≤ {bound:.5f}",
                     blocked["fpr"] <= bound))
+    for batch in (1, 64):
+        kind = "single" if batch == 1 else "batch"
+        ratio(f"8. swappable / blocked contains (present, {kind}, in cache): the cost of pinning",
+              ns(rows, layout="swappable", op="contains-present", batch=batch, **c16),
+              ns(rows, layout="blocked", op="contains-present", batch=batch, **c16), 1.5)
     return out
 
 
