@@ -12,7 +12,7 @@ import (
 
 // nativeFns are the C functions behind one kind of filter.
 type nativeFns struct {
-	add, contains         func(uintptr, []byte) int
+	add, contains         func(h uintptr, key uintptr, n uint64) int
 	addMany, containsMany func(uintptr, []byte, []uint64, uint64, []byte, *uint64) int
 	clear                 func(uintptr) int
 	merge                 func(uintptr, uintptr) int
@@ -32,7 +32,9 @@ type keyed struct {
 
 // newKeyed wraps a C handle, with a finalizer that frees it if Close is never called.
 func newKeyed(ptr uintptr, fns *nativeFns) *keyed {
-	k := &keyed{h: handle{ptr: ptr, free: fns.free}, fns: fns}
+	k := &keyed{fns: fns}
+	k.h.free = fns.free
+	k.h.ptr.Store(ptr)
 	runtime.SetFinalizer(k, (*keyed).Close)
 	return k
 }
@@ -45,9 +47,10 @@ func newBase(ptr uintptr, fns *nativeFns) *base { return &base{newKeyed(ptr, fns
 // Add adds a key; true if it was new (some bit changed, or, counting, some counter was zero).
 // It panics if the filter is closed.
 func (b *keyed) Add(key []byte) bool {
-	p := b.h.mustAcquire("Add")
-	defer b.h.release()
-	r := b.fns.add(p, key)
+	p, s := b.h.mustAcquire("Add")
+	defer b.h.release(s)
+	k, n := keyArg(key)
+	r := b.fns.add(p, k, n)
 	runtime.KeepAlive(key)
 	return r == 1
 }
@@ -61,9 +64,10 @@ func (b *keyed) AddUint64(v uint64) bool { return b.Add(keyOfUint64(v)) }
 // Test reports whether the key may have been added; false means it certainly was not.
 // It panics if the filter is closed.
 func (b *keyed) Test(key []byte) bool {
-	p := b.h.mustAcquire("Test")
-	defer b.h.release()
-	r := b.fns.contains(p, key)
+	p, s := b.h.mustAcquire("Test")
+	defer b.h.release(s)
+	k, n := keyArg(key)
+	r := b.fns.contains(p, k, n)
 	runtime.KeepAlive(key)
 	return r == 1
 }
@@ -78,11 +82,11 @@ func (b *keyed) TestUint64(v uint64) bool { return b.Test(keyOfUint64(v)) }
 func (b *keyed) AddMany(keys [][]byte) (uint64, error) {
 	buf := pack(keys)
 	defer batchPool.Put(buf)
-	p, ok := b.h.acquire()
+	p, s, ok := b.h.acquire()
 	if !ok {
 		return 0, ErrClosed
 	}
-	defer b.h.release()
+	defer b.h.release(s)
 	var added uint64
 	_, err := check(b.fns.addMany(p, buf.data, buf.offsets, uint64(len(keys)), nil, &added))
 	return added, err
@@ -92,11 +96,11 @@ func (b *keyed) AddMany(keys [][]byte) (uint64, error) {
 func (b *keyed) TestMany(keys [][]byte) ([]bool, error) {
 	buf := pack(keys)
 	defer batchPool.Put(buf)
-	p, ok := b.h.acquire()
+	p, s, ok := b.h.acquire()
 	if !ok {
 		return nil, ErrClosed
 	}
-	defer b.h.release()
+	defer b.h.release(s)
 	if _, err := check(b.fns.containsMany(p, buf.data, buf.offsets, uint64(len(keys)), buf.found, nil)); err != nil {
 		return nil, err
 	}
@@ -109,22 +113,22 @@ func (b *keyed) TestMany(keys [][]byte) ([]bool, error) {
 
 // Clear zeroes the filter. Adds racing with it may be lost.
 func (b *base) Clear() error {
-	p, ok := b.h.acquire()
+	p, s, ok := b.h.acquire()
 	if !ok {
 		return ErrClosed
 	}
-	defer b.h.release()
+	defer b.h.release(s)
 	_, err := check(b.fns.clear(p))
 	return err
 }
 
 // Stats reads the filter's parameters and fill (O(size)).
 func (b *keyed) Stats() (Stats, error) {
-	p, ok := b.h.acquire()
+	p, s, ok := b.h.acquire()
 	if !ok {
 		return Stats{}, ErrClosed
 	}
-	defer b.h.release()
+	defer b.h.release(s)
 	v := make([]uint64, 13)
 	if _, err := check(b.fns.stats(p, v)); err != nil {
 		return Stats{}, err
@@ -136,16 +140,16 @@ func (b *base) merge(other *base) error {
 	if other == nil {
 		return fmt.Errorf("%w: merge with a nil filter", ErrInvalidArgument)
 	}
-	p, ok := b.h.acquire()
+	p, s, ok := b.h.acquire()
 	if !ok {
 		return ErrClosed
 	}
-	defer b.h.release()
-	o, ok := other.h.acquire()
+	defer b.h.release(s)
+	o, s2, ok := other.h.acquire()
 	if !ok {
 		return ErrClosed
 	}
-	defer other.h.release()
+	defer other.h.release(s2)
 	_, err := check(b.fns.merge(p, o))
 	return err
 }
@@ -153,11 +157,11 @@ func (b *base) merge(other *base) error {
 // MarshalBinary encodes the filter in lfbloom's own format (versioned, checksummed). A filter
 // may be marshaled while others add: the result holds every add that completed before it began.
 func (b *base) MarshalBinary() ([]byte, error) {
-	p, ok := b.h.acquire()
+	p, s, ok := b.h.acquire()
 	if !ok {
 		return nil, ErrClosed
 	}
-	defer b.h.release()
+	defer b.h.release(s)
 	var size uint64
 	if _, err := check(b.fns.serializedSize(p, &size)); err != nil {
 		return nil, err
@@ -182,13 +186,12 @@ func (b *base) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	runtime.KeepAlive(data)
-	b.h.mu.Lock()
-	old := b.h.ptr
-	b.h.ptr = loaded
-	b.h.mu.Unlock()
-	if old != 0 {
-		b.fns.free(old)
-	}
+	b.h.exclusive(func(old uintptr) uintptr {
+		if old != 0 {
+			b.fns.free(old)
+		}
+		return loaded
+	})
 	return nil
 }
 
@@ -277,11 +280,11 @@ func OpenShared(path string) (*Filter, error) {
 
 // Flush writes a shared file's pages to disk (msync): durability across a machine crash only.
 func (f *Filter) Flush() error {
-	p, ok := f.h.acquire()
+	p, s, ok := f.h.acquire()
 	if !ok {
 		return ErrClosed
 	}
-	defer f.h.release()
+	defer f.h.release(s)
 	_, err := check(native.Lfb_filter_flush(p))
 	return err
 }
@@ -319,12 +322,13 @@ func NewCounting(capacity uint64, fpr float64, opts ...Option) (*CountingFilter,
 // Remove removes one copy of key; an error wrapping ErrNotPresent (nothing changed) if one of
 // its counters is zero. Removing keys never added can cause false negatives for other keys.
 func (c *CountingFilter) Remove(key []byte) error {
-	p, ok := c.h.acquire()
+	p, s, ok := c.h.acquire()
 	if !ok {
 		return ErrClosed
 	}
-	defer c.h.release()
-	_, err := check(native.Lfb_counting_remove(p, key))
+	defer c.h.release(s)
+	k, n := keyArg(key)
+	_, err := check(native.Lfb_counting_remove(p, k, n))
 	runtime.KeepAlive(key)
 	return err
 }
@@ -334,14 +338,15 @@ func (c *CountingFilter) RemoveString(s string) error { return c.Remove(keyOfStr
 
 // Count returns the smallest of key's counters: at least how often it was added (minus removed).
 func (c *CountingFilter) Count(key []byte) (int, error) {
-	p, ok := c.h.acquire()
+	p, s, ok := c.h.acquire()
 	if !ok {
 		return 0, ErrClosed
 	}
-	defer c.h.release()
-	n, err := check(native.Lfb_counting_count(p, key))
+	defer c.h.release(s)
+	k, n := keyArg(key)
+	count, err := check(native.Lfb_counting_count(p, k, n))
 	runtime.KeepAlive(key)
-	return n, err
+	return count, err
 }
 
 // Merge adds other's counters to c's, saturating (geometry, width and seed must match).

@@ -2,6 +2,7 @@ package lfbloom
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
@@ -47,12 +48,14 @@ func NewScalable(initialCapacity uint64, fpr float64, config ScalableConfig, opt
 // Add adds a key: true if it was new, false if some sub-filter already reports it. An error
 // wrapping ErrFull (nothing changed) at the cap, or ErrClosed.
 func (s *Scalable) Add(key []byte) (bool, error) {
-	p, ok := s.h.acquire()
+	p, st, ok := s.h.acquire()
 	if !ok {
 		return false, ErrClosed
 	}
-	defer s.h.release()
-	r, err := check(s.fns.add(p, key))
+	defer s.h.release(st)
+	k, n := keyArg(key)
+	r, err := check(s.fns.add(p, k, n))
+	runtime.KeepAlive(key)
 	return r == 1, err
 }
 
@@ -64,11 +67,11 @@ func (s *Scalable) AddUint64(v uint64) (bool, error) { return s.Add(keyOfUint64(
 
 // Filters returns the number of sub-filters so far (at least 1).
 func (s *Scalable) Filters() (int, error) {
-	p, ok := s.h.acquire()
+	p, st, ok := s.h.acquire()
 	if !ok {
 		return 0, ErrClosed
 	}
-	defer s.h.release()
+	defer s.h.release(st)
 	return check(native.Lfb_scalable_filters(p))
 }
 
@@ -83,11 +86,11 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 	if index < 0 {
 		return SubFilter{}, fmt.Errorf("%w: negative sub-filter index", ErrInvalidArgument)
 	}
-	p, ok := s.h.acquire()
+	p, st, ok := s.h.acquire()
 	if !ok {
 		return SubFilter{}, ErrClosed
 	}
-	defer s.h.release()
+	defer s.h.release(st)
 	v := make([]uint64, 13)
 	var items uint64
 	if _, err := check(native.Lfb_scalable_filter_stats(p, uint(index), v, &items)); err != nil {

@@ -2,6 +2,7 @@ package lfbloom
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
@@ -53,7 +54,9 @@ func (s *Swappable) Stage(next *Filter) error {
 func (s *Swappable) AddStaged(key []byte) (bool, error) {
 	var r int
 	err := s.withHandle(func(p uintptr) (err error) {
-		r, err = check(native.Lfb_swap_add_staged(p, key))
+		k, n := keyArg(key)
+		r, err = check(native.Lfb_swap_add_staged(p, k, n))
+		runtime.KeepAlive(key)
 		return err
 	})
 	return r == 1, err
@@ -90,11 +93,11 @@ func (s *Swappable) Generation() (uint64, error) {
 }
 
 func (s *Swappable) withHandle(call func(uintptr) error) error {
-	p, ok := s.h.acquire()
+	p, st, ok := s.h.acquire()
 	if !ok {
 		return ErrClosed
 	}
-	defer s.h.release()
+	defer s.h.release(st)
 	return call(p)
 }
 

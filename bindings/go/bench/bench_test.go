@@ -110,3 +110,24 @@ func BenchmarkTestMany64(b *testing.B) {
 		}
 	})
 }
+
+// Test from every core at once (b.RunParallel, GOMAXPROCS goroutines). bits-and-blooms' Test only
+// reads, so sharing it for queries alone is safe.
+func BenchmarkTestParallel(b *testing.B) {
+	ours, theirs := filled()
+	defer ours.Close()
+	b.Run("lfbloom", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for i := rand.Int(); pb.Next(); i++ {
+				ours.Test(keySet[i&(keys-1)])
+			}
+		})
+	})
+	b.Run("bits-and-blooms", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for i := rand.Int(); pb.Next(); i++ {
+				theirs.Test(keySet[i&(keys-1)])
+			}
+		})
+	})
+}

@@ -37,8 +37,8 @@ typedef long long swig_type_4;
 typedef _goslice_ swig_type_5;
 typedef long long swig_type_6;
 typedef _goslice_ swig_type_7;
-typedef _goslice_ swig_type_8;
-typedef _goslice_ swig_type_9;
+typedef long long swig_type_8;
+typedef long long swig_type_9;
 typedef _goslice_ swig_type_10;
 typedef _goslice_ swig_type_11;
 typedef long long swig_type_12;
@@ -60,10 +60,10 @@ typedef long long swig_type_27;
 typedef _goslice_ swig_type_28;
 typedef long long swig_type_29;
 typedef _goslice_ swig_type_30;
-typedef _goslice_ swig_type_31;
-typedef _goslice_ swig_type_32;
-typedef _goslice_ swig_type_33;
-typedef _goslice_ swig_type_34;
+typedef long long swig_type_31;
+typedef long long swig_type_32;
+typedef long long swig_type_33;
+typedef long long swig_type_34;
 typedef _goslice_ swig_type_35;
 typedef _goslice_ swig_type_36;
 typedef long long swig_type_37;
@@ -83,8 +83,8 @@ typedef _gostring_ swig_type_50;
 typedef _goslice_ swig_type_51;
 typedef long long swig_type_52;
 typedef _goslice_ swig_type_53;
-typedef _goslice_ swig_type_54;
-typedef _goslice_ swig_type_55;
+typedef long long swig_type_54;
+typedef long long swig_type_55;
 typedef _goslice_ swig_type_56;
 typedef _goslice_ swig_type_57;
 typedef long long swig_type_58;
@@ -98,8 +98,8 @@ typedef _goslice_ swig_type_65;
 typedef long long swig_type_66;
 typedef long long swig_type_67;
 typedef _goslice_ swig_type_68;
-typedef _goslice_ swig_type_69;
-typedef _goslice_ swig_type_70;
+typedef long long swig_type_69;
+typedef long long swig_type_70;
 typedef _goslice_ swig_type_71;
 typedef _goslice_ swig_type_72;
 typedef long long swig_type_73;
@@ -110,8 +110,8 @@ typedef long long swig_type_77;
 typedef _goslice_ swig_type_78;
 typedef long long swig_type_79;
 typedef _goslice_ swig_type_80;
-typedef _goslice_ swig_type_81;
-typedef _goslice_ swig_type_82;
+typedef long long swig_type_81;
+typedef long long swig_type_82;
 typedef _goslice_ swig_type_83;
 typedef _goslice_ swig_type_84;
 typedef long long swig_type_85;
@@ -120,7 +120,7 @@ typedef _goslice_ swig_type_87;
 typedef _goslice_ swig_type_88;
 typedef long long swig_type_89;
 typedef _goslice_ swig_type_90;
-typedef _goslice_ swig_type_91;
+typedef long long swig_type_91;
 typedef _goslice_ swig_type_92;
 typedef _goslice_ swig_type_93;
 typedef long long swig_type_94;
@@ -134,8 +134,8 @@ extern swig_type_3 _wrap_lfb_last_error_native_c3c618840576bf02(void);
 extern swig_intgo _wrap_lfb_filter_create_native_c3c618840576bf02(swig_type_4 arg1, double arg2, swig_type_5 arg3, swig_voidp arg4);
 extern swig_intgo _wrap_lfb_filter_create_geometry_native_c3c618840576bf02(swig_type_6 arg1, swig_intgo arg2, swig_type_7 arg3, swig_voidp arg4);
 extern void _wrap_lfb_filter_free_native_c3c618840576bf02(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_filter_add_native_c3c618840576bf02(uintptr_t arg1, swig_type_8 arg2);
-extern swig_intgo _wrap_lfb_filter_contains_native_c3c618840576bf02(uintptr_t arg1, swig_type_9 arg2);
+extern swig_intgo _wrap_lfb_filter_add_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_8 arg3);
+extern swig_intgo _wrap_lfb_filter_contains_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_9 arg3);
 extern swig_intgo _wrap_lfb_filter_add_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_10 arg2, swig_type_11 arg3, swig_type_12 arg4, swig_type_13 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_filter_contains_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_14 arg2, swig_type_15 arg3, swig_type_16 arg4, swig_type_17 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_filter_clear_native_c3c618840576bf02(uintptr_t arg1);
@@ -150,10 +150,10 @@ extern swig_intgo _wrap_lfb_filter_flush_native_c3c618840576bf02(uintptr_t arg1)
 extern swig_intgo _wrap_lfb_counting_create_native_c3c618840576bf02(swig_type_27 arg1, double arg2, swig_type_28 arg3, swig_voidp arg4);
 extern swig_intgo _wrap_lfb_counting_create_geometry_native_c3c618840576bf02(swig_type_29 arg1, swig_intgo arg2, swig_type_30 arg3, swig_voidp arg4);
 extern void _wrap_lfb_counting_free_native_c3c618840576bf02(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_add_native_c3c618840576bf02(uintptr_t arg1, swig_type_31 arg2);
-extern swig_intgo _wrap_lfb_counting_contains_native_c3c618840576bf02(uintptr_t arg1, swig_type_32 arg2);
-extern swig_intgo _wrap_lfb_counting_remove_native_c3c618840576bf02(uintptr_t arg1, swig_type_33 arg2);
-extern swig_intgo _wrap_lfb_counting_count_native_c3c618840576bf02(uintptr_t arg1, swig_type_34 arg2);
+extern swig_intgo _wrap_lfb_counting_add_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_31 arg3);
+extern swig_intgo _wrap_lfb_counting_contains_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_32 arg3);
+extern swig_intgo _wrap_lfb_counting_remove_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_33 arg3);
+extern swig_intgo _wrap_lfb_counting_count_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_34 arg3);
 extern swig_intgo _wrap_lfb_counting_add_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_35 arg2, swig_type_36 arg3, swig_type_37 arg4, swig_type_38 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_counting_contains_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4, swig_type_42 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_counting_clear_native_c3c618840576bf02(uintptr_t arg1);
@@ -167,8 +167,8 @@ extern swig_intgo _wrap_lfb_counting_open_shared_file_native_c3c618840576bf02(sw
 extern swig_intgo _wrap_lfb_counting_flush_native_c3c618840576bf02(uintptr_t arg1);
 extern swig_intgo _wrap_lfb_scalable_create_native_c3c618840576bf02(swig_type_52 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, swig_type_53 arg6, swig_voidp arg7);
 extern void _wrap_lfb_scalable_free_native_c3c618840576bf02(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_add_native_c3c618840576bf02(uintptr_t arg1, swig_type_54 arg2);
-extern swig_intgo _wrap_lfb_scalable_contains_native_c3c618840576bf02(uintptr_t arg1, swig_type_55 arg2);
+extern swig_intgo _wrap_lfb_scalable_add_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_54 arg3);
+extern swig_intgo _wrap_lfb_scalable_contains_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_55 arg3);
 extern swig_intgo _wrap_lfb_scalable_add_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_56 arg2, swig_type_57 arg3, swig_type_58 arg4, swig_type_59 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_scalable_contains_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3, swig_type_62 arg4, swig_type_63 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_scalable_filters_native_c3c618840576bf02(uintptr_t arg1);
@@ -176,8 +176,8 @@ extern swig_intgo _wrap_lfb_scalable_stats_native_c3c618840576bf02(uintptr_t arg
 extern swig_intgo _wrap_lfb_scalable_filter_stats_native_c3c618840576bf02(uintptr_t arg1, swig_intgo arg2, swig_type_65 arg3, swig_voidp arg4);
 extern swig_intgo _wrap_lfb_rotating_create_native_c3c618840576bf02(swig_type_66 arg1, double arg2, swig_intgo arg3, swig_type_67 arg4, swig_intgo arg5, swig_type_68 arg6, swig_voidp arg7);
 extern void _wrap_lfb_rotating_free_native_c3c618840576bf02(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_rotating_add_native_c3c618840576bf02(uintptr_t arg1, swig_type_69 arg2);
-extern swig_intgo _wrap_lfb_rotating_contains_native_c3c618840576bf02(uintptr_t arg1, swig_type_70 arg2);
+extern swig_intgo _wrap_lfb_rotating_add_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_69 arg3);
+extern swig_intgo _wrap_lfb_rotating_contains_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_70 arg3);
 extern swig_intgo _wrap_lfb_rotating_add_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3, swig_type_73 arg4, swig_type_74 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_rotating_contains_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3, swig_type_77 arg4, swig_type_78 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_rotating_rotate_native_c3c618840576bf02(uintptr_t arg1);
@@ -186,12 +186,12 @@ extern swig_intgo _wrap_lfb_rotating_rotations_native_c3c618840576bf02(uintptr_t
 extern swig_intgo _wrap_lfb_rotating_stats_native_c3c618840576bf02(uintptr_t arg1, swig_intgo arg2, swig_type_80 arg3);
 extern swig_intgo _wrap_lfb_swap_create_native_c3c618840576bf02(uintptr_t arg1, swig_voidp arg2);
 extern void _wrap_lfb_swap_free_native_c3c618840576bf02(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_swap_add_native_c3c618840576bf02(uintptr_t arg1, swig_type_81 arg2);
-extern swig_intgo _wrap_lfb_swap_contains_native_c3c618840576bf02(uintptr_t arg1, swig_type_82 arg2);
+extern swig_intgo _wrap_lfb_swap_add_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_81 arg3);
+extern swig_intgo _wrap_lfb_swap_contains_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_82 arg3);
 extern swig_intgo _wrap_lfb_swap_add_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3, swig_type_85 arg4, swig_type_86 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_swap_contains_many_native_c3c618840576bf02(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_type_90 arg5, swig_voidp arg6);
 extern swig_intgo _wrap_lfb_swap_stage_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_swap_add_staged_native_c3c618840576bf02(uintptr_t arg1, swig_type_91 arg2);
+extern swig_intgo _wrap_lfb_swap_add_staged_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2, swig_type_91 arg3);
 extern swig_intgo _wrap_lfb_swap_add_many_staged_native_c3c618840576bf02(uintptr_t arg1, swig_type_92 arg2, swig_type_93 arg3, swig_type_94 arg4, swig_voidp arg5);
 extern swig_intgo _wrap_lfb_swap_publish_native_c3c618840576bf02(uintptr_t arg1);
 extern swig_intgo _wrap_lfb_swap_replace_native_c3c618840576bf02(uintptr_t arg1, uintptr_t arg2);
@@ -314,25 +314,21 @@ func Lfb_filter_free(arg1 uintptr) {
 	C._wrap_lfb_filter_free_native_c3c618840576bf02(C.uintptr_t(_swig_i_0))
 }
 
-func Lfb_filter_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_filter_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_filter_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_8(_swig_i_2)))
 	return swig_r
 }
 
-func Lfb_filter_contains(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_filter_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_filter_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_9(_swig_i_2)))
 	return swig_r
 }
 
@@ -512,47 +508,39 @@ func Lfb_counting_free(arg1 uintptr) {
 	C._wrap_lfb_counting_free_native_c3c618840576bf02(C.uintptr_t(_swig_i_0))
 }
 
-func Lfb_counting_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_counting_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_counting_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2)))
 	return swig_r
 }
 
-func Lfb_counting_contains(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_counting_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_counting_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_32(_swig_i_2)))
 	return swig_r
 }
 
-func Lfb_counting_remove(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_counting_remove(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_remove_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_counting_remove_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_33(_swig_i_2)))
 	return swig_r
 }
 
-func Lfb_counting_count(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_counting_count(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_count_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_counting_count_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_34(_swig_i_2)))
 	return swig_r
 }
 
@@ -719,25 +707,21 @@ func Lfb_scalable_free(arg1 uintptr) {
 	C._wrap_lfb_scalable_free_native_c3c618840576bf02(C.uintptr_t(_swig_i_0))
 }
 
-func Lfb_scalable_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_scalable_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_scalable_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_scalable_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_54(_swig_i_2)))
 	return swig_r
 }
 
-func Lfb_scalable_contains(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_scalable_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_scalable_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_scalable_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_55(_swig_i_2)))
 	return swig_r
 }
 
@@ -835,25 +819,21 @@ func Lfb_rotating_free(arg1 uintptr) {
 	C._wrap_lfb_rotating_free_native_c3c618840576bf02(C.uintptr_t(_swig_i_0))
 }
 
-func Lfb_rotating_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_rotating_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_rotating_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_rotating_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_69(_swig_i_2)))
 	return swig_r
 }
 
-func Lfb_rotating_contains(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_rotating_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_rotating_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_rotating_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_70(_swig_i_2)))
 	return swig_r
 }
 
@@ -947,25 +927,21 @@ func Lfb_swap_free(arg1 uintptr) {
 	C._wrap_lfb_swap_free_native_c3c618840576bf02(C.uintptr_t(_swig_i_0))
 }
 
-func Lfb_swap_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_swap_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_swap_add_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_81(_swig_i_2)))
 	return swig_r
 }
 
-func Lfb_swap_contains(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_swap_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_swap_contains_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_82(_swig_i_2)))
 	return swig_r
 }
 
@@ -1019,14 +995,12 @@ func Lfb_swap_stage(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	return swig_r
 }
 
-func Lfb_swap_add_staged(arg1 uintptr, arg2 []byte) (_swig_ret int) {
+func Lfb_swap_add_staged(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_add_staged_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_swap_add_staged_native_c3c618840576bf02(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_91(_swig_i_2)))
 	return swig_r
 }
 

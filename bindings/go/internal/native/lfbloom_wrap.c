@@ -340,7 +340,7 @@ void _wrap_lfb_filter_free_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_add_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_add_native_c3c618840576bf02(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -348,7 +348,8 @@ intgo _wrap_lfb_filter_add_native_c3c618840576bf02(lfb_filter *_swig_go_0, _gosl
   intgo _swig_go_result;
   
   arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_filter_add(arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -356,7 +357,7 @@ intgo _wrap_lfb_filter_add_native_c3c618840576bf02(lfb_filter *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_lfb_filter_contains_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_contains_native_c3c618840576bf02(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -364,7 +365,8 @@ intgo _wrap_lfb_filter_contains_native_c3c618840576bf02(lfb_filter *_swig_go_0, 
   intgo _swig_go_result;
   
   arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_filter_contains((struct lfb_filter const *)arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -711,7 +713,7 @@ void _wrap_lfb_counting_free_native_c3c618840576bf02(lfb_counting *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_add_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_add_native_c3c618840576bf02(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -719,7 +721,8 @@ intgo _wrap_lfb_counting_add_native_c3c618840576bf02(lfb_counting *_swig_go_0, _
   intgo _swig_go_result;
   
   arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_counting_add(arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -727,7 +730,7 @@ intgo _wrap_lfb_counting_add_native_c3c618840576bf02(lfb_counting *_swig_go_0, _
 }
 
 
-intgo _wrap_lfb_counting_contains_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_contains_native_c3c618840576bf02(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -735,7 +738,8 @@ intgo _wrap_lfb_counting_contains_native_c3c618840576bf02(lfb_counting *_swig_go
   intgo _swig_go_result;
   
   arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_counting_contains((struct lfb_counting const *)arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -743,7 +747,7 @@ intgo _wrap_lfb_counting_contains_native_c3c618840576bf02(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_remove_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_remove_native_c3c618840576bf02(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -751,7 +755,8 @@ intgo _wrap_lfb_counting_remove_native_c3c618840576bf02(lfb_counting *_swig_go_0
   intgo _swig_go_result;
   
   arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_counting_remove(arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -759,7 +764,7 @@ intgo _wrap_lfb_counting_remove_native_c3c618840576bf02(lfb_counting *_swig_go_0
 }
 
 
-intgo _wrap_lfb_counting_count_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_count_native_c3c618840576bf02(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -767,7 +772,8 @@ intgo _wrap_lfb_counting_count_native_c3c618840576bf02(lfb_counting *_swig_go_0,
   intgo _swig_go_result;
   
   arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_counting_count((struct lfb_counting const *)arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -1083,7 +1089,7 @@ void _wrap_lfb_scalable_free_native_c3c618840576bf02(lfb_scalable *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_scalable_add_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_scalable_add_native_c3c618840576bf02(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1091,7 +1097,8 @@ intgo _wrap_lfb_scalable_add_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _
   intgo _swig_go_result;
   
   arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_scalable_add(arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -1099,7 +1106,7 @@ intgo _wrap_lfb_scalable_add_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _
 }
 
 
-intgo _wrap_lfb_scalable_contains_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_scalable_contains_native_c3c618840576bf02(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1107,7 +1114,8 @@ intgo _wrap_lfb_scalable_contains_native_c3c618840576bf02(lfb_scalable *_swig_go
   intgo _swig_go_result;
   
   arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_scalable_contains((struct lfb_scalable const *)arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -1303,7 +1311,7 @@ void _wrap_lfb_rotating_free_native_c3c618840576bf02(lfb_rotating *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_rotating_add_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_rotating_add_native_c3c618840576bf02(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1311,7 +1319,8 @@ intgo _wrap_lfb_rotating_add_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _
   intgo _swig_go_result;
   
   arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_rotating_add(arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -1319,7 +1328,7 @@ intgo _wrap_lfb_rotating_add_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _
 }
 
 
-intgo _wrap_lfb_rotating_contains_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_rotating_contains_native_c3c618840576bf02(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1327,7 +1336,8 @@ intgo _wrap_lfb_rotating_contains_native_c3c618840576bf02(lfb_rotating *_swig_go
   intgo _swig_go_result;
   
   arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_rotating_contains((struct lfb_rotating const *)arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -1492,7 +1502,7 @@ void _wrap_lfb_swap_free_native_c3c618840576bf02(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_add_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_swap_add_native_c3c618840576bf02(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1500,7 +1510,8 @@ intgo _wrap_lfb_swap_add_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_
   intgo _swig_go_result;
   
   arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_swap_add(arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -1508,7 +1519,7 @@ intgo _wrap_lfb_swap_add_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_
 }
 
 
-intgo _wrap_lfb_swap_contains_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_swap_contains_native_c3c618840576bf02(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1516,7 +1527,8 @@ intgo _wrap_lfb_swap_contains_native_c3c618840576bf02(lfb_swap *_swig_go_0, _gos
   intgo _swig_go_result;
   
   arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_swap_contains((struct lfb_swap const *)arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
@@ -1585,7 +1597,7 @@ intgo _wrap_lfb_swap_stage_native_c3c618840576bf02(lfb_swap *_swig_go_0, lfb_fil
 }
 
 
-intgo _wrap_lfb_swap_add_staged_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_swap_add_staged_native_c3c618840576bf02(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1593,7 +1605,8 @@ intgo _wrap_lfb_swap_add_staged_native_c3c618840576bf02(lfb_swap *_swig_go_0, _g
   intgo _swig_go_result;
   
   arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_swap_add_staged(arg1,(void const *)arg2,arg3);
   _swig_go_result = result; 
