@@ -13,7 +13,7 @@ import (
 // nativeFns are the C functions behind one kind of filter.
 type nativeFns struct {
 	add, contains         func(h uintptr, key uintptr, n uint64) int
-	addMany, containsMany func(uintptr, []byte, []uint64, uint64, []byte, *uint64) int
+	addMany, containsMany func(h uintptr, keys []uint64, count uint64, results []byte, n *uint64) int // *_keys
 	clear                 func(uintptr) int
 	merge                 func(uintptr, uintptr) int
 	stats                 func(uintptr, []uint64) int
@@ -78,9 +78,9 @@ func (b *keyed) TestString(s string) bool { return b.Test(keyOfString(s)) }
 // TestUint64 tests the 8 little-endian bytes of v.
 func (b *keyed) TestUint64(v uint64) bool { return b.Test(keyOfUint64(v)) }
 
-// AddMany adds every key in one C call; it returns how many were new.
+// AddMany adds every key in one C call, passing the keys in place; it returns how many were new.
 func (b *keyed) AddMany(keys [][]byte) (uint64, error) {
-	buf := pack(keys)
+	buf := arrange(keys)
 	defer batchPool.Put(buf)
 	p, s, ok := b.h.acquire()
 	if !ok {
@@ -88,20 +88,23 @@ func (b *keyed) AddMany(keys [][]byte) (uint64, error) {
 	}
 	defer b.h.release(s)
 	var added uint64
-	_, err := check(b.fns.addMany(p, buf.data, buf.offsets, uint64(len(keys)), nil, &added))
+	_, err := check(b.fns.addMany(p, buf.pairs, uint64(len(keys)), nil, &added))
+	runtime.KeepAlive(keys)
 	return added, err
 }
 
 // TestMany tests every key in one C call; element i answers for keys[i].
 func (b *keyed) TestMany(keys [][]byte) ([]bool, error) {
-	buf := pack(keys)
+	buf := arrange(keys)
 	defer batchPool.Put(buf)
 	p, s, ok := b.h.acquire()
 	if !ok {
 		return nil, ErrClosed
 	}
 	defer b.h.release(s)
-	if _, err := check(b.fns.containsMany(p, buf.data, buf.offsets, uint64(len(keys)), buf.found, nil)); err != nil {
+	_, err := check(b.fns.containsMany(p, buf.pairs, uint64(len(keys)), buf.found, nil))
+	runtime.KeepAlive(keys)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]bool, len(keys))
@@ -239,7 +242,7 @@ type Filter struct{ *base }
 
 var filterFns = &nativeFns{
 	add: native.Lfb_filter_add, contains: native.Lfb_filter_contains,
-	addMany: native.Lfb_filter_add_many, containsMany: native.Lfb_filter_contains_many,
+	addMany: native.Lfb_filter_add_keys, containsMany: native.Lfb_filter_contains_keys,
 	clear: native.Lfb_filter_clear, merge: native.Lfb_filter_merge, stats: native.Lfb_filter_stats,
 	serializedSize: func(p uintptr, size *uint64) int { return native.Lfb_filter_serialized_size(p, 1, size) },
 	save:           func(p uintptr, out []byte, n *uint64) int { return native.Lfb_filter_save(p, 1, out, n) },
@@ -304,7 +307,7 @@ type CountingFilter struct{ *base }
 
 var countingFns = &nativeFns{
 	add: native.Lfb_counting_add, contains: native.Lfb_counting_contains,
-	addMany: native.Lfb_counting_add_many, containsMany: native.Lfb_counting_contains_many,
+	addMany: native.Lfb_counting_add_keys, containsMany: native.Lfb_counting_contains_keys,
 	clear: native.Lfb_counting_clear, merge: native.Lfb_counting_merge, stats: native.Lfb_counting_stats,
 	serializedSize: native.Lfb_counting_serialized_size, save: native.Lfb_counting_save,
 	load: native.Lfb_counting_load, free: native.Lfb_counting_free,

@@ -219,9 +219,12 @@ func keyOfUint64(v uint64) []byte {
 	return b[:]
 }
 
-// batchBuffers lay out a batch as the C ABI takes it: one buffer, len(keys)+1 offsets, and one
-// result byte per key. They are pooled, so batch calls do not allocate once warm.
+// batchBuffers lay out a batch as the C ABI takes it: keys as (address, length) pairs for the
+// *_keys functions (no copy of the keys), or copied into one buffer with len(keys)+1 offsets for
+// the rebuild path; one result byte per key. Pooled, so batch calls do not allocate once warm.
+// The caller keeps the keys alive with runtime.KeepAlive until C returns.
 type batchBuffers struct {
+	pairs   []uint64
 	data    []byte
 	offsets []uint64
 	found   []byte
@@ -229,6 +232,23 @@ type batchBuffers struct {
 
 var batchPool = sync.Pool{New: func() any { return new(batchBuffers) }}
 
+// arrange describes keys in place, as lfb_key pairs.
+func arrange(keys [][]byte) *batchBuffers {
+	b := batchPool.Get().(*batchBuffers)
+	b.pairs = b.pairs[:0]
+	for _, k := range keys {
+		p, n := keyArg(k)
+		b.pairs = append(b.pairs, uint64(p), n)
+	}
+	if cap(b.pairs) == 0 {
+		b.pairs = make([]uint64, 0, 2) // never a nil array, even for no keys
+	}
+	b.pairs = b.pairs[:cap(b.pairs)]
+	b.resultsFor(len(keys))
+	return b
+}
+
+// pack copies keys into one buffer with offsets.
 func pack(keys [][]byte) *batchBuffers {
 	b := batchPool.Get().(*batchBuffers)
 	b.data = b.data[:0]
@@ -241,10 +261,14 @@ func pack(keys [][]byte) *batchBuffers {
 		b.data = make([]byte, 0, 64) // never a nil buffer, even for empty keys
 	}
 	b.data = b.data[:cap(b.data)]
-	if cap(b.found) < len(keys)+1 {
-		b.found = make([]byte, len(keys)+1)
-	}
+	b.resultsFor(len(keys))
 	return b
+}
+
+func (b *batchBuffers) resultsFor(n int) {
+	if cap(b.found) < n+1 {
+		b.found = make([]byte, n+1)
+	}
 }
 
 // Stats is a snapshot of a filter's parameters and fill, read while others may write.

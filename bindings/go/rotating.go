@@ -21,7 +21,7 @@ type Rotating struct{ *keyed }
 
 var rotatingFns = &nativeFns{
 	add: native.Lfb_rotating_add, contains: native.Lfb_rotating_contains,
-	addMany: native.Lfb_rotating_add_many, containsMany: native.Lfb_rotating_contains_many,
+	addMany: native.Lfb_rotating_add_keys, containsMany: native.Lfb_rotating_contains_keys,
 	free:  native.Lfb_rotating_free,
 	stats: func(p uintptr, v []uint64) int { return native.Lfb_rotating_stats(p, 0, v) },
 }

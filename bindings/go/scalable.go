@@ -19,7 +19,7 @@ type Scalable struct{ *keyed }
 
 var scalableFns = &nativeFns{
 	add: native.Lfb_scalable_add, contains: native.Lfb_scalable_contains,
-	addMany: native.Lfb_scalable_add_many, containsMany: native.Lfb_scalable_contains_many,
+	addMany: native.Lfb_scalable_add_keys, containsMany: native.Lfb_scalable_contains_keys,
 	stats: native.Lfb_scalable_stats, free: native.Lfb_scalable_free,
 }
 

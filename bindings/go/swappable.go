@@ -23,7 +23,7 @@ type Swappable struct{ *keyed }
 
 var swapFns = &nativeFns{
 	add: native.Lfb_swap_add, contains: native.Lfb_swap_contains,
-	addMany: native.Lfb_swap_add_many, containsMany: native.Lfb_swap_contains_many,
+	addMany: native.Lfb_swap_add_keys, containsMany: native.Lfb_swap_contains_keys,
 	stats: native.Lfb_swap_stats, free: native.Lfb_swap_free,
 }
 

@@ -18,6 +18,7 @@
 %rename("$ignore", regextarget=1) "^LFB_";
 %rename("$ignore") lfb_options;
 %rename("$ignore") lfb_stats;
+%rename("$ignore") lfb_key;
 #define LFB_WRAP(name) %rename("%s") name;
 LFB_WRAP(lfb_version_string) LFB_WRAP(lfb_abi_version) LFB_WRAP(lfb_strerror) LFB_WRAP(lfb_last_error)
 LFB_WRAP(lfb_filter_create) LFB_WRAP(lfb_filter_create_geometry) LFB_WRAP(lfb_filter_free)

@@ -82,6 +82,13 @@ typedef struct lfb_scalable lfb_scalable; /* since 1.1 */
 typedef struct lfb_rotating lfb_rotating; /* since 1.1 */
 typedef struct lfb_swap lfb_swap;         /* since 1.1 */
 
+/* One key of a batch given as an array of keys (the *_keys functions, since 1.1): for callers whose
+ * keys already sit in separate buffers, no copy into one buffer is needed. */
+typedef struct lfb_key {
+    const void* data; /* NULL only with len 0 */
+    uint64_t len;
+} lfb_key;
+
 /* Creation options. Initialize with lfb_options_init, then change what you need. */
 typedef struct lfb_options {
     uint32_t struct_size;  /* sizeof(lfb_options) as the caller compiled it */
@@ -153,6 +160,10 @@ LFB_API int lfb_filter_add_many(lfb_filter* filter, const void* data, const uint
 /** Queries `count` keys laid out as in lfb_filter_add_many; results[i] 1 or 0; *found the number of 1s. */
 LFB_API int lfb_filter_contains_many(const lfb_filter* filter, const void* data, const uint64_t* offsets,
                                      uint64_t count, uint8_t* results, uint64_t* found);
+/** As lfb_filter_add_many / _contains_many, with the keys as an array (since 1.1). */
+LFB_API int lfb_filter_add_keys(lfb_filter* filter, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added);
+LFB_API int lfb_filter_contains_keys(const lfb_filter* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                                     uint64_t* found);
 /** Zeroes the filter. Adds racing with it may be lost. */
 LFB_API int lfb_filter_clear(lfb_filter* filter);
 /** ORs src into dst. LFB_ERR_INCOMPATIBLE unless layout, bits, hashes and seed are equal. */
@@ -217,6 +228,10 @@ LFB_API int lfb_counting_add_many(lfb_counting* filter, const void* data, const 
                                   uint8_t* results, uint64_t* added);
 LFB_API int lfb_counting_contains_many(const lfb_counting* filter, const void* data, const uint64_t* offsets,
                                        uint64_t count, uint8_t* results, uint64_t* found);
+LFB_API int lfb_counting_add_keys(lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                                  uint64_t* added); /* since 1.1 */
+LFB_API int lfb_counting_contains_keys(const lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                                       uint64_t* found); /* since 1.1 */
 LFB_API int lfb_counting_clear(lfb_counting* filter);
 /** Adds src's counters to dst's, saturating. LFB_ERR_INCOMPATIBLE unless counters, hashes, width and seed match. */
 LFB_API int lfb_counting_merge(lfb_counting* dst, const lfb_counting* src);
@@ -259,6 +274,10 @@ LFB_API int lfb_scalable_add_many(lfb_scalable* filter, const void* data, const 
                                   uint8_t* results, uint64_t* added);
 LFB_API int lfb_scalable_contains_many(const lfb_scalable* filter, const void* data, const uint64_t* offsets,
                                        uint64_t count, uint8_t* results, uint64_t* found);
+LFB_API int lfb_scalable_add_keys(lfb_scalable* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                                  uint64_t* added);
+LFB_API int lfb_scalable_contains_keys(const lfb_scalable* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                                       uint64_t* found);
 /** The number of sub-filters (>= 1), or an error. */
 LFB_API int lfb_scalable_filters(const lfb_scalable* filter);
 /** The whole filter: sums over sub-filters; target_fpr is the configured bound; near_capacity is 1
@@ -291,6 +310,10 @@ LFB_API int lfb_rotating_add_many(lfb_rotating* filter, const void* data, const 
                                   uint8_t* results, uint64_t* added);
 LFB_API int lfb_rotating_contains_many(const lfb_rotating* filter, const void* data, const uint64_t* offsets,
                                        uint64_t count, uint8_t* results, uint64_t* found);
+LFB_API int lfb_rotating_add_keys(lfb_rotating* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                                  uint64_t* added);
+LFB_API int lfb_rotating_contains_keys(const lfb_rotating* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                                       uint64_t* found);
 /** One rotation now. Waits only for another rotation in progress; adds and queries never wait. */
 LFB_API int lfb_rotating_rotate(lfb_rotating* filter);
 /** The rotations due at now_ns (one per period passed, at most G); a no-op without a period.
@@ -322,6 +345,9 @@ LFB_API int lfb_swap_add_many(lfb_swap* swap, const void* data, const uint64_t* 
                               uint8_t* results, uint64_t* added);
 LFB_API int lfb_swap_contains_many(const lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count,
                                    uint8_t* results, uint64_t* found);
+LFB_API int lfb_swap_add_keys(lfb_swap* swap, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added);
+LFB_API int lfb_swap_contains_keys(const lfb_swap* swap, const lfb_key* keys, uint64_t count, uint8_t* results,
+                                   uint64_t* found);
 /** Stages next (replacing and freeing an earlier staged filter); waits for readers of that one. */
 LFB_API int lfb_swap_stage(lfb_swap* swap, lfb_filter* next);
 /** Adds to the staged filter only; LFB_ERR_INVALID_ARGUMENT if nothing is staged. */

@@ -293,21 +293,73 @@ decltype(Handle::impl) open_shared(const char* path, std::uint64_t limit) {
     }
 }
 
-template <class Filter>
-int add_many(Filter& f, const void* data, const std::uint64_t* offsets, std::uint64_t count, std::uint8_t* results,
-             std::uint64_t* added) {
-    const key_batch keys(data, offsets, count);
+/// Keys of a batch given as an array of lfb_key, validated before any is used.
+struct key_array {
+    const lfb_key* keys;
+
+    key_array(const lfb_key* keys_, std::uint64_t count) : keys(keys_) {
+        if (count == 0) return;
+        require(keys != nullptr, "keys is NULL");
+        for (std::uint64_t i = 0; i < count; ++i)
+            require(keys[i].data != nullptr || keys[i].len == 0, "a key is NULL but its length is not 0");
+    }
+    lfbloom::key_view operator()(std::size_t i) const noexcept {
+        return {static_cast<const std::byte*>(keys[i].data), static_cast<std::size_t>(keys[i].len)};
+    }
+};
+
+/// A batch add over validated keys (key_batch or key_array).
+template <class Filter, class Keys>
+int add_batch(Filter& f, const Keys& keys, std::uint64_t count, std::uint8_t* results, std::uint64_t* added) {
     const std::uint64_t n = f.add_many(count, keys, results);
     if (added != nullptr) *added = n;
     return LFB_OK;
 }
 
+template <class Filter, class Keys>
+int contains_batch(const Filter& f, const Keys& keys, std::uint64_t count, std::uint8_t* results, std::uint64_t* found) {
+    const std::uint64_t n = f.contains_many(count, keys, results);
+    if (found != nullptr) *found = n;
+    return LFB_OK;
+}
+
+template <class Filter>
+int add_many(Filter& f, const void* data, const std::uint64_t* offsets, std::uint64_t count, std::uint8_t* results,
+             std::uint64_t* added) {
+    return add_batch(f, key_batch(data, offsets, count), count, results, added);
+}
+
 template <class Filter>
 int contains_many(const Filter& f, const void* data, const std::uint64_t* offsets, std::uint64_t count,
                   std::uint8_t* results, std::uint64_t* found) {
-    const key_batch keys(data, offsets, count);
-    const std::uint64_t n = f.contains_many(count, keys, results);
-    if (found != nullptr) *found = n;
+    return contains_batch(f, key_batch(data, offsets, count), count, results, found);
+}
+
+/// A scalable filter's batch add: in chunks with our own result bytes, so that a refusal midway
+/// (full) still tells what was added.
+template <class Keys>
+int scalable_add_batch(lfbloom::scalable_bloom_filter& f, const Keys& keys, std::uint64_t count, std::uint8_t* results,
+                       std::uint64_t* added) {
+    constexpr std::uint8_t untouched = 2;
+    std::uint8_t chunk[lfbloom::batch_size];
+    std::uint64_t fresh = 0;
+    for (std::uint64_t base = 0; base < count; base += lfbloom::batch_size) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(lfbloom::batch_size, count - base));
+        std::memset(chunk, untouched, sizeof chunk);
+        try {
+            f.add_many(n, [&](std::size_t i) { return keys(base + i); }, chunk);
+        } catch (const lfbloom::error&) {
+            for (std::size_t i = 0; i < n && chunk[i] != untouched; ++i) {
+                fresh += chunk[i];
+                if (results != nullptr) results[base + i] = chunk[i];
+            }
+            if (added != nullptr) *added = fresh;
+            throw;
+        }
+        for (std::size_t i = 0; i < n; ++i) fresh += chunk[i];
+        if (results != nullptr) std::memcpy(results + base, chunk, n);
+    }
+    if (added != nullptr) *added = fresh;
     return LFB_OK;
 }
 
@@ -409,6 +461,15 @@ int lfb_filter_add_many(lfb_filter* filter, const void* data, const uint64_t* of
 int lfb_filter_contains_many(const lfb_filter* filter, const void* data, const uint64_t* offsets, uint64_t count,
                              uint8_t* results, uint64_t* found) {
     return with_filter(filter, [&](const auto& f) { return contains_many(f, data, offsets, count, results, found); });
+}
+
+int lfb_filter_add_keys(lfb_filter* filter, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added) {
+    return with_filter(filter, [&](auto& f) { return add_batch(f, key_array(keys, count), count, results, added); });
+}
+
+int lfb_filter_contains_keys(const lfb_filter* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                             uint64_t* found) {
+    return with_filter(filter, [&](const auto& f) { return contains_batch(f, key_array(keys, count), count, results, found); });
 }
 
 int lfb_filter_clear(lfb_filter* filter) {
@@ -526,6 +587,15 @@ int lfb_counting_contains_many(const lfb_counting* filter, const void* data, con
     return with_filter(filter, [&](const auto& f) { return contains_many(f, data, offsets, count, results, found); });
 }
 
+int lfb_counting_add_keys(lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added) {
+    return with_filter(filter, [&](auto& f) { return add_batch(f, key_array(keys, count), count, results, added); });
+}
+
+int lfb_counting_contains_keys(const lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                               uint64_t* found) {
+    return with_filter(filter, [&](const auto& f) { return contains_batch(f, key_array(keys, count), count, results, found); });
+}
+
 int lfb_counting_clear(lfb_counting* filter) {
     return with_filter(filter, [](auto& f) { return f.clear(), LFB_OK; });
 }
@@ -619,31 +689,16 @@ int lfb_scalable_contains(const lfb_scalable* filter, const void* key, uint64_t 
 
 int lfb_scalable_add_many(lfb_scalable* filter, const void* data, const uint64_t* offsets, uint64_t count,
                           uint8_t* results, uint64_t* added) {
-    return with_filter(filter, [&](auto& f) {
-        const key_batch keys(data, offsets, count);
-        // In chunks with our own result bytes, so that a refusal midway still tells what was added.
-        constexpr std::uint8_t untouched = 2;
-        std::uint8_t chunk[lfbloom::batch_size];
-        std::uint64_t fresh = 0;
-        for (std::uint64_t base = 0; base < count; base += lfbloom::batch_size) {
-            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(lfbloom::batch_size, count - base));
-            std::memset(chunk, untouched, sizeof chunk);
-            try {
-                f.add_many(n, [&](std::size_t i) { return keys(base + i); }, chunk);
-            } catch (const lfbloom::error&) {
-                for (std::size_t i = 0; i < n && chunk[i] != untouched; ++i) {
-                    fresh += chunk[i];
-                    if (results != nullptr) results[base + i] = chunk[i];
-                }
-                if (added != nullptr) *added = fresh;
-                throw;
-            }
-            for (std::size_t i = 0; i < n; ++i) fresh += chunk[i];
-            if (results != nullptr) std::memcpy(results + base, chunk, n);
-        }
-        if (added != nullptr) *added = fresh;
-        return LFB_OK;
-    });
+    return with_filter(filter, [&](auto& f) { return scalable_add_batch(f, key_batch(data, offsets, count), count, results, added); });
+}
+
+int lfb_scalable_add_keys(lfb_scalable* filter, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added) {
+    return with_filter(filter, [&](auto& f) { return scalable_add_batch(f, key_array(keys, count), count, results, added); });
+}
+
+int lfb_scalable_contains_keys(const lfb_scalable* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                               uint64_t* found) {
+    return with_filter(filter, [&](const auto& f) { return contains_batch(f, key_array(keys, count), count, results, found); });
 }
 
 int lfb_scalable_contains_many(const lfb_scalable* filter, const void* data, const uint64_t* offsets, uint64_t count,
@@ -709,6 +764,15 @@ int lfb_rotating_contains_many(const lfb_rotating* filter, const void* data, con
     return with_filter(filter, [&](const auto& f) { return contains_many(f, data, offsets, count, results, found); });
 }
 
+int lfb_rotating_add_keys(lfb_rotating* filter, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added) {
+    return with_filter(filter, [&](auto& f) { return add_batch(f, key_array(keys, count), count, results, added); });
+}
+
+int lfb_rotating_contains_keys(const lfb_rotating* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                               uint64_t* found) {
+    return with_filter(filter, [&](const auto& f) { return contains_batch(f, key_array(keys, count), count, results, found); });
+}
+
 int lfb_rotating_rotate(lfb_rotating* filter) {
     return with_filter(filter, [](auto& f) { return f.rotate(), LFB_OK; });
 }
@@ -764,8 +828,17 @@ int lfb_swap_contains(const lfb_swap* swap, const void* key, uint64_t len) {
 int lfb_swap_add_many(lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count, uint8_t* results,
                       uint64_t* added) {
     return with_swap(swap, [&](auto& current, lfb_filter* staged) {
-        if (staged != nullptr) std::visit([&](auto& f) { add_many(f, data, offsets, count, nullptr, nullptr); }, staged->impl);
-        return std::visit([&](auto& f) { return add_many(f, data, offsets, count, results, added); }, current);
+        const key_batch keys(data, offsets, count);
+        if (staged != nullptr) std::visit([&](auto& f) { add_batch(f, keys, count, nullptr, nullptr); }, staged->impl);
+        return std::visit([&](auto& f) { return add_batch(f, keys, count, results, added); }, current);
+    });
+}
+
+int lfb_swap_add_keys(lfb_swap* swap, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added) {
+    return with_swap(swap, [&](auto& current, lfb_filter* staged) {
+        const key_array array(keys, count);
+        if (staged != nullptr) std::visit([&](auto& f) { add_batch(f, array, count, nullptr, nullptr); }, staged->impl);
+        return std::visit([&](auto& f) { return add_batch(f, array, count, results, added); }, current);
     });
 }
 
@@ -773,6 +846,13 @@ int lfb_swap_contains_many(const lfb_swap* swap, const void* data, const uint64_
                            uint8_t* results, uint64_t* found) {
     return with_swap(swap, [&](const auto& current, lfb_filter*) {
         return std::visit([&](const auto& f) { return contains_many(f, data, offsets, count, results, found); }, current);
+    });
+}
+
+int lfb_swap_contains_keys(const lfb_swap* swap, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* found) {
+    return with_swap(swap, [&](const auto& current, lfb_filter*) {
+        return std::visit([&](const auto& f) { return contains_batch(f, key_array(keys, count), count, results, found); },
+                          current);
     });
 }
 

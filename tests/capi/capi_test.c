@@ -660,6 +660,68 @@ static void test_swap(void) {
     lfb_swap_free(NULL);
 }
 
+/* The *_keys batch functions agree with the single calls, for every kind, and refuse bad arrays
+ * before adding anything. */
+static void test_key_arrays(void) {
+    lfb_filter *f = NULL, *g = NULL;
+    lfb_counting* c = NULL;
+    lfb_scalable* sc = NULL;
+    lfb_rotating* r = NULL;
+    lfb_swap* h = NULL;
+    lfb_key keys[3], bad[2];
+    uint8_t results[3];
+    uint64_t n;
+    int kind;
+
+    keys[0].data = "alpha"; keys[0].len = 5;
+    keys[1].data = NULL; keys[1].len = 0; /* the empty key */
+    keys[2].data = "gamma"; keys[2].len = 5;
+    bad[0] = keys[0];
+    bad[1].data = NULL; bad[1].len = 3;
+    CHECK(lfb_filter_create(1000, 0.01, NULL, &f) == LFB_OK && lfb_filter_create(1000, 0.01, NULL, &g) == LFB_OK);
+    CHECK(lfb_counting_create(1000, 0.01, NULL, &c) == LFB_OK);
+    CHECK(lfb_scalable_create(1000, 0.01, 0, 0, 0, NULL, &sc) == LFB_OK);
+    CHECK(lfb_rotating_create(1000, 0.01, 2, 0, 0, NULL, &r) == LFB_OK);
+    CHECK(lfb_swap_create(g, &h) == LFB_OK);
+    for (kind = 0; kind < 5; ++kind) {
+        n = 99;
+        memset(results, 7, sizeof results);
+        switch (kind) {
+            case 0: CHECK(lfb_filter_add_keys(f, bad, 2, NULL, &n) == LFB_ERR_INVALID_ARGUMENT);
+                    CHECK(lfb_filter_add_keys(f, NULL, 1, NULL, &n) == LFB_ERR_INVALID_ARGUMENT);
+                    CHECK(lfb_filter_contains(f, "alpha", 5) == 0); /* the bad array added nothing */
+                    CHECK(lfb_filter_add_keys(f, keys, 3, results, &n) == LFB_OK && n == 3);
+                    CHECK(lfb_filter_contains_keys(f, keys, 3, results, &n) == LFB_OK && n == 3);
+                    CHECK(lfb_filter_contains(f, "gamma", 5) == 1 && lfb_filter_contains(f, NULL, 0) == 1);
+                    CHECK(lfb_filter_contains_keys(f, NULL, 0, NULL, NULL) == LFB_OK);
+                    break;
+            case 1: CHECK(lfb_counting_add_keys(c, bad, 2, NULL, &n) == LFB_ERR_INVALID_ARGUMENT);
+                    CHECK(lfb_counting_add_keys(c, keys, 3, results, &n) == LFB_OK && n == 3);
+                    CHECK(lfb_counting_contains_keys(c, keys, 3, results, &n) == LFB_OK && n == 3);
+                    CHECK(lfb_counting_count(c, "alpha", 5) == 1);
+                    break;
+            case 2: CHECK(lfb_scalable_add_keys(sc, bad, 2, NULL, &n) == LFB_ERR_INVALID_ARGUMENT);
+                    CHECK(lfb_scalable_add_keys(sc, keys, 3, results, &n) == LFB_OK && n == 3);
+                    CHECK(lfb_scalable_contains_keys(sc, keys, 3, results, &n) == LFB_OK && n == 3);
+                    break;
+            case 3: CHECK(lfb_rotating_add_keys(r, bad, 2, NULL, &n) == LFB_ERR_INVALID_ARGUMENT);
+                    CHECK(lfb_rotating_add_keys(r, keys, 3, results, &n) == LFB_OK && n == 3);
+                    CHECK(lfb_rotating_contains_keys(r, keys, 3, results, &n) == LFB_OK && n == 3);
+                    break;
+            default: CHECK(lfb_swap_add_keys(h, bad, 2, NULL, &n) == LFB_ERR_INVALID_ARGUMENT);
+                    CHECK(lfb_swap_add_keys(h, keys, 3, results, &n) == LFB_OK && n == 3);
+                    CHECK(lfb_swap_contains_keys(h, keys, 3, results, &n) == LFB_OK && n == 3);
+                    break;
+        }
+        CHECK(results[0] == 1 && results[1] == 1 && results[2] == 1);
+    }
+    lfb_filter_free(f);
+    lfb_counting_free(c);
+    lfb_scalable_free(sc);
+    lfb_rotating_free(r);
+    lfb_swap_free(h);
+}
+
 int main(void) {
     test_library();
     test_filter(LFB_LAYOUT_BLOCKED);
@@ -670,6 +732,7 @@ int main(void) {
     test_scalable();
     test_rotating();
     test_swap();
+    test_key_arrays();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -199,7 +199,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_c3c618840576bf02(void *_swig_go_0) {
+void _wrap_Swig_free_native_c79052162c456034(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -209,7 +209,7 @@ void _wrap_Swig_free_native_c3c618840576bf02(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_c3c618840576bf02(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_c79052162c456034(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -222,7 +222,7 @@ void *_wrap_Swig_malloc_native_c3c618840576bf02(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_c3c618840576bf02() {
+_gostring_ _wrap_lfb_version_string_native_c79052162c456034() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -233,7 +233,7 @@ _gostring_ _wrap_lfb_version_string_native_c3c618840576bf02() {
 }
 
 
-intgo _wrap_lfb_abi_version_native_c3c618840576bf02() {
+intgo _wrap_lfb_abi_version_native_c79052162c456034() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -244,7 +244,7 @@ intgo _wrap_lfb_abi_version_native_c3c618840576bf02() {
 }
 
 
-_gostring_ _wrap_lfb_strerror_native_c3c618840576bf02(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_strerror_native_c79052162c456034(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -257,7 +257,7 @@ _gostring_ _wrap_lfb_strerror_native_c3c618840576bf02(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_last_error_native_c3c618840576bf02() {
+_gostring_ _wrap_lfb_last_error_native_c79052162c456034() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -268,7 +268,7 @@ _gostring_ _wrap_lfb_last_error_native_c3c618840576bf02() {
 }
 
 
-intgo _wrap_lfb_filter_create_native_c3c618840576bf02(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_native_c79052162c456034(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -299,7 +299,7 @@ intgo _wrap_lfb_filter_create_native_c3c618840576bf02(long long _swig_go_0, doub
 }
 
 
-intgo _wrap_lfb_filter_create_geometry_native_c3c618840576bf02(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_geometry_native_c79052162c456034(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -330,7 +330,7 @@ intgo _wrap_lfb_filter_create_geometry_native_c3c618840576bf02(long long _swig_g
 }
 
 
-void _wrap_lfb_filter_free_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
+void _wrap_lfb_filter_free_native_c79052162c456034(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   
   arg1 = (lfb_filter *)_swig_go_0; 
@@ -340,7 +340,7 @@ void _wrap_lfb_filter_free_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_add_native_c3c618840576bf02(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_add_native_c79052162c456034(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -357,7 +357,7 @@ intgo _wrap_lfb_filter_add_native_c3c618840576bf02(lfb_filter *_swig_go_0, void 
 }
 
 
-intgo _wrap_lfb_filter_contains_native_c3c618840576bf02(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_contains_native_c79052162c456034(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -374,7 +374,7 @@ intgo _wrap_lfb_filter_contains_native_c3c618840576bf02(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_add_many_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_add_many_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -397,7 +397,7 @@ intgo _wrap_lfb_filter_add_many_native_c3c618840576bf02(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_many_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_contains_many_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -420,7 +420,49 @@ intgo _wrap_lfb_filter_contains_many_native_c3c618840576bf02(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_clear_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_add_keys_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_filter *arg1 = (lfb_filter *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_filter *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_filter_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_filter_contains_keys_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_filter *arg1 = (lfb_filter *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_filter *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_filter_contains_keys((struct lfb_filter const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_filter_clear_native_c79052162c456034(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -433,7 +475,7 @@ intgo _wrap_lfb_filter_clear_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_merge_native_c3c618840576bf02(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_filter_merge_native_c79052162c456034(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -448,7 +490,7 @@ intgo _wrap_lfb_filter_merge_native_c3c618840576bf02(lfb_filter *_swig_go_0, lfb
 }
 
 
-intgo _wrap_lfb_filter_stats_native_c3c618840576bf02(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_stats_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -487,7 +529,7 @@ intgo _wrap_lfb_filter_stats_native_c3c618840576bf02(lfb_filter *_swig_go_0, _go
 }
 
 
-intgo _wrap_lfb_filter_serialized_size_native_c3c618840576bf02(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_filter_serialized_size_native_c79052162c456034(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -504,7 +546,7 @@ intgo _wrap_lfb_filter_serialized_size_native_c3c618840576bf02(lfb_filter *_swig
 }
 
 
-intgo _wrap_lfb_filter_save_native_c3c618840576bf02(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_filter_save_native_c79052162c456034(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -524,7 +566,7 @@ intgo _wrap_lfb_filter_save_native_c3c618840576bf02(lfb_filter *_swig_go_0, intg
 }
 
 
-intgo _wrap_lfb_filter_load_native_c3c618840576bf02(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_load_native_c79052162c456034(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -556,7 +598,7 @@ intgo _wrap_lfb_filter_load_native_c3c618840576bf02(intgo _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_lfb_filter_create_shared_file_native_c3c618840576bf02(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
+intgo _wrap_lfb_filter_create_shared_file_native_c79052162c456034(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -594,7 +636,7 @@ intgo _wrap_lfb_filter_create_shared_file_native_c3c618840576bf02(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_filter_open_shared_file_native_c3c618840576bf02(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
+intgo _wrap_lfb_filter_open_shared_file_native_c79052162c456034(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_filter **arg3 = (lfb_filter **) 0 ;
@@ -628,7 +670,7 @@ intgo _wrap_lfb_filter_open_shared_file_native_c3c618840576bf02(_gostring_ _swig
 }
 
 
-intgo _wrap_lfb_filter_flush_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_flush_native_c79052162c456034(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -641,7 +683,7 @@ intgo _wrap_lfb_filter_flush_native_c3c618840576bf02(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_create_native_c3c618840576bf02(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_native_c79052162c456034(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -672,7 +714,7 @@ intgo _wrap_lfb_counting_create_native_c3c618840576bf02(long long _swig_go_0, do
 }
 
 
-intgo _wrap_lfb_counting_create_geometry_native_c3c618840576bf02(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_geometry_native_c79052162c456034(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -703,7 +745,7 @@ intgo _wrap_lfb_counting_create_geometry_native_c3c618840576bf02(long long _swig
 }
 
 
-void _wrap_lfb_counting_free_native_c3c618840576bf02(lfb_counting *_swig_go_0) {
+void _wrap_lfb_counting_free_native_c79052162c456034(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   
   arg1 = (lfb_counting *)_swig_go_0; 
@@ -713,7 +755,7 @@ void _wrap_lfb_counting_free_native_c3c618840576bf02(lfb_counting *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_add_native_c3c618840576bf02(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_add_native_c79052162c456034(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -730,7 +772,7 @@ intgo _wrap_lfb_counting_add_native_c3c618840576bf02(lfb_counting *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_counting_contains_native_c3c618840576bf02(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_contains_native_c79052162c456034(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -747,7 +789,7 @@ intgo _wrap_lfb_counting_contains_native_c3c618840576bf02(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_remove_native_c3c618840576bf02(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_remove_native_c79052162c456034(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -764,7 +806,7 @@ intgo _wrap_lfb_counting_remove_native_c3c618840576bf02(lfb_counting *_swig_go_0
 }
 
 
-intgo _wrap_lfb_counting_count_native_c3c618840576bf02(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_count_native_c79052162c456034(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -781,7 +823,7 @@ intgo _wrap_lfb_counting_count_native_c3c618840576bf02(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_add_many_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_add_many_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -804,7 +846,7 @@ intgo _wrap_lfb_counting_add_many_native_c3c618840576bf02(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_many_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_contains_many_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -827,7 +869,49 @@ intgo _wrap_lfb_counting_contains_many_native_c3c618840576bf02(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_clear_native_c3c618840576bf02(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_add_keys_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_counting *arg1 = (lfb_counting *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_counting *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_counting_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_counting_contains_keys_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_counting *arg1 = (lfb_counting *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_counting *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_counting_contains_keys((struct lfb_counting const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_counting_clear_native_c79052162c456034(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -840,7 +924,7 @@ intgo _wrap_lfb_counting_clear_native_c3c618840576bf02(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_counting_merge_native_c3c618840576bf02(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
+intgo _wrap_lfb_counting_merge_native_c79052162c456034(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_counting *arg2 = (lfb_counting *) 0 ;
   int result;
@@ -855,7 +939,7 @@ intgo _wrap_lfb_counting_merge_native_c3c618840576bf02(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_stats_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_stats_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -894,7 +978,7 @@ intgo _wrap_lfb_counting_stats_native_c3c618840576bf02(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_serialized_size_native_c3c618840576bf02(lfb_counting *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_counting_serialized_size_native_c79052162c456034(lfb_counting *_swig_go_0, long long *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -909,7 +993,7 @@ intgo _wrap_lfb_counting_serialized_size_native_c3c618840576bf02(lfb_counting *_
 }
 
 
-intgo _wrap_lfb_counting_save_native_c3c618840576bf02(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_counting_save_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -927,7 +1011,7 @@ intgo _wrap_lfb_counting_save_native_c3c618840576bf02(lfb_counting *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_counting_load_native_c3c618840576bf02(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_load_native_c79052162c456034(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   void *arg1 = (void *) 0 ;
   uint64_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -957,7 +1041,7 @@ intgo _wrap_lfb_counting_load_native_c3c618840576bf02(_goslice_ _swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_counting_create_shared_file_native_c3c618840576bf02(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
+intgo _wrap_lfb_counting_create_shared_file_native_c79052162c456034(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -995,7 +1079,7 @@ intgo _wrap_lfb_counting_create_shared_file_native_c3c618840576bf02(_gostring_ _
 }
 
 
-intgo _wrap_lfb_counting_open_shared_file_native_c3c618840576bf02(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_open_shared_file_native_c79052162c456034(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_counting **arg3 = (lfb_counting **) 0 ;
@@ -1029,7 +1113,7 @@ intgo _wrap_lfb_counting_open_shared_file_native_c3c618840576bf02(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_counting_flush_native_c3c618840576bf02(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_flush_native_c79052162c456034(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1042,7 +1126,7 @@ intgo _wrap_lfb_counting_flush_native_c3c618840576bf02(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_scalable_create_native_c3c618840576bf02(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
+intgo _wrap_lfb_scalable_create_native_c79052162c456034(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   double arg3 ;
@@ -1079,7 +1163,7 @@ intgo _wrap_lfb_scalable_create_native_c3c618840576bf02(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_scalable_free_native_c3c618840576bf02(lfb_scalable *_swig_go_0) {
+void _wrap_lfb_scalable_free_native_c79052162c456034(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   
   arg1 = (lfb_scalable *)_swig_go_0; 
@@ -1089,7 +1173,7 @@ void _wrap_lfb_scalable_free_native_c3c618840576bf02(lfb_scalable *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_scalable_add_native_c3c618840576bf02(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_add_native_c79052162c456034(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1106,7 +1190,7 @@ intgo _wrap_lfb_scalable_add_native_c3c618840576bf02(lfb_scalable *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_scalable_contains_native_c3c618840576bf02(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_contains_native_c79052162c456034(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1123,7 +1207,7 @@ intgo _wrap_lfb_scalable_contains_native_c3c618840576bf02(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_add_many_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_add_many_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1146,7 +1230,7 @@ intgo _wrap_lfb_scalable_add_many_native_c3c618840576bf02(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_contains_many_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_contains_many_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1169,7 +1253,49 @@ intgo _wrap_lfb_scalable_contains_many_native_c3c618840576bf02(lfb_scalable *_sw
 }
 
 
-intgo _wrap_lfb_scalable_filters_native_c3c618840576bf02(lfb_scalable *_swig_go_0) {
+intgo _wrap_lfb_scalable_add_keys_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_scalable_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_scalable_contains_keys_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_scalable *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_scalable_contains_keys((struct lfb_scalable const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_scalable_filters_native_c79052162c456034(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1182,7 +1308,7 @@ intgo _wrap_lfb_scalable_filters_native_c3c618840576bf02(lfb_scalable *_swig_go_
 }
 
 
-intgo _wrap_lfb_scalable_stats_native_c3c618840576bf02(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_scalable_stats_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1221,7 +1347,7 @@ intgo _wrap_lfb_scalable_stats_native_c3c618840576bf02(lfb_scalable *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_scalable_filter_stats_native_c3c618840576bf02(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_scalable_filter_stats_native_c79052162c456034(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1264,7 +1390,7 @@ intgo _wrap_lfb_scalable_filter_stats_native_c3c618840576bf02(lfb_scalable *_swi
 }
 
 
-intgo _wrap_lfb_rotating_create_native_c3c618840576bf02(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
+intgo _wrap_lfb_rotating_create_native_c79052162c456034(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   uint32_t arg3 ;
@@ -1301,7 +1427,7 @@ intgo _wrap_lfb_rotating_create_native_c3c618840576bf02(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_rotating_free_native_c3c618840576bf02(lfb_rotating *_swig_go_0) {
+void _wrap_lfb_rotating_free_native_c79052162c456034(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   
   arg1 = (lfb_rotating *)_swig_go_0; 
@@ -1311,7 +1437,7 @@ void _wrap_lfb_rotating_free_native_c3c618840576bf02(lfb_rotating *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_rotating_add_native_c3c618840576bf02(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_add_native_c79052162c456034(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1328,7 +1454,7 @@ intgo _wrap_lfb_rotating_add_native_c3c618840576bf02(lfb_rotating *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_rotating_contains_native_c3c618840576bf02(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_contains_native_c79052162c456034(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1345,7 +1471,7 @@ intgo _wrap_lfb_rotating_contains_native_c3c618840576bf02(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_add_many_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_add_many_native_c79052162c456034(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1368,7 +1494,7 @@ intgo _wrap_lfb_rotating_add_many_native_c3c618840576bf02(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_contains_many_native_c3c618840576bf02(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_contains_many_native_c79052162c456034(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1391,7 +1517,49 @@ intgo _wrap_lfb_rotating_contains_many_native_c3c618840576bf02(lfb_rotating *_sw
 }
 
 
-intgo _wrap_lfb_rotating_rotate_native_c3c618840576bf02(lfb_rotating *_swig_go_0) {
+intgo _wrap_lfb_rotating_add_keys_native_c79052162c456034(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_rotating_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_contains_keys_native_c79052162c456034(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_rotating *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_rotating_contains_keys((struct lfb_rotating const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotating_rotate_native_c79052162c456034(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1404,7 +1572,7 @@ intgo _wrap_lfb_rotating_rotate_native_c3c618840576bf02(lfb_rotating *_swig_go_0
 }
 
 
-intgo _wrap_lfb_rotating_tick_native_c3c618840576bf02(lfb_rotating *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_lfb_rotating_tick_native_c79052162c456034(lfb_rotating *_swig_go_0, long long _swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1419,7 +1587,7 @@ intgo _wrap_lfb_rotating_tick_native_c3c618840576bf02(lfb_rotating *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_rotating_rotations_native_c3c618840576bf02(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_rotating_rotations_native_c79052162c456034(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1434,7 +1602,7 @@ intgo _wrap_lfb_rotating_rotations_native_c3c618840576bf02(lfb_rotating *_swig_g
 }
 
 
-intgo _wrap_lfb_rotating_stats_native_c3c618840576bf02(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_lfb_rotating_stats_native_c79052162c456034(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1475,7 +1643,7 @@ intgo _wrap_lfb_rotating_stats_native_c3c618840576bf02(lfb_rotating *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_create_native_c3c618840576bf02(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
+intgo _wrap_lfb_swap_create_native_c79052162c456034(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_swap **arg2 = (lfb_swap **) 0 ;
   lfb_swap *handle2 = NULL ;
@@ -1492,7 +1660,7 @@ intgo _wrap_lfb_swap_create_native_c3c618840576bf02(lfb_filter *_swig_go_0, lfb_
 }
 
 
-void _wrap_lfb_swap_free_native_c3c618840576bf02(lfb_swap *_swig_go_0) {
+void _wrap_lfb_swap_free_native_c79052162c456034(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   
   arg1 = (lfb_swap *)_swig_go_0; 
@@ -1502,7 +1670,7 @@ void _wrap_lfb_swap_free_native_c3c618840576bf02(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_add_native_c3c618840576bf02(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_native_c79052162c456034(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1519,7 +1687,7 @@ intgo _wrap_lfb_swap_add_native_c3c618840576bf02(lfb_swap *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_lfb_swap_contains_native_c3c618840576bf02(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_contains_native_c79052162c456034(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1536,7 +1704,7 @@ intgo _wrap_lfb_swap_contains_native_c3c618840576bf02(lfb_swap *_swig_go_0, void
 }
 
 
-intgo _wrap_lfb_swap_add_many_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_add_many_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1559,7 +1727,7 @@ intgo _wrap_lfb_swap_add_many_native_c3c618840576bf02(lfb_swap *_swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_swap_contains_many_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_contains_many_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1582,7 +1750,49 @@ intgo _wrap_lfb_swap_contains_many_native_c3c618840576bf02(lfb_swap *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_stage_native_c3c618840576bf02(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_add_keys_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_swap_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_contains_keys_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_swap_contains_keys((struct lfb_swap const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_stage_native_c79052162c456034(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1597,7 +1807,7 @@ intgo _wrap_lfb_swap_stage_native_c3c618840576bf02(lfb_swap *_swig_go_0, lfb_fil
 }
 
 
-intgo _wrap_lfb_swap_add_staged_native_c3c618840576bf02(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_staged_native_c79052162c456034(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1614,7 +1824,7 @@ intgo _wrap_lfb_swap_add_staged_native_c3c618840576bf02(lfb_swap *_swig_go_0, vo
 }
 
 
-intgo _wrap_lfb_swap_add_many_staged_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_add_many_staged_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1635,7 +1845,7 @@ intgo _wrap_lfb_swap_add_many_staged_native_c3c618840576bf02(lfb_swap *_swig_go_
 }
 
 
-intgo _wrap_lfb_swap_publish_native_c3c618840576bf02(lfb_swap *_swig_go_0) {
+intgo _wrap_lfb_swap_publish_native_c79052162c456034(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1648,7 +1858,7 @@ intgo _wrap_lfb_swap_publish_native_c3c618840576bf02(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_replace_native_c3c618840576bf02(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_replace_native_c79052162c456034(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1663,7 +1873,7 @@ intgo _wrap_lfb_swap_replace_native_c3c618840576bf02(lfb_swap *_swig_go_0, lfb_f
 }
 
 
-intgo _wrap_lfb_swap_stats_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_swap_stats_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1702,7 +1912,7 @@ intgo _wrap_lfb_swap_stats_native_c3c618840576bf02(lfb_swap *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_lfb_swap_generation_native_c3c618840576bf02(lfb_swap *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_swap_generation_native_c79052162c456034(lfb_swap *_swig_go_0, long long *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
