@@ -56,15 +56,10 @@ public final class CountingBloomFilter extends KeyFilter {
     }
 
     private boolean removeKey(ByteBuffer key) {
-        long h = handle.acquire();
-        try {
-            int status = LfbNative.lfb_counting_remove(h, key);
-            if (status == Native.ERR_NOT_PRESENT) return false;
-            Native.check(status);
-            return true;
-        } finally {
-            handle.release();
-        }
+        int status = handle.callRaw(LfbNative::lfb_counting_remove, key);
+        if (status == Native.ERR_NOT_PRESENT) return false;
+        Native.check(status);
+        return true;
     }
 
     /** The smallest of the key's counters: at least how often it was put (minus removed); 0 if absent. */

@@ -154,6 +154,7 @@ final class Native {
     /** One thread's buffers. A key or batch is valid only until the thread's next call. */
     static final class Buffers {
         private ByteBuffer key = direct(64);
+        private long keyAddress = addressOf(key);
         private ByteBuffer data = direct(4096);
         private ByteBuffer offsets = direct(8 * 257);
         private ByteBuffer results = direct(256);
@@ -170,9 +171,29 @@ final class Native {
             return direct((int) Math.max(needed, 2L * b.capacity()));
         }
 
+        /** The native address of a direct buffer: this thread's key buffer's is kept, others are asked for. */
+        long address(ByteBuffer b) {
+            return b == key ? keyAddress : addressOf(b);
+        }
+
+        private static long addressOf(ByteBuffer b) {
+            long address = LfbNative.java_direct_address(b);
+            if (address == 0) throw new IllegalArgumentException("a direct ByteBuffer is required");
+            return address;
+        }
+
+        /** Makes room for a key of {@code length} bytes, keeping the key buffer's address current. */
+        private void keyRoom(long length) {
+            ByteBuffer b = room(key, length);
+            if (b != key) {
+                key = b;
+                keyAddress = addressOf(b);
+            }
+        }
+
         ByteBuffer key(byte[] bytes) {
             if (bytes == null) throw new IllegalArgumentException("key is null");
-            key = room(key, bytes.length);
+            keyRoom(bytes.length);
             return key.put(bytes).flip();
         }
 
@@ -185,7 +206,7 @@ final class Native {
         /** The UTF-8 bytes of {@code s} (unpaired surrogates become '?', as String.getBytes does). */
         ByteBuffer key(CharSequence s) {
             if (s == null) throw new IllegalArgumentException("key is null");
-            key = room(key, 3L * s.length());
+            keyRoom(3L * s.length());
             utf8.reset();
             CoderResult r = utf8.encode(CharBuffer.wrap(s), key, true);
             if (r.isError() || r.isOverflow()) throw new IllegalStateException("UTF-8 encoding failed: " + r);

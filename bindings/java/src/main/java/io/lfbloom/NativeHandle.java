@@ -85,18 +85,32 @@ final class NativeHandle implements Runnable {
         return handle;
     }
 
-    /** A native call on one key buffer. */
+    /** A native call on one key: its native address and length. */
     interface KeyCall {
-        int apply(long handle, java.nio.ByteBuffer key);
+        int apply(long handle, long address, long length);
     }
 
-    /** Runs {@code call} on this handle and the key; returns its non-negative status. */
+    /** Runs {@code call} on this handle and the bytes of a direct buffer from position to limit. */
     int call(KeyCall call, java.nio.ByteBuffer key) {
+        long address = Native.buffers().address(key) + key.position();
         long h = acquire();
         try {
-            return Native.check(call.apply(h, key));
+            return Native.check(call.apply(h, address, key.remaining()));
         } finally {
             release();
+            java.lang.ref.Reference.reachabilityFence(key);  // C read it by address
+        }
+    }
+
+    /** As call, for native calls whose one negative status is an answer, not an error. */
+    int callRaw(KeyCall call, java.nio.ByteBuffer key) {
+        long address = Native.buffers().address(key) + key.position();
+        long h = acquire();
+        try {
+            return call.apply(h, address, key.remaining());
+        } finally {
+            release();
+            java.lang.ref.Reference.reachabilityFence(key);
         }
     }
 
