@@ -6,8 +6,8 @@
 // Bound: a query is a false positive only if some sub-filter says yes, so the total rate is at
 // most the sum of the sub-filters' rates, fpr * (1 - r) * (1 + r + r^2 + ...) < fpr for any
 // number of sub-filters (r = tightening). Each sub-filter's rate holds while it has at most its
-// capacity of keys; it can overshoot by the adds that race with its successor's creation (tens
-// of keys: creation is one mmap).
+// capacity of keys; it can overshoot only by the adds that race for its last slots (at most one
+// per thread), because an add that finds it full moves on to the successor.
 //
 // Thread safety: add, contains (single and batch) and stats run concurrently from any threads,
 // lock-free; nobody waits for anybody. Growth: an add that finds the newest sub-filter full and
@@ -58,7 +58,6 @@ public:
         : options_(checked(initial_capacity, fpr, options)), initial_capacity_(initial_capacity), fpr_(fpr) {
         std::unique_ptr<stage> first = make(0);
         if (!first) throw error(errc::too_large, "the first sub-filter exceeds the memory limit or the largest filter");
-        bytes_.store(first->filter.words().size_bytes(), std::memory_order_relaxed);  // relaxed: constructor
         stages_[0].store(first.release(), std::memory_order_relaxed);          // relaxed: constructor
         size_.store(1, std::memory_order_relaxed);                            // relaxed: constructor
     }
@@ -188,13 +187,10 @@ private:
             throw error(errc::full, "scalable filter is full: sub-filter " + std::to_string(n) +
                                         " would pass the cap on sub-filters or memory, or the largest filter");
         }
-        const std::uint64_t bytes = candidate->filter.words().size_bytes();
         stage* expected = nullptr;
         // acq_rel: release publishes the complete stage; acquire pairs with a winner's release
-        if (stages_[n].compare_exchange_strong(expected, candidate.get(), std::memory_order_acq_rel)) {
-            candidate.release();
-            bytes_.fetch_add(bytes, std::memory_order_relaxed);  // relaxed: read only to size the next stage
-        }
+        if (stages_[n].compare_exchange_strong(expected, candidate.get(), std::memory_order_acq_rel))
+            (void)candidate.release();
     }
 
     /// At half of sub-filter n-1's capacity, the first add to notice builds n ahead (one CAS on
@@ -226,7 +222,8 @@ private:
             return nullptr;  // too many hashes or slots for one filter
         }
         const std::uint64_t limit = options_.filter.memory_limit;
-        const std::uint64_t used = bytes_.load(std::memory_order_relaxed);  // relaxed: exact here, see install
+        std::uint64_t used = 0;  // sub-filters 0..n-1, all installed before anyone builds n
+        for (std::uint32_t i = 0; i < n; ++i) used += stage_at(i).filter.words().size_bytes();
         if (limit != 0 && g.slots / 8 > limit - used) return nullptr;
         filter_options o = options_.filter;
         o.memory_limit = limit == 0 ? 0 : limit - used;
@@ -241,7 +238,6 @@ private:
     scalable_options options_;
     std::uint64_t initial_capacity_;
     double fpr_;
-    std::atomic<std::uint64_t> bytes_{0};  // of installed sub-filters
     std::atomic<std::uint32_t> size_{0};
     std::atomic<bool> capped_{false};
     std::array<std::atomic<stage*>, max_sub_filters> stages_{};
