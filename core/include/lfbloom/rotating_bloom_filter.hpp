@@ -147,7 +147,8 @@ private:
         return o;
     }
 
-    /// Generations a query checks: all but the next one in double-write mode.
+    /// Generations a query checks: G, or in double-write mode G-1 (neither the next one nor the
+    /// oldest, which the next rotation clears).
     std::uint32_t queried() const noexcept { return options_.generations - (options_.double_write ? 1 : 0); }
 
     blocked_bloom_filter& at(std::uint64_t epoch) const noexcept { return ring_[epoch % ring_.size()]; }

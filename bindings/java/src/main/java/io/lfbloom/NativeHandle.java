@@ -92,14 +92,7 @@ final class NativeHandle implements Runnable {
 
     /** Runs {@code call} on this handle and the bytes of a direct buffer from position to limit. */
     int call(KeyCall call, java.nio.ByteBuffer key) {
-        long address = Native.buffers().address(key) + key.position();
-        long h = acquire();
-        try {
-            return Native.check(call.apply(h, address, key.remaining()));
-        } finally {
-            release();
-            java.lang.ref.Reference.reachabilityFence(key);  // C read it by address
-        }
+        return Native.check(callRaw(call, key));
     }
 
     /** As call, for native calls whose one negative status is an answer, not an error. */
@@ -110,7 +103,7 @@ final class NativeHandle implements Runnable {
             return call.apply(h, address, key.remaining());
         } finally {
             release();
-            java.lang.ref.Reference.reachabilityFence(key);
+            java.lang.ref.Reference.reachabilityFence(key);  // C read it by address
         }
     }
 
