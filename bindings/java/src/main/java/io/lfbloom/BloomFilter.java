@@ -58,6 +58,7 @@ public final class BloomFilter extends KeyFilter {
             return new Options(Layout.BLOCKED, 0, 0);
         }
 
+        /** BLOCKED (the default) or CLASSIC (Guava-compatible). */
         public Options layout(Layout layout) {
             if (layout == null) throw new IllegalArgumentException("layout is null");
             return new Options(layout, memoryLimit, seed);
@@ -90,6 +91,7 @@ public final class BloomFilter extends KeyFilter {
         return create(expectedInsertions, fpp, Options.defaults());
     }
 
+    /** As {@link #create(long, double)}, with a layout, a memory limit and a seed. */
     public static BloomFilter create(long expectedInsertions, double fpp, Options options) {
         if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
         if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
@@ -150,6 +152,7 @@ public final class BloomFilter extends KeyFilter {
         return Stats.of(handle.stats(LfbNative::lfb_filter_stats));
     }
 
+    /** The number of bits, as Guava's bitSize. */
     public long bitSize() {
         return stats().slots();
     }
@@ -200,6 +203,7 @@ public final class BloomFilter extends KeyFilter {
         return load(in, Native.defaultReadLimit());
     }
 
+    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. */
     public static BloomFilter load(InputStream in, long maxBytes) throws IOException {
         return load(Native.readNative(in, maxBytes), Native.FORMAT_NATIVE, maxBytes);
     }

@@ -47,10 +47,12 @@ public final class CountingBloomFilter extends KeyFilter {
         return removeKey(Native.buffers().key(key));
     }
 
+    /** Removes one copy of the UTF-8 bytes of the key. */
     public boolean remove(CharSequence key) {
         return removeKey(Native.buffers().key(key));
     }
 
+    /** Removes one copy of the 8 little-endian bytes of the key. */
     public boolean remove(long key) {
         return removeKey(Native.buffers().key(key));
     }
@@ -67,14 +69,17 @@ public final class CountingBloomFilter extends KeyFilter {
         return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
     }
 
+    /** As {@link #count(byte[])}, for the UTF-8 bytes of the key. */
     public int count(CharSequence key) {
         return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
     }
 
+    /** As {@link #count(byte[])}, for the 8 little-endian bytes of the key. */
     public int count(long key) {
         return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
     }
 
+    /** Zeroes every counter. Puts racing with it may be lost. */
     public void clear() {
         handle.call(LfbNative::lfb_counting_clear);
     }

@@ -57,14 +57,17 @@ abstract class KeyFilter implements AutoCloseable {
         return handle.call(contains, Native.buffers().key(key)) == 1;
     }
 
+    /** As {@link #mightContain(byte[])}, for the UTF-8 bytes of the key. */
     public boolean mightContain(CharSequence key) {
         return handle.call(contains, Native.buffers().key(key)) == 1;
     }
 
+    /** As {@link #mightContain(byte[])}, for the 8 little-endian bytes of the key. */
     public boolean mightContain(long key) {
         return handle.call(contains, Native.buffers().key(key)) == 1;
     }
 
+    /** As {@link #mightContain(byte[])}, for the bytes from the buffer's position to its limit. */
     public boolean mightContain(ByteBuffer key) {
         return handle.call(contains, direct(key)) == 1;
     }

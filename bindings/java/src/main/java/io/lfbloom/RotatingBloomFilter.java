@@ -54,6 +54,7 @@ public final class RotatingBloomFilter extends KeyFilter {
             return new Options(generations, period, doubleWrite, manualClock, filter);
         }
 
+        /** Puts go to the current and the next generation; queries check G-1 (see the class comment). */
         public Options doubleWrite(boolean doubleWrite) {
             return new Options(generations, period, doubleWrite, manualClock, filter);
         }
@@ -78,6 +79,10 @@ public final class RotatingBloomFilter extends KeyFilter {
                 LfbNative::lfb_rotating_add_many, LfbNative::lfb_rotating_contains_many);
     }
 
+    /**
+     * @param expectedInsertions the most keys put in one period
+     * @param fpp                the false-positive probability of a whole query, in (0, 1)
+     */
     public static RotatingBloomFilter create(long expectedInsertions, double fpp, Options options) {
         if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
         if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);

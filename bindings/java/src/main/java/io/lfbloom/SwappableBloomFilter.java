@@ -49,10 +49,12 @@ public final class SwappableBloomFilter extends KeyFilter {
         return handle.call(LfbNative::lfb_swap_add_staged, Native.buffers().key(key)) == 1;
     }
 
+    /** As {@link #putStaged(byte[])}, for the UTF-8 bytes of the key. */
     public boolean putStaged(CharSequence key) {
         return handle.call(LfbNative::lfb_swap_add_staged, Native.buffers().key(key)) == 1;
     }
 
+    /** As {@link #putStaged(byte[])}, for the 8 little-endian bytes of the key. */
     public boolean putStaged(long key) {
         return handle.call(LfbNative::lfb_swap_add_staged, Native.buffers().key(key)) == 1;
     }
