@@ -321,6 +321,7 @@ void run_ops(const std::string& layout, Subject& s, const size_spec& size, const
                 };
                 r.ns_per_op = median_ns(size.keys, prepare, [&] {
                     return timed(threads, size.keys, [&](unsigned, std::uint64_t b, std::uint64_t e) {
+                        // relaxed: a sum read after the threads are joined
                         hits.fetch_add(apply(s, op, keys, b, e, batch > 1), std::memory_order_relaxed);
                     });
                 });

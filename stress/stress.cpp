@@ -133,7 +133,7 @@ void writers_readers() {
                     filter->add(make_key(epoch << 32 | t, i).view());
                     progress[t].value.store(i + 1, std::memory_order_release);  // the add happens-before readers' checks
                 }
-                writers_done.fetch_add(1, std::memory_order_release);
+                writers_done.fetch_add(1, std::memory_order_release);  // release: this writer's adds before readers stop
                 return;
             }
             std::mt19937_64 rng(opt.seed ^ splitmix64(epoch * 1000 + t));
@@ -141,8 +141,9 @@ void writers_readers() {
             std::vector<key16> batch_keys;
             std::vector<key_view> batch;
             std::uint8_t found[32];
-            while (writers_done.load(std::memory_order_acquire) < writers) {
+            while (writers_done.load(std::memory_order_acquire) < writers) {  // acquire: pairs with the writers' release
                 const unsigned w = static_cast<unsigned>(rng() % writers);
+                // acquire: pairs with the writer's release, so every published add happens-before the check
                 const std::uint64_t published = progress[w].value.load(std::memory_order_acquire);
                 if (published == 0) continue;
                 if (rng() % 4 != 0) {  // single: the newest key (the tightest race) or any published one
@@ -178,7 +179,7 @@ void writers_readers() {
                                    " items for capacity ", capacity));
         }
         if (!subs.empty() && epochs == 0) std::printf("growth: %zu sub-filters in the first epoch\n", subs.size());
-        checks_total += checks.load(std::memory_order_relaxed);
+        checks_total += checks.load(std::memory_order_relaxed);  // relaxed: after join
         ++epochs;
     } while (time_left(end));
     std::printf("writers-readers: %llu epochs, %llu adds, %llu concurrent checks, no false negative\n",
@@ -222,7 +223,7 @@ void hot_keys() {
         std::mt19937_64 rng(opt.seed ^ t);
         std::vector<unsigned> order(hot);
         for (unsigned i = 0; i < hot; ++i) order[i] = i;
-        while (running.load(std::memory_order_relaxed)) {
+        while (running.load(std::memory_order_relaxed)) {  // relaxed: written between epochs, ordered by the barrier
             std::uint64_t mine = 0;
             for (unsigned pass = 0; pass < passes; ++pass) {
                 std::shuffle(order.begin(), order.end(), rng);
@@ -261,7 +262,7 @@ void counting_churn() {
         while (time_left(end)) {
             if (permanent < permanent_cap) {
                 filter->add(make_key(t, permanent).view());
-                published[t].value.store(++permanent, std::memory_order_release);
+                published[t].value.store(++permanent, std::memory_order_release);  // release: the add before the count
             }
             if (held.size() < 64) {
                 const unsigned copies = 1 + rng() % 3;
@@ -274,7 +275,7 @@ void counting_churn() {
                 if (--it->second == 0) held.erase(it);
             }
             const unsigned other = static_cast<unsigned>(rng() % threads);
-            const std::uint64_t n = published[other].value.load(std::memory_order_acquire);
+            const std::uint64_t n = published[other].value.load(std::memory_order_acquire);  // acquire: pairs with that release
             if (n > 0 && !filter->contains(make_key(other, rng() % n).view()))
                 violation(describe("false negative for a permanent key of thread ", other));
         }
@@ -295,7 +296,7 @@ void counting_churn() {
         violation(describe("non-zero counters: ", got.slots_set, ", reference built from held keys: ", want.slots_set));
     std::uint64_t compared = 0;
     for (unsigned t = 0; t < threads; ++t) {
-        const std::uint64_t n = published[t].value.load(std::memory_order_relaxed);
+        const std::uint64_t n = published[t].value.load(std::memory_order_relaxed);  // relaxed: after join
         auto same = [&](std::uint64_t index) {
             const key16 k = make_key(t, index);
             if (filter->count(k.view()) != reference->count(k.view()))
@@ -308,7 +309,7 @@ void counting_churn() {
     }
     // Now every thread removes everything it holds, concurrently: the filter must end empty.
     run_threads(threads, [&](unsigned t) {
-        const std::uint64_t n = published[t].value.load(std::memory_order_relaxed);
+        const std::uint64_t n = published[t].value.load(std::memory_order_relaxed);  // relaxed: after join
         for (std::uint64_t i = 0; i < n; ++i)
             if (!filter->remove(make_key(t, i).view())) violation(describe("final remove refused: thread ", t, " key ", i));
         for (const auto& [index, copies] : churn_held[t])
@@ -389,12 +390,12 @@ void rotation() {
                     filter->add(make_key(epoch << 32 | t, i).view());
                     pub[t].progress.value.store(i + 1, std::memory_order_release);  // the add and its record happen-before readers
                 }
-                writers_done.fetch_add(1, std::memory_order_release);
+                writers_done.fetch_add(1, std::memory_order_release);  // release: this writer's adds before readers stop
                 return;
             }
             if (t == writers) {  // the rotator
                 std::uint64_t last = 0;
-                while (writers_done.load(std::memory_order_acquire) < writers) {
+                while (writers_done.load(std::memory_order_acquire) < writers) {  // acquire: pairs with the writers' release
                     std::uint64_t total = 0;
                     for (auto& p : pub) total += p.progress.value.load(std::memory_order_relaxed);  // relaxed: a pacing heuristic
                     if (total - last >= opt.spec.capacity / 2) {
@@ -412,8 +413,9 @@ void rotation() {
             std::vector<key_view> batch;
             std::vector<std::uint64_t> batch_index;
             std::uint8_t found[32];
-            while (writers_done.load(std::memory_order_acquire) < writers) {
+            while (writers_done.load(std::memory_order_acquire) < writers) {  // acquire: pairs with the writers' release
                 const unsigned w = static_cast<unsigned>(rng() % writers);
+                // acquire: the published adds and their rotation records happen-before the check
                 const std::uint64_t published = pub[w].progress.value.load(std::memory_order_acquire);
                 if (published == 0) continue;
                 // recent keys mostly: older ones are usually past the guarantee
@@ -449,7 +451,7 @@ void rotation() {
             checks.fetch_add(local_checks, std::memory_order_relaxed);  // read after join
         });
         rotations_total += filter->rotations();
-        checks_total += checks.load(std::memory_order_relaxed);
+        checks_total += checks.load(std::memory_order_relaxed);  // relaxed: after join
         ++epochs;
     } while (time_left(end));
     if (checks_total == 0) violation("no check ran: rotations too frequent for the window");
@@ -482,13 +484,13 @@ void swap() {
                     handle->add(make_key(epoch << 32 | t, i).view());
                     progress[t].value.store(i + 1, std::memory_order_release);  // the add happens-before readers' checks
                 }
-                writers_done.fetch_add(1, std::memory_order_release);
+                writers_done.fetch_add(1, std::memory_order_release);  // release: this writer's adds before readers stop
                 return;
             }
             if (t == writers) {  // the rebuilder
                 std::vector<key16> keys;
                 std::vector<key_view> views;
-                while (writers_done.load(std::memory_order_acquire) < writers) {
+                while (writers_done.load(std::memory_order_acquire) < writers) {  // acquire: pairs with the writers' release
                     handle->stage_fresh();
                     for (unsigned w = 0; w < writers; ++w) {
                         const std::uint64_t n = recorded[w].value.load(std::memory_order_seq_cst);  // seq_cst: see above
@@ -507,8 +509,9 @@ void swap() {
             }
             std::mt19937_64 rng(opt.seed ^ splitmix64(epoch * 1000 + t));
             std::uint64_t local_checks = 0;
-            while (writers_done.load(std::memory_order_acquire) < writers) {
+            while (writers_done.load(std::memory_order_acquire) < writers) {  // acquire: pairs with the writers' release
                 const unsigned w = static_cast<unsigned>(rng() % writers);
+                // acquire: pairs with the writer's release, so every published add happens-before the check
                 const std::uint64_t published = progress[w].value.load(std::memory_order_acquire);
                 if (published == 0) continue;
                 const std::uint64_t i = rng() % 2 ? published - 1 : rng() % published;
@@ -525,8 +528,8 @@ void swap() {
                 if (!handle->contains(make_key(epoch << 32 | w, i).view()))
                     violation(describe("false negative after join: epoch ", epoch, " writer ", w, " key ", i));
         }
-        checks_total += checks.load(std::memory_order_relaxed);
-        swaps_total += swaps.load(std::memory_order_relaxed);
+        checks_total += checks.load(std::memory_order_relaxed);  // relaxed: after join
+        swaps_total += swaps.load(std::memory_order_relaxed);  // relaxed: after join
         ++epochs;
     } while (time_left(end));
     std::printf("swap: %llu epochs, %llu swaps, %llu concurrent checks, no false negative\n",

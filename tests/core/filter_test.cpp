@@ -205,7 +205,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(threads_share_one_filter_without_false_negatives, 
                 f.add(std::uint64_t(t) << 32 | i);
                 published[t].store(i + 1, std::memory_order_release);  // the add happens-before readers' checks
                 const int other = (t + 1) % threads;
-                const int seen = published[other].load(std::memory_order_acquire);
+                const int seen = published[other].load(std::memory_order_acquire);  // acquire: its adds before
                 if (seen > 0 && !f.contains(std::uint64_t(other) << 32 | (seen - 1))) ++missing;
             }
         });

@@ -119,13 +119,15 @@ BOOST_AUTO_TEST_CASE(snapshot_under_live_writes_holds_every_completed_add) {
         std::atomic<std::uint64_t> published{0};
         std::atomic<bool> stop{false};
         std::thread writer([&] {
+            // relaxed: stop is only a signal to end the loop
             for (std::uint64_t i = 0; i < 200000 && !stop.load(std::memory_order_relaxed); ++i) {
                 f.add(i);
                 published.store(i + 1, std::memory_order_release);  // add happens-before the save's start
             }
         });
+        // acquire: pairs with the writer's release, so the counted adds happen-before the save
         while (published.load(std::memory_order_acquire) < 1000 * std::uint64_t(round + 1)) std::this_thread::yield();
-        const std::uint64_t before_save = published.load(std::memory_order_acquire);
+        const std::uint64_t before_save = published.load(std::memory_order_acquire);  // acquire: as above
         const bytes data = saved(f);
         stop = true;
         writer.join();

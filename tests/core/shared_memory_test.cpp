@@ -142,15 +142,18 @@ BOOST_AUTO_TEST_CASE(a_killed_writer_loses_no_completed_add) {
         auto& f = std::get<counting_bloom_filter>(opened);
         for (std::uint64_t i = 0;; ++i) {
             f.add(i);
+            // release: the add happens-before the parent's acquire below
             boost::ipc_atomic_ref<std::uint64_t>(progress.data()[0]).store(i + 1, boost::memory_order_release);
         }
         return 0;
     });
+    // acquire: pairs with the child's release
     while (boost::ipc_atomic_ref<std::uint64_t>(progress.data()[0]).load(boost::memory_order_acquire) < 100000)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ::kill(child, SIGKILL);
     const int status = wait_for(child);
     BOOST_TEST((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+    // acquire: every add counted here completed before the kill
     const std::uint64_t completed = boost::ipc_atomic_ref<std::uint64_t>(progress.data()[0]).load(boost::memory_order_acquire);
     auto opened = open_shared_file(path);
     const auto& f = std::get<counting_bloom_filter>(opened);

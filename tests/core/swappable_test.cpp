@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(replacement_racing_readers_never_exposes_a_freed_filter) {
     std::vector<std::thread> readers;
     for (int t = 0; t < 3; ++t)
         readers.emplace_back([&, t] {
-            for (std::uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+            for (std::uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {  // relaxed: only a signal
                 if (!h.contains(std::string("always"))) missed = true;
                 h.add((std::uint64_t(t) << 40) | i);
             }

@@ -74,6 +74,7 @@ public:
             return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
         };
         static_assert(std::is_same_v<std::chrono::steady_clock::period, std::nano>);
+        // relaxed: the constructor; the filter is published to other threads by the caller
         if (options_.period_ns != 0) deadline_.store(options_.clock() + options_.period_ns, std::memory_order_relaxed);
     }
 
