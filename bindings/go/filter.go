@@ -46,14 +46,7 @@ func newBase(ptr uintptr, fns *nativeFns) *base { return &base{newKeyed(ptr, fns
 
 // Add adds a key; true if it was new (some bit changed, or, counting, some counter was zero).
 // It panics if the filter is closed.
-func (b *keyed) Add(key []byte) bool {
-	p, s := b.h.mustAcquire("Add")
-	defer b.h.release(s)
-	k, n := keyArg(key)
-	r := b.fns.add(p, k, n)
-	runtime.KeepAlive(key)
-	return r == 1
-}
+func (b *keyed) Add(key []byte) bool { return b.h.mustCallKey("Add", b.fns.add, key) == 1 }
 
 // AddString adds the bytes of s, without copying them.
 func (b *keyed) AddString(s string) bool { return b.Add(keyOfString(s)) }
@@ -63,14 +56,7 @@ func (b *keyed) AddUint64(v uint64) bool { return b.Add(keyOfUint64(v)) }
 
 // Test reports whether the key may have been added; false means it certainly was not.
 // It panics if the filter is closed.
-func (b *keyed) Test(key []byte) bool {
-	p, s := b.h.mustAcquire("Test")
-	defer b.h.release(s)
-	k, n := keyArg(key)
-	r := b.fns.contains(p, k, n)
-	runtime.KeepAlive(key)
-	return r == 1
-}
+func (b *keyed) Test(key []byte) bool { return b.h.mustCallKey("Test", b.fns.contains, key) == 1 }
 
 // TestString tests the bytes of s, without copying them.
 func (b *keyed) TestString(s string) bool { return b.Test(keyOfString(s)) }
@@ -325,14 +311,7 @@ func NewCounting(capacity uint64, fpr float64, opts ...Option) (*CountingFilter,
 // Remove removes one copy of key; an error wrapping ErrNotPresent (nothing changed) if one of
 // its counters is zero. Removing keys never added can cause false negatives for other keys.
 func (c *CountingFilter) Remove(key []byte) error {
-	p, s, ok := c.h.acquire()
-	if !ok {
-		return ErrClosed
-	}
-	defer c.h.release(s)
-	k, n := keyArg(key)
-	_, err := check(native.Lfb_counting_remove(p, k, n))
-	runtime.KeepAlive(key)
+	_, err := c.h.callKey(native.Lfb_counting_remove, key)
 	return err
 }
 
@@ -341,15 +320,7 @@ func (c *CountingFilter) RemoveString(s string) error { return c.Remove(keyOfStr
 
 // Count returns the smallest of key's counters: at least how often it was added (minus removed).
 func (c *CountingFilter) Count(key []byte) (int, error) {
-	p, s, ok := c.h.acquire()
-	if !ok {
-		return 0, ErrClosed
-	}
-	defer c.h.release(s)
-	k, n := keyArg(key)
-	count, err := check(native.Lfb_counting_count(p, k, n))
-	runtime.KeepAlive(key)
-	return count, err
+	return c.h.callKey(native.Lfb_counting_count, key)
 }
 
 // Merge adds other's counters to c's, saturating (geometry, width and seed must match).

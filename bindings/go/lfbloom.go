@@ -195,13 +195,27 @@ func (h *handle) detach() (ptr uintptr, ok bool) {
 	return ptr, ptr != 0
 }
 
-// mustAcquire is for methods whose only result is a bool: after Close they panic.
-func (h *handle) mustAcquire(method string) (uintptr, int) {
+// callKey runs a C function on the handle and one key, keeping the key alive until C returns:
+// the status checked, or ErrClosed.
+func (h *handle) callKey(fn func(h, key uintptr, n uint64) int, key []byte) (int, error) {
 	p, s, ok := h.acquire()
 	if !ok {
+		return 0, ErrClosed
+	}
+	defer h.release(s)
+	k, n := keyArg(key)
+	r := fn(p, k, n)
+	runtime.KeepAlive(key)
+	return check(r)
+}
+
+// mustCallKey is callKey for methods whose only result is a bool: after Close they panic.
+func (h *handle) mustCallKey(method string, fn func(h, key uintptr, n uint64) int, key []byte) int {
+	r, err := h.callKey(fn, key)
+	if errors.Is(err, ErrClosed) {
 		panic("lfbloom: " + method + " called on a closed filter")
 	}
-	return p, s
+	return r
 }
 
 // keyArg is a key as the C functions take it: its address and length. The caller keeps key alive

@@ -2,7 +2,6 @@ package lfbloom
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
@@ -48,14 +47,7 @@ func NewScalable(initialCapacity uint64, fpr float64, config ScalableConfig, opt
 // Add adds a key: true if it was new, false if some sub-filter already reports it. An error
 // wrapping ErrFull (nothing changed) at the cap, or ErrClosed.
 func (s *Scalable) Add(key []byte) (bool, error) {
-	p, st, ok := s.h.acquire()
-	if !ok {
-		return false, ErrClosed
-	}
-	defer s.h.release(st)
-	k, n := keyArg(key)
-	r, err := check(s.fns.add(p, k, n))
-	runtime.KeepAlive(key)
+	r, err := s.h.callKey(s.fns.add, key)
 	return r == 1, err
 }
 

@@ -2,7 +2,6 @@ package lfbloom
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
@@ -52,13 +51,7 @@ func (s *Swappable) Stage(next *Filter) error {
 
 // AddStaged adds to the staged filter only (the rebuild); ErrInvalidArgument if none is staged.
 func (s *Swappable) AddStaged(key []byte) (bool, error) {
-	var r int
-	err := s.withHandle(func(p uintptr) (err error) {
-		k, n := keyArg(key)
-		r, err = check(native.Lfb_swap_add_staged(p, k, n))
-		runtime.KeepAlive(key)
-		return err
-	})
+	r, err := s.h.callKey(native.Lfb_swap_add_staged, key)
 	return r == 1, err
 }
 
