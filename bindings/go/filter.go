@@ -102,24 +102,14 @@ func (b *keyed) TestMany(keys [][]byte) ([]bool, error) {
 
 // Clear zeroes the filter. Adds racing with it may be lost.
 func (b *base) Clear() error {
-	p, s, ok := b.h.acquire()
-	if !ok {
-		return ErrClosed
-	}
-	defer b.h.release(s)
-	_, err := check(b.fns.clear(p))
+	_, err := b.h.call(b.fns.clear)
 	return err
 }
 
 // Stats reads the filter's parameters and fill (O(size)).
 func (b *keyed) Stats() (Stats, error) {
-	p, s, ok := b.h.acquire()
-	if !ok {
-		return Stats{}, ErrClosed
-	}
-	defer b.h.release(s)
 	v := make([]uint64, 13)
-	if _, err := check(b.fns.stats(p, v)); err != nil {
+	if _, err := b.h.call(func(p uintptr) int { return b.fns.stats(p, v) }); err != nil {
 		return Stats{}, err
 	}
 	return statsOf(v), nil
@@ -269,12 +259,7 @@ func OpenShared(path string) (*Filter, error) {
 
 // Flush writes a shared file's pages to disk (msync): durability across a machine crash only.
 func (f *Filter) Flush() error {
-	p, s, ok := f.h.acquire()
-	if !ok {
-		return ErrClosed
-	}
-	defer f.h.release(s)
-	_, err := check(native.Lfb_filter_flush(p))
+	_, err := f.h.call(native.Lfb_filter_flush)
 	return err
 }
 

@@ -195,6 +195,25 @@ func (h *handle) detach() (ptr uintptr, ok bool) {
 	return ptr, ptr != 0
 }
 
+// with runs call with the C handle under the guard; ErrClosed once closed.
+func (h *handle) with(call func(p uintptr) error) error {
+	p, s, ok := h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer h.release(s)
+	return call(p)
+}
+
+// call runs a C function on the handle under the guard and checks its status.
+func (h *handle) call(fn func(p uintptr) int) (r int, err error) {
+	err = h.with(func(p uintptr) error {
+		r, err = check(fn(p))
+		return err
+	})
+	return r, err
+}
+
 // callKey runs a C function on the handle and one key, keeping the key alive until C returns:
 // the status checked, or ErrClosed.
 func (h *handle) callKey(fn func(h, key uintptr, n uint64) int, key []byte) (int, error) {

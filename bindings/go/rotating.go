@@ -63,12 +63,7 @@ func NewRotating(capacity uint64, fpr float64, config RotatingConfig, opts ...Op
 
 // Rotate performs one rotation now; it waits only for another rotation in progress.
 func (r *Rotating) Rotate() error {
-	p, s, ok := r.h.acquire()
-	if !ok {
-		return ErrClosed
-	}
-	defer r.h.release(s)
-	_, err := check(native.Lfb_rotating_rotate(p))
+	_, err := r.h.call(native.Lfb_rotating_rotate)
 	return err
 }
 
@@ -78,24 +73,14 @@ func (r *Rotating) Tick(now time.Duration) error {
 	if now < 0 {
 		return fmt.Errorf("%w: negative time", ErrInvalidArgument)
 	}
-	p, s, ok := r.h.acquire()
-	if !ok {
-		return ErrClosed
-	}
-	defer r.h.release(s)
-	_, err := check(native.Lfb_rotating_tick(p, uint64(now)))
+	_, err := r.h.call(func(p uintptr) int { return native.Lfb_rotating_tick(p, uint64(now)) })
 	return err
 }
 
 // Rotations returns the number of rotations so far.
 func (r *Rotating) Rotations() (uint64, error) {
-	p, s, ok := r.h.acquire()
-	if !ok {
-		return 0, ErrClosed
-	}
-	defer r.h.release(s)
 	var n uint64
-	_, err := check(native.Lfb_rotating_rotations(p, &n))
+	_, err := r.h.call(func(p uintptr) int { return native.Lfb_rotating_rotations(p, &n) })
 	return n, err
 }
 
@@ -105,13 +90,8 @@ func (r *Rotating) GenerationStats(age int) (Stats, error) {
 	if age < 0 {
 		return Stats{}, fmt.Errorf("%w: negative age", ErrInvalidArgument)
 	}
-	p, s, ok := r.h.acquire()
-	if !ok {
-		return Stats{}, ErrClosed
-	}
-	defer r.h.release(s)
 	v := make([]uint64, 13)
-	if _, err := check(native.Lfb_rotating_stats(p, uint(age), v)); err != nil {
+	if _, err := r.h.call(func(p uintptr) int { return native.Lfb_rotating_stats(p, uint(age), v) }); err != nil {
 		return Stats{}, err
 	}
 	return statsOf(v), nil

@@ -59,12 +59,7 @@ func (s *Scalable) AddUint64(v uint64) (bool, error) { return s.Add(keyOfUint64(
 
 // Filters returns the number of sub-filters so far (at least 1).
 func (s *Scalable) Filters() (int, error) {
-	p, st, ok := s.h.acquire()
-	if !ok {
-		return 0, ErrClosed
-	}
-	defer s.h.release(st)
-	return check(native.Lfb_scalable_filters(p))
+	return s.h.call(native.Lfb_scalable_filters)
 }
 
 // SubFilter describes one sub-filter, as RedisBloom's BF.INFO lists them.
@@ -78,14 +73,10 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 	if index < 0 {
 		return SubFilter{}, fmt.Errorf("%w: negative sub-filter index", ErrInvalidArgument)
 	}
-	p, st, ok := s.h.acquire()
-	if !ok {
-		return SubFilter{}, ErrClosed
-	}
-	defer s.h.release(st)
 	v := make([]uint64, 13)
 	var items uint64
-	if _, err := check(native.Lfb_scalable_filter_stats(p, uint(index), v, &items)); err != nil {
+	call := func(p uintptr) int { return native.Lfb_scalable_filter_stats(p, uint(index), v, &items) }
+	if _, err := s.h.call(call); err != nil {
 		return SubFilter{}, err
 	}
 	return SubFilter{statsOf(v), items}, nil

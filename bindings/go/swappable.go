@@ -37,14 +37,14 @@ func NewSwappable(initial *Filter) (*Swappable, error) {
 
 // Replace makes next (taken over) the filter; it returns once the old one is freed.
 func (s *Swappable) Replace(next *Filter) error {
-	return s.withHandle(func(p uintptr) error {
+	return s.h.with(func(p uintptr) error {
 		return adopt(next, func(f uintptr) int { return native.Lfb_swap_replace(p, f) })
 	})
 }
 
 // Stage makes every Add also go to next (taken over); a filter staged before is freed.
 func (s *Swappable) Stage(next *Filter) error {
-	return s.withHandle(func(p uintptr) error {
+	return s.h.with(func(p uintptr) error {
 		return adopt(next, func(f uintptr) int { return native.Lfb_swap_stage(p, f) })
 	})
 }
@@ -60,38 +60,23 @@ func (s *Swappable) AddManyStaged(keys [][]byte) (uint64, error) {
 	buf := pack(keys)
 	defer batchPool.Put(buf)
 	var added uint64
-	err := s.withHandle(func(p uintptr) error {
-		_, err := check(native.Lfb_swap_add_many_staged(p, buf.data, buf.offsets, uint64(len(keys)), &added))
-		return err
+	_, err := s.h.call(func(p uintptr) int {
+		return native.Lfb_swap_add_many_staged(p, buf.data, buf.offsets, uint64(len(keys)), &added)
 	})
 	return added, err
 }
 
 // Publish makes the staged filter current; it returns once the old one is freed.
 func (s *Swappable) Publish() error {
-	return s.withHandle(func(p uintptr) error {
-		_, err := check(native.Lfb_swap_publish(p))
-		return err
-	})
+	_, err := s.h.call(native.Lfb_swap_publish)
+	return err
 }
 
 // Generation returns the number of replacements so far.
 func (s *Swappable) Generation() (uint64, error) {
 	var n uint64
-	err := s.withHandle(func(p uintptr) error {
-		_, err := check(native.Lfb_swap_generation(p, &n))
-		return err
-	})
+	_, err := s.h.call(func(p uintptr) int { return native.Lfb_swap_generation(p, &n) })
 	return n, err
-}
-
-func (s *Swappable) withHandle(call func(uintptr) error) error {
-	p, st, ok := s.h.acquire()
-	if !ok {
-		return ErrClosed
-	}
-	defer s.h.release(st)
-	return call(p)
 }
 
 // adopt hands f's C filter to a C call that takes it over; if the call refuses it, it is freed
