@@ -112,6 +112,21 @@ struct alignas(64) progress_counter {
     std::atomic<std::uint64_t> value{0};
 };
 
+/// After the threads are joined every published add happened-before: each key must be present.
+/// Returns how many were checked.
+template <class Filter>
+std::uint64_t check_after_join(const Filter& filter, const std::vector<progress_counter>& progress, std::uint64_t epoch) {
+    std::uint64_t checked = 0;
+    for (unsigned w = 0; w < progress.size(); ++w) {
+        const std::uint64_t n = progress[w].value.load(std::memory_order_relaxed);  // relaxed: the join orders it
+        for (std::uint64_t i = 0; i < n; ++i)
+            if (!filter.contains(make_key(epoch << 32 | w, i).view()))
+                violation(describe("false negative after join: epoch ", epoch, " writer ", w, " key ", i));
+        checked += n;
+    }
+    return checked;
+}
+
 // ---- 1: writers and readers ------------------------------------------------------------------------
 
 // Epochs: a fresh filter per epoch, filled by the writers up to its capacity (so it never turns
@@ -164,13 +179,7 @@ void writers_readers() {
             }
             checks.fetch_add(local_checks, std::memory_order_relaxed);  // read after join
         });
-        for (unsigned w = 0; w < writers; ++w) {  // after join: every add happened-before
-            const std::uint64_t n = progress[w].value.load(std::memory_order_relaxed);  // join orders it
-            for (std::uint64_t i = 0; i < n; ++i)
-                if (!filter->contains(make_key(epoch << 32 | w, i).view()))
-                    violation(describe("false negative after join: epoch ", epoch, " writer ", w, " key ", i));
-            adds_total += n;
-        }
+        adds_total += check_after_join(*filter, progress, epoch);
         const auto subs = filter->sub_filters();
         for (std::size_t i = 0; i + 1 < subs.size(); ++i) {  // growth: full before the next, never piled into
             const auto [items, capacity] = subs[i];
@@ -522,12 +531,7 @@ void swap() {
             }
             checks.fetch_add(local_checks, std::memory_order_relaxed);  // read after join
         });
-        for (unsigned w = 0; w < writers; ++w) {
-            const std::uint64_t n = progress[w].value.load(std::memory_order_relaxed);  // join orders it
-            for (std::uint64_t i = 0; i < n; ++i)
-                if (!handle->contains(make_key(epoch << 32 | w, i).view()))
-                    violation(describe("false negative after join: epoch ", epoch, " writer ", w, " key ", i));
-        }
+        check_after_join(*handle, progress, epoch);
         checks_total += checks.load(std::memory_order_relaxed);  // relaxed: after join
         swaps_total += swaps.load(std::memory_order_relaxed);  // relaxed: after join
         ++epochs;
