@@ -21,13 +21,15 @@ type nativeFns struct {
 	save                  func(uintptr, []byte, *uint64) int
 	load                  func([]byte, []uint64, *uintptr) int
 	free                  func(uintptr)
+	bitArray              func(uintptr) (*bitArray, error) // bit filters: Test reads the words from Go
 }
 
 // keyed holds what every filter kind has: a guarded handle, single and batch Add and Test,
 // Stats and Close; its methods are theirs.
 type keyed struct {
-	h   handle
-	fns *nativeFns
+	h    handle
+	fns  *nativeFns
+	bits *bitArray // when fns.bitArray is set: the handle's words; guarded by h, like the handle
 }
 
 // newKeyed wraps a C handle, with a finalizer that frees it if Close is never called.
@@ -56,7 +58,17 @@ func (b *keyed) AddUint64(v uint64) bool { return b.Add(keyOfUint64(v)) }
 
 // Test reports whether the key may have been added; false means it certainly was not.
 // It panics if the filter is closed.
-func (b *keyed) Test(key []byte) bool { return b.h.mustCallKey("Test", b.fns.contains, key) == 1 }
+func (b *keyed) Test(key []byte) bool {
+	if b.fns.bitArray == nil {
+		return b.h.mustCallKey("Test", b.fns.contains, key) == 1
+	}
+	_, s, ok := b.h.acquire()
+	if !ok {
+		panicClosed("Test")
+	}
+	defer b.h.release(s)
+	return b.bits.contains(key)
+}
 
 // TestString tests the bytes of s, without copying them.
 func (b *keyed) TestString(s string) bool { return b.Test(keyOfString(s)) }
@@ -165,10 +177,19 @@ func (b *base) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	runtime.KeepAlive(data)
+	var bits *bitArray
+	if b.fns.bitArray != nil {
+		var err error
+		if bits, err = b.fns.bitArray(loaded); err != nil {
+			b.fns.free(loaded)
+			return err
+		}
+	}
 	b.h.exclusive(func(old uintptr) uintptr {
 		if old != 0 {
 			b.fns.free(old)
 		}
+		b.bits = bits
 		return loaded
 	})
 	return nil
@@ -223,7 +244,22 @@ var filterFns = &nativeFns{
 	serializedSize: func(p uintptr, size *uint64) int { return native.Lfb_filter_serialized_size(p, 1, size) },
 	save:           func(p uintptr, out []byte, n *uint64) int { return native.Lfb_filter_save(p, 1, out, n) },
 	load:           func(data []byte, o []uint64, out *uintptr) int { return native.Lfb_filter_load(1, data, o, out) },
-	free:           native.Lfb_filter_free,
+	free:           native.Lfb_filter_free, bitArray: bitArrayOf,
+}
+
+// newFilter wraps a new C filter; it frees it if the wrapping fails.
+func newFilter(p uintptr, status int) (*Filter, error) {
+	if _, err := check(status); err != nil {
+		return nil, err
+	}
+	bits, err := bitArrayOf(p)
+	if err != nil {
+		native.Lfb_filter_free(p)
+		return nil, err
+	}
+	f := &Filter{newBase(p, filterFns)}
+	f.bits = bits
+	return f, nil
 }
 
 // New returns a filter sized so that after capacity distinct adds the false-positive rate is at
@@ -231,10 +267,8 @@ var filterFns = &nativeFns{
 // ErrOutOfMemory.
 func New(capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
 	var p uintptr
-	if _, err := check(native.Lfb_filter_create(capacity, fpr, nativeOptions(opts), &p)); err != nil {
-		return nil, err
-	}
-	return &Filter{newBase(p, filterFns)}, nil
+	status := native.Lfb_filter_create(capacity, fpr, nativeOptions(opts), &p)
+	return newFilter(p, status)
 }
 
 // NewShared creates the file path holding a new filter that other processes (a JVM, C, another
@@ -242,19 +276,15 @@ func New(capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
 // An error wrapping ErrIO if the file exists.
 func NewShared(path string, capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
 	var p uintptr
-	if _, err := check(native.Lfb_filter_create_shared_file(path, capacity, fpr, nativeOptions(opts), &p)); err != nil {
-		return nil, err
-	}
-	return &Filter{newBase(p, filterFns)}, nil
+	status := native.Lfb_filter_create_shared_file(path, capacity, fpr, nativeOptions(opts), &p)
+	return newFilter(p, status)
 }
 
 // OpenShared maps the filter in a shared file made by NewShared (in any process or language).
 func OpenShared(path string) (*Filter, error) {
 	var p uintptr
-	if _, err := check(native.Lfb_filter_open_shared_file(path, nil, &p)); err != nil {
-		return nil, err
-	}
-	return &Filter{newBase(p, filterFns)}, nil
+	status := native.Lfb_filter_open_shared_file(path, nil, &p)
+	return newFilter(p, status)
 }
 
 // Flush writes a shared file's pages to disk (msync): durability across a machine crash only.

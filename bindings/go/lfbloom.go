@@ -232,10 +232,12 @@ func (h *handle) callKey(fn func(h, key uintptr, n uint64) int, key []byte) (int
 func (h *handle) mustCallKey(method string, fn func(h, key uintptr, n uint64) int, key []byte) int {
 	r, err := h.callKey(fn, key)
 	if errors.Is(err, ErrClosed) {
-		panic("lfbloom: " + method + " called on a closed filter")
+		panicClosed(method)
 	}
 	return r
 }
+
+func panicClosed(method string) { panic("lfbloom: " + method + " called on a closed filter") }
 
 // keyArg is a key as the C functions take it: its address and length. The caller keeps key alive
 // with runtime.KeepAlive until C returns (see the key typemap in bindings/swig/lfbloom_go.swg).

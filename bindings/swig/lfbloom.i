@@ -19,6 +19,7 @@
 %rename("$ignore") lfb_options;
 %rename("$ignore") lfb_stats;
 %rename("$ignore") lfb_key;
+%rename("$ignore") lfb_bit_array;
 #define LFB_WRAP(name) %rename("%s") name;
 LFB_WRAP(lfb_version_string) LFB_WRAP(lfb_abi_version) LFB_WRAP(lfb_strerror) LFB_WRAP(lfb_last_error)
 LFB_WRAP(lfb_filter_create) LFB_WRAP(lfb_filter_create_geometry) LFB_WRAP(lfb_filter_free)

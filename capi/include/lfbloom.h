@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 1
+#define LFB_VERSION_MINOR 2
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -88,6 +88,22 @@ typedef struct lfb_key {
     const void* data; /* NULL only with len 0 */
     uint64_t len;
 } lfb_key;
+
+/* Where a bit filter's bits live (lfb_filter_bit_array, since 1.2), for a binding whose calls into
+ * this library cost more than a lookup (a cgo call from Go: 40 ns, and its fences keep lookups'
+ * cache misses from overlapping). With it the binding answers contains itself, bit-exact with
+ * lfb_filter_contains: MurmurHash3 x64_128 of the key with `seed`, then the bits that hash and
+ * probe rule 1 of docs/FORMAT.md assigns for (layout, bits, hashes). Read the words with atomic
+ * 64-bit loads only: adds set bits with atomic ORs at any time. Set struct_size before the call. */
+typedef struct lfb_bit_array {
+    uint32_t struct_size;  /* sizeof(lfb_bit_array) as the caller compiled it */
+    uint32_t layout;       /* LFB_LAYOUT_CLASSIC or LFB_LAYOUT_BLOCKED */
+    const uint64_t* words; /* bits / 64 words: bit b is bit b % 64 of words[b / 64] */
+    uint64_t bits;         /* m, a multiple of 512 (blocked) or 64 (classic) */
+    uint64_t seed;         /* the hash seed */
+    uint32_t hashes;       /* k */
+    uint32_t reserved;
+} lfb_bit_array;
 
 /* Creation options. Initialize with lfb_options_init, then change what you need. */
 typedef struct lfb_options {
@@ -170,6 +186,12 @@ LFB_API int lfb_filter_clear(lfb_filter* filter);
 LFB_API int lfb_filter_merge(lfb_filter* dst, const lfb_filter* src);
 /** Fills *out (out->struct_size must be set); reads the whole filter, O(bits). */
 LFB_API int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out);
+/**
+ * Fills *out (out->struct_size must be set) with where the filter's bits live and how keys map
+ * onto them (since 1.2). words stays valid, and the other fields unchanged, until
+ * lfb_filter_free; no call replaces them. Thread-safe with every call but lfb_filter_free.
+ */
+LFB_API int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out);
 
 /*
  * Saving and loading. A save may run while other threads add: it holds every add that completed

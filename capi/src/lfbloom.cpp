@@ -390,7 +390,9 @@ std::unique_ptr<lfb_filter> adopt(lfb_filter* filter) {
 
 // ---- library ------------------------------------------------------------------------------------
 
-const char* lfb_version_string(void) { return "1.1.0"; }
+#define LFB_STRINGIFY(x) #x
+#define LFB_VERSION_TEXT(major, minor, patch) LFB_STRINGIFY(major) "." LFB_STRINGIFY(minor) "." LFB_STRINGIFY(patch)
+const char* lfb_version_string(void) { return LFB_VERSION_TEXT(LFB_VERSION_MAJOR, LFB_VERSION_MINOR, LFB_VERSION_PATCH); }
 uint32_t lfb_version(void) { return LFB_VERSION_MAJOR * 10000 + LFB_VERSION_MINOR * 100 + LFB_VERSION_PATCH; }
 uint32_t lfb_abi_version(void) { return LFB_ABI_VERSION; }
 
@@ -493,6 +495,22 @@ int lfb_filter_merge(lfb_filter* dst, const lfb_filter* src) {
 
 int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out) {
     return with_filter(filter, [&](const auto& f) { return write_stats(f.stats(), out); });
+}
+
+int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out) {
+    return with_filter(filter, [&](const auto& f) {
+        require(out != nullptr, "bit array output is NULL");
+        require(out->struct_size >= sizeof(lfb_bit_array), "lfb_bit_array.struct_size is too small");
+        lfb_bit_array v{};
+        v.struct_size = sizeof(lfb_bit_array);
+        v.layout = static_cast<std::uint32_t>(f.kind);
+        v.words = f.words().data();
+        v.bits = f.shape().slots;
+        v.seed = f.seed();
+        v.hashes = f.shape().hashes;
+        std::memcpy(out, &v, sizeof v);  // a newer caller's extra fields stay as they were
+        return LFB_OK;
+    });
 }
 
 int lfb_filter_serialized_size(const lfb_filter* filter, uint32_t format, uint64_t* size) {

@@ -51,8 +51,8 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.1.0") == 0);
-    CHECK(lfb_version() == 10100);
+    CHECK(strcmp(lfb_version_string(), "1.2.0") == 0);
+    CHECK(lfb_version() == 10200);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
     for (code = LFB_ERR_FULL; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
@@ -662,6 +662,51 @@ static void test_swap(void) {
 
 /* The *_keys batch functions agree with the single calls, for every kind, and refuse bad arrays
  * before adding anything. */
+/* The bit array is the filter's own memory: one add sets its k bits there (in one 64-byte line when
+ * blocked), a clear zeroes them, and the geometry matches the statistics. */
+static void test_bit_array(uint32_t layout) {
+    lfb_options o = opts(layout, 0, 4);
+    lfb_filter* f = NULL;
+    lfb_bit_array a;
+    lfb_stats s;
+    uint64_t i, set = 0, first = UINT64_MAX, last = 0;
+    unsigned char newer[sizeof a + 8];
+
+    o.seed = 77;
+    CHECK(lfb_filter_create(5000, 0.001, &o, &f) == LFB_OK);
+    memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
+    CHECK(lfb_filter_bit_array(f, &a) == LFB_OK);
+    s = stats_of_filter(f);
+    CHECK(a.struct_size == sizeof a && a.layout == layout && a.words != NULL && a.seed == 77);
+    CHECK(a.bits == s.slots && a.hashes == s.hashes && a.reserved == 0);
+    CHECK(add_str(f, "one key") == 1);
+    for (i = 0; i < a.bits / 64; ++i) {
+        uint64_t w = a.words[i];
+        if (w == 0) continue;
+        for (; w != 0; w &= w - 1) ++set;
+        if (first == UINT64_MAX) first = i;
+        last = i;
+    }
+    CHECK(set >= 1 && set <= a.hashes && set == stats_of_filter(f).slots_set);
+    if (layout == LFB_LAYOUT_BLOCKED) CHECK(first / 8 == last / 8);
+    CHECK(lfb_filter_clear(f) == LFB_OK);
+    for (i = 0, set = 0; i < a.bits / 64; ++i) set |= a.words[i];
+    CHECK(set == 0);
+
+    /* a newer caller's larger struct: its extra bytes are left alone */
+    memset(newer, 0xAB, sizeof newer);
+    memcpy(newer, &a, sizeof a.struct_size);
+    ((lfb_bit_array*)(void*)newer)->struct_size = sizeof newer;
+    CHECK(lfb_filter_bit_array(f, (lfb_bit_array*)(void*)newer) == LFB_OK && newer[sizeof a] == 0xAB);
+    a.struct_size = sizeof a - 1;
+    CHECK(lfb_filter_bit_array(f, &a) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_filter_bit_array(f, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    a.struct_size = sizeof a;
+    CHECK(lfb_filter_bit_array(NULL, &a) == LFB_ERR_INVALID_ARGUMENT);
+    lfb_filter_free(f);
+}
+
 static void test_key_arrays(void) {
     lfb_filter *f = NULL, *g = NULL;
     lfb_counting* c = NULL;
@@ -733,6 +778,8 @@ int main(void) {
     test_rotating();
     test_swap();
     test_key_arrays();
+    test_bit_array(LFB_LAYOUT_BLOCKED);
+    test_bit_array(LFB_LAYOUT_CLASSIC);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -199,7 +199,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_c79052162c456034(void *_swig_go_0) {
+void _wrap_Swig_free_native_fcfe2fa5c4e0c593(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -209,7 +209,7 @@ void _wrap_Swig_free_native_c79052162c456034(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_c79052162c456034(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_fcfe2fa5c4e0c593(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -222,7 +222,7 @@ void *_wrap_Swig_malloc_native_c79052162c456034(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_c79052162c456034() {
+_gostring_ _wrap_lfb_version_string_native_fcfe2fa5c4e0c593() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -233,7 +233,7 @@ _gostring_ _wrap_lfb_version_string_native_c79052162c456034() {
 }
 
 
-intgo _wrap_lfb_abi_version_native_c79052162c456034() {
+intgo _wrap_lfb_abi_version_native_fcfe2fa5c4e0c593() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -244,7 +244,7 @@ intgo _wrap_lfb_abi_version_native_c79052162c456034() {
 }
 
 
-_gostring_ _wrap_lfb_strerror_native_c79052162c456034(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_strerror_native_fcfe2fa5c4e0c593(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -257,7 +257,7 @@ _gostring_ _wrap_lfb_strerror_native_c79052162c456034(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_last_error_native_c79052162c456034() {
+_gostring_ _wrap_lfb_last_error_native_fcfe2fa5c4e0c593() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -268,7 +268,7 @@ _gostring_ _wrap_lfb_last_error_native_c79052162c456034() {
 }
 
 
-intgo _wrap_lfb_filter_create_native_c79052162c456034(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -299,7 +299,7 @@ intgo _wrap_lfb_filter_create_native_c79052162c456034(long long _swig_go_0, doub
 }
 
 
-intgo _wrap_lfb_filter_create_geometry_native_c79052162c456034(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_geometry_native_fcfe2fa5c4e0c593(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -330,7 +330,7 @@ intgo _wrap_lfb_filter_create_geometry_native_c79052162c456034(long long _swig_g
 }
 
 
-void _wrap_lfb_filter_free_native_c79052162c456034(lfb_filter *_swig_go_0) {
+void _wrap_lfb_filter_free_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   
   arg1 = (lfb_filter *)_swig_go_0; 
@@ -340,7 +340,7 @@ void _wrap_lfb_filter_free_native_c79052162c456034(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_add_native_c79052162c456034(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_add_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -357,7 +357,7 @@ intgo _wrap_lfb_filter_add_native_c79052162c456034(lfb_filter *_swig_go_0, void 
 }
 
 
-intgo _wrap_lfb_filter_contains_native_c79052162c456034(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_contains_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -374,7 +374,7 @@ intgo _wrap_lfb_filter_contains_native_c79052162c456034(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_add_many_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_add_many_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -397,7 +397,7 @@ intgo _wrap_lfb_filter_add_many_native_c79052162c456034(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_many_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_contains_many_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -420,7 +420,7 @@ intgo _wrap_lfb_filter_contains_many_native_c79052162c456034(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_add_keys_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_filter_add_keys_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -441,7 +441,7 @@ intgo _wrap_lfb_filter_add_keys_native_c79052162c456034(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_keys_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_filter_contains_keys_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -462,7 +462,7 @@ intgo _wrap_lfb_filter_contains_keys_native_c79052162c456034(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_clear_native_c79052162c456034(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_clear_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -475,7 +475,7 @@ intgo _wrap_lfb_filter_clear_native_c79052162c456034(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_merge_native_c79052162c456034(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_filter_merge_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -490,7 +490,7 @@ intgo _wrap_lfb_filter_merge_native_c79052162c456034(lfb_filter *_swig_go_0, lfb
 }
 
 
-intgo _wrap_lfb_filter_stats_native_c79052162c456034(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_stats_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -529,7 +529,33 @@ intgo _wrap_lfb_filter_stats_native_c79052162c456034(lfb_filter *_swig_go_0, _go
 }
 
 
-intgo _wrap_lfb_filter_serialized_size_native_c79052162c456034(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_filter_bit_array_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+  lfb_filter *arg1 = (lfb_filter *) 0 ;
+  lfb_bit_array *arg2 = (lfb_bit_array *) 0 ;
+  lfb_bit_array array2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_filter *)_swig_go_0; 
+  
+  array2.struct_size = sizeof array2;
+  arg2 = _swig_go_1.len == 5 ? &array2 : NULL;
+  
+  
+  result = (int)lfb_filter_bit_array((struct lfb_filter const *)arg1,arg2);
+  _swig_go_result = result; 
+  
+  if (result == LFB_OK && _swig_go_1.len == 5) {
+    uint64_t* v = (uint64_t*)_swig_go_1.array;
+    v[0] = (uint64_t)(uintptr_t)array2.words; v[1] = array2.bits; v[2] = array2.seed;
+    v[3] = array2.layout; v[4] = array2.hashes;
+  }
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_filter_serialized_size_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -546,7 +572,7 @@ intgo _wrap_lfb_filter_serialized_size_native_c79052162c456034(lfb_filter *_swig
 }
 
 
-intgo _wrap_lfb_filter_save_native_c79052162c456034(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_filter_save_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -566,7 +592,7 @@ intgo _wrap_lfb_filter_save_native_c79052162c456034(lfb_filter *_swig_go_0, intg
 }
 
 
-intgo _wrap_lfb_filter_load_native_c79052162c456034(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_load_native_fcfe2fa5c4e0c593(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -598,7 +624,7 @@ intgo _wrap_lfb_filter_load_native_c79052162c456034(intgo _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_lfb_filter_create_shared_file_native_c79052162c456034(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
+intgo _wrap_lfb_filter_create_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -636,7 +662,7 @@ intgo _wrap_lfb_filter_create_shared_file_native_c79052162c456034(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_filter_open_shared_file_native_c79052162c456034(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
+intgo _wrap_lfb_filter_open_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_filter **arg3 = (lfb_filter **) 0 ;
@@ -670,7 +696,7 @@ intgo _wrap_lfb_filter_open_shared_file_native_c79052162c456034(_gostring_ _swig
 }
 
 
-intgo _wrap_lfb_filter_flush_native_c79052162c456034(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_flush_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -683,7 +709,7 @@ intgo _wrap_lfb_filter_flush_native_c79052162c456034(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_create_native_c79052162c456034(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -714,7 +740,7 @@ intgo _wrap_lfb_counting_create_native_c79052162c456034(long long _swig_go_0, do
 }
 
 
-intgo _wrap_lfb_counting_create_geometry_native_c79052162c456034(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_geometry_native_fcfe2fa5c4e0c593(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -745,7 +771,7 @@ intgo _wrap_lfb_counting_create_geometry_native_c79052162c456034(long long _swig
 }
 
 
-void _wrap_lfb_counting_free_native_c79052162c456034(lfb_counting *_swig_go_0) {
+void _wrap_lfb_counting_free_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   
   arg1 = (lfb_counting *)_swig_go_0; 
@@ -755,7 +781,7 @@ void _wrap_lfb_counting_free_native_c79052162c456034(lfb_counting *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_add_native_c79052162c456034(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_add_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -772,7 +798,7 @@ intgo _wrap_lfb_counting_add_native_c79052162c456034(lfb_counting *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_counting_contains_native_c79052162c456034(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_contains_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -789,7 +815,7 @@ intgo _wrap_lfb_counting_contains_native_c79052162c456034(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_remove_native_c79052162c456034(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_remove_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -806,7 +832,7 @@ intgo _wrap_lfb_counting_remove_native_c79052162c456034(lfb_counting *_swig_go_0
 }
 
 
-intgo _wrap_lfb_counting_count_native_c79052162c456034(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_count_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -823,7 +849,7 @@ intgo _wrap_lfb_counting_count_native_c79052162c456034(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_add_many_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_add_many_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -846,7 +872,7 @@ intgo _wrap_lfb_counting_add_many_native_c79052162c456034(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_many_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_contains_many_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -869,7 +895,7 @@ intgo _wrap_lfb_counting_contains_many_native_c79052162c456034(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_add_keys_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_add_keys_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -890,7 +916,7 @@ intgo _wrap_lfb_counting_add_keys_native_c79052162c456034(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_keys_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_contains_keys_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -911,7 +937,7 @@ intgo _wrap_lfb_counting_contains_keys_native_c79052162c456034(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_clear_native_c79052162c456034(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_clear_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -924,7 +950,7 @@ intgo _wrap_lfb_counting_clear_native_c79052162c456034(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_counting_merge_native_c79052162c456034(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
+intgo _wrap_lfb_counting_merge_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_counting *arg2 = (lfb_counting *) 0 ;
   int result;
@@ -939,7 +965,7 @@ intgo _wrap_lfb_counting_merge_native_c79052162c456034(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_stats_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_stats_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -978,7 +1004,7 @@ intgo _wrap_lfb_counting_stats_native_c79052162c456034(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_serialized_size_native_c79052162c456034(lfb_counting *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_counting_serialized_size_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, long long *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -993,7 +1019,7 @@ intgo _wrap_lfb_counting_serialized_size_native_c79052162c456034(lfb_counting *_
 }
 
 
-intgo _wrap_lfb_counting_save_native_c79052162c456034(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_counting_save_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1011,7 +1037,7 @@ intgo _wrap_lfb_counting_save_native_c79052162c456034(lfb_counting *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_counting_load_native_c79052162c456034(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_load_native_fcfe2fa5c4e0c593(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   void *arg1 = (void *) 0 ;
   uint64_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -1041,7 +1067,7 @@ intgo _wrap_lfb_counting_load_native_c79052162c456034(_goslice_ _swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_counting_create_shared_file_native_c79052162c456034(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
+intgo _wrap_lfb_counting_create_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1079,7 +1105,7 @@ intgo _wrap_lfb_counting_create_shared_file_native_c79052162c456034(_gostring_ _
 }
 
 
-intgo _wrap_lfb_counting_open_shared_file_native_c79052162c456034(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_open_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_counting **arg3 = (lfb_counting **) 0 ;
@@ -1113,7 +1139,7 @@ intgo _wrap_lfb_counting_open_shared_file_native_c79052162c456034(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_counting_flush_native_c79052162c456034(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_flush_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1126,7 +1152,7 @@ intgo _wrap_lfb_counting_flush_native_c79052162c456034(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_scalable_create_native_c79052162c456034(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
+intgo _wrap_lfb_scalable_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   double arg3 ;
@@ -1163,7 +1189,7 @@ intgo _wrap_lfb_scalable_create_native_c79052162c456034(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_scalable_free_native_c79052162c456034(lfb_scalable *_swig_go_0) {
+void _wrap_lfb_scalable_free_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   
   arg1 = (lfb_scalable *)_swig_go_0; 
@@ -1173,7 +1199,7 @@ void _wrap_lfb_scalable_free_native_c79052162c456034(lfb_scalable *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_scalable_add_native_c79052162c456034(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_add_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1190,7 +1216,7 @@ intgo _wrap_lfb_scalable_add_native_c79052162c456034(lfb_scalable *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_scalable_contains_native_c79052162c456034(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_contains_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1207,7 +1233,7 @@ intgo _wrap_lfb_scalable_contains_native_c79052162c456034(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_add_many_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_add_many_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1230,7 +1256,7 @@ intgo _wrap_lfb_scalable_add_many_native_c79052162c456034(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_contains_many_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_contains_many_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1253,7 +1279,7 @@ intgo _wrap_lfb_scalable_contains_many_native_c79052162c456034(lfb_scalable *_sw
 }
 
 
-intgo _wrap_lfb_scalable_add_keys_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_scalable_add_keys_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1274,7 +1300,7 @@ intgo _wrap_lfb_scalable_add_keys_native_c79052162c456034(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_contains_keys_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_scalable_contains_keys_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1295,7 +1321,7 @@ intgo _wrap_lfb_scalable_contains_keys_native_c79052162c456034(lfb_scalable *_sw
 }
 
 
-intgo _wrap_lfb_scalable_filters_native_c79052162c456034(lfb_scalable *_swig_go_0) {
+intgo _wrap_lfb_scalable_filters_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1308,7 +1334,7 @@ intgo _wrap_lfb_scalable_filters_native_c79052162c456034(lfb_scalable *_swig_go_
 }
 
 
-intgo _wrap_lfb_scalable_stats_native_c79052162c456034(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_scalable_stats_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1347,7 +1373,7 @@ intgo _wrap_lfb_scalable_stats_native_c79052162c456034(lfb_scalable *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_scalable_filter_stats_native_c79052162c456034(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_scalable_filter_stats_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1390,7 +1416,7 @@ intgo _wrap_lfb_scalable_filter_stats_native_c79052162c456034(lfb_scalable *_swi
 }
 
 
-intgo _wrap_lfb_rotating_create_native_c79052162c456034(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
+intgo _wrap_lfb_rotating_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   uint32_t arg3 ;
@@ -1427,7 +1453,7 @@ intgo _wrap_lfb_rotating_create_native_c79052162c456034(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_rotating_free_native_c79052162c456034(lfb_rotating *_swig_go_0) {
+void _wrap_lfb_rotating_free_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   
   arg1 = (lfb_rotating *)_swig_go_0; 
@@ -1437,7 +1463,7 @@ void _wrap_lfb_rotating_free_native_c79052162c456034(lfb_rotating *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_rotating_add_native_c79052162c456034(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_add_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1454,7 +1480,7 @@ intgo _wrap_lfb_rotating_add_native_c79052162c456034(lfb_rotating *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_rotating_contains_native_c79052162c456034(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_contains_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1471,7 +1497,7 @@ intgo _wrap_lfb_rotating_contains_native_c79052162c456034(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_add_many_native_c79052162c456034(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_add_many_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1494,7 +1520,7 @@ intgo _wrap_lfb_rotating_add_many_native_c79052162c456034(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_contains_many_native_c79052162c456034(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_contains_many_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1517,7 +1543,7 @@ intgo _wrap_lfb_rotating_contains_many_native_c79052162c456034(lfb_rotating *_sw
 }
 
 
-intgo _wrap_lfb_rotating_add_keys_native_c79052162c456034(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_rotating_add_keys_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1538,7 +1564,7 @@ intgo _wrap_lfb_rotating_add_keys_native_c79052162c456034(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_contains_keys_native_c79052162c456034(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_rotating_contains_keys_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1559,7 +1585,7 @@ intgo _wrap_lfb_rotating_contains_keys_native_c79052162c456034(lfb_rotating *_sw
 }
 
 
-intgo _wrap_lfb_rotating_rotate_native_c79052162c456034(lfb_rotating *_swig_go_0) {
+intgo _wrap_lfb_rotating_rotate_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1572,7 +1598,7 @@ intgo _wrap_lfb_rotating_rotate_native_c79052162c456034(lfb_rotating *_swig_go_0
 }
 
 
-intgo _wrap_lfb_rotating_tick_native_c79052162c456034(lfb_rotating *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_lfb_rotating_tick_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, long long _swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1587,7 +1613,7 @@ intgo _wrap_lfb_rotating_tick_native_c79052162c456034(lfb_rotating *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_rotating_rotations_native_c79052162c456034(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_rotating_rotations_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1602,7 +1628,7 @@ intgo _wrap_lfb_rotating_rotations_native_c79052162c456034(lfb_rotating *_swig_g
 }
 
 
-intgo _wrap_lfb_rotating_stats_native_c79052162c456034(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_lfb_rotating_stats_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1643,7 +1669,7 @@ intgo _wrap_lfb_rotating_stats_native_c79052162c456034(lfb_rotating *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_create_native_c79052162c456034(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
+intgo _wrap_lfb_swap_create_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_swap **arg2 = (lfb_swap **) 0 ;
   lfb_swap *handle2 = NULL ;
@@ -1660,7 +1686,7 @@ intgo _wrap_lfb_swap_create_native_c79052162c456034(lfb_filter *_swig_go_0, lfb_
 }
 
 
-void _wrap_lfb_swap_free_native_c79052162c456034(lfb_swap *_swig_go_0) {
+void _wrap_lfb_swap_free_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   
   arg1 = (lfb_swap *)_swig_go_0; 
@@ -1670,7 +1696,7 @@ void _wrap_lfb_swap_free_native_c79052162c456034(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_add_native_c79052162c456034(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1687,7 +1713,7 @@ intgo _wrap_lfb_swap_add_native_c79052162c456034(lfb_swap *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_lfb_swap_contains_native_c79052162c456034(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_contains_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1704,7 +1730,7 @@ intgo _wrap_lfb_swap_contains_native_c79052162c456034(lfb_swap *_swig_go_0, void
 }
 
 
-intgo _wrap_lfb_swap_add_many_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_add_many_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1727,7 +1753,7 @@ intgo _wrap_lfb_swap_add_many_native_c79052162c456034(lfb_swap *_swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_swap_contains_many_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_contains_many_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1750,7 +1776,7 @@ intgo _wrap_lfb_swap_contains_many_native_c79052162c456034(lfb_swap *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_add_keys_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_add_keys_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1771,7 +1797,7 @@ intgo _wrap_lfb_swap_add_keys_native_c79052162c456034(lfb_swap *_swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_swap_contains_keys_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_contains_keys_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1792,7 +1818,7 @@ intgo _wrap_lfb_swap_contains_keys_native_c79052162c456034(lfb_swap *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_stage_native_c79052162c456034(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_stage_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1807,7 +1833,7 @@ intgo _wrap_lfb_swap_stage_native_c79052162c456034(lfb_swap *_swig_go_0, lfb_fil
 }
 
 
-intgo _wrap_lfb_swap_add_staged_native_c79052162c456034(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_staged_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1824,7 +1850,7 @@ intgo _wrap_lfb_swap_add_staged_native_c79052162c456034(lfb_swap *_swig_go_0, vo
 }
 
 
-intgo _wrap_lfb_swap_add_many_staged_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_add_many_staged_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1845,7 +1871,7 @@ intgo _wrap_lfb_swap_add_many_staged_native_c79052162c456034(lfb_swap *_swig_go_
 }
 
 
-intgo _wrap_lfb_swap_publish_native_c79052162c456034(lfb_swap *_swig_go_0) {
+intgo _wrap_lfb_swap_publish_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1858,7 +1884,7 @@ intgo _wrap_lfb_swap_publish_native_c79052162c456034(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_replace_native_c79052162c456034(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_replace_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1873,7 +1899,7 @@ intgo _wrap_lfb_swap_replace_native_c79052162c456034(lfb_swap *_swig_go_0, lfb_f
 }
 
 
-intgo _wrap_lfb_swap_stats_native_c79052162c456034(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_swap_stats_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1912,7 +1938,7 @@ intgo _wrap_lfb_swap_stats_native_c79052162c456034(lfb_swap *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_lfb_swap_generation_native_c79052162c456034(lfb_swap *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_swap_generation_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, long long *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;

@@ -1,0 +1,106 @@
+package lfbloom
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
+)
+
+// bitArray answers Test for a bit Filter from Go, reading the C filter's words in place: a cgo
+// call costs about 40 ns here, and its fences keep one lookup's cache miss from overlapping the
+// next one's, so a C call per Test took 1.6x as long as a pure-Go filter (docs/PERFORMANCE.md).
+// Adds, batches and everything else still call C. The key-to-bits mapping is hash and probe rule
+// 1 of docs/FORMAT.md, which the file format fixes; TestBitArrayAgreesWithC checks every answer
+// against C's.
+type bitArray struct {
+	words   []uint64 // the C filter's words: valid until it is freed, which the handle guards
+	bits    uint64   // m
+	lines   uint64   // blocked: m / 512
+	seed    uint64
+	hashes  uint32 // k
+	blocked bool
+}
+
+// bitArrayOf describes the words of the C filter p (lfb_filter_bit_array).
+func bitArrayOf(p uintptr) (*bitArray, error) {
+	v := make([]uint64, 5) // words address, bits, seed, layout, hashes
+	if _, err := check(native.Lfb_filter_bit_array(p, v)); err != nil {
+		return nil, err
+	}
+	// The address is C memory, which Go's collector neither moves nor frees: reading it back as
+	// a pointer is sound (and vet's uintptr-to-pointer check does not apply).
+	words := *(*unsafe.Pointer)(unsafe.Pointer(&v[0]))
+	return &bitArray{
+		words: unsafe.Slice((*uint64)(words), v[1]/64),
+		bits:  v[1], lines: v[1] / 512, seed: v[2], hashes: uint32(v[4]), blocked: Layout(v[3]) == Blocked,
+	}, nil
+}
+
+// contains is lfb_filter_contains. Each word is read with an atomic load because adds in any
+// thread or process OR bits into it at any time.
+func (a *bitArray) contains(key []byte) bool {
+	h1, h2 := murmur3(key, a.seed)
+	if !a.blocked {
+		combined := h1
+		for i := uint32(0); i < a.hashes; i, combined = i+1, combined+h2 { // 64-bit wrap-around, as Guava
+			bit := (combined & (1<<63 - 1)) % a.bits
+			if atomic.LoadUint64(&a.words[bit>>6])&(1<<(bit&63)) == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	line, _ := bits.Mul64(h1, a.lines) // fastrange: the high half of h1 * lines
+	words := a.words[line*8 : line*8+8 : line*8+8]
+	all := uint64(1)
+	x, field := h2, 0
+	for i := uint32(0); i < a.hashes; i, field = i+1, field+1 { // 9-bit fields of x, 7 per value
+		if field == 7 {
+			hi, lo := bits.Mul64(x, 0x9e3779b97f4a7c15)
+			x, field = hi^lo, 0
+		}
+		slot := x >> (9 * field) & 511
+		all &= atomic.LoadUint64(&words[slot>>6&7]) >> (slot & 63)
+	}
+	return all&1 != 0
+}
+
+// murmur3 is MurmurHash3 x64_128 of key with seed (both halves seeded, length mixed in as 64
+// bits), as core/include/lfbloom/murmur3.hpp; TestMurmur3Vectors checks the reference vectors.
+func murmur3(key []byte, seed uint64) (h1, h2 uint64) {
+	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
+	h1, h2 = seed, seed
+	n := len(key)
+	for ; len(key) >= 16; key = key[16:] {
+		k1 := binary.LittleEndian.Uint64(key)
+		k2 := binary.LittleEndian.Uint64(key[8:])
+		h1 ^= bits.RotateLeft64(k1*c1, 31) * c2
+		h1 = (bits.RotateLeft64(h1, 27)+h2)*5 + 0x52dce729
+		h2 ^= bits.RotateLeft64(k2*c2, 33) * c1
+		h2 = (bits.RotateLeft64(h2, 31)+h1)*5 + 0x38495ab5
+	}
+	if len(key) > 0 { // the tail, up to 15 bytes little-endian: bytes 0..7 in k1, 8..14 in k2
+		var tail [16]byte
+		copy(tail[:], key)
+		if len(key) > 8 {
+			h2 ^= bits.RotateLeft64(binary.LittleEndian.Uint64(tail[8:])*c2, 33) * c1
+		}
+		h1 ^= bits.RotateLeft64(binary.LittleEndian.Uint64(tail[:])*c1, 31) * c2
+	}
+	h1 ^= uint64(n)
+	h2 ^= uint64(n)
+	h1 += h2
+	h2 += h1
+	h1, h2 = fmix64(h1), fmix64(h2)
+	h1 += h2
+	return h1, h2 + h1
+}
+
+func fmix64(k uint64) uint64 {
+	k = (k ^ k>>33) * 0xff51afd7ed558ccd
+	k = (k ^ k>>33) * 0xc4ceb9fe1a85ec53
+	return k ^ k>>33
+}
