@@ -161,12 +161,16 @@ func TestUseAfterCloseNeverCrashes(t *testing.T) {
 	if _, err := f.MarshalBinary(); !errors.Is(err, ErrClosed) {
 		t.Errorf("MarshalBinary after Close: %v", err)
 	}
-	defer func() {
-		if r := recover(); r == nil || !bytes.Contains([]byte(fmt.Sprint(r)), []byte("closed")) {
-			t.Errorf("Add after Close must panic with a clear message, got %v", r)
-		}
-	}()
-	f.AddString("x")
+	for name, call := range map[string]func(){"Add": func() { f.AddString("x") }, "Test": func() { f.TestString("x") }} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !bytes.Contains([]byte(fmt.Sprint(r)), []byte(name+" called on a closed")) {
+					t.Errorf("%s after Close must panic with a clear message, got %v", name, r)
+				}
+			}()
+			call()
+		}()
+	}
 }
 
 // Goroutines hammer a filter while another closes it: every call completes or reports the close.
