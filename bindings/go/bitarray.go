@@ -9,12 +9,16 @@ import (
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
 
-// bitArray answers Test for a bit Filter from Go, reading the C filter's words in place: a cgo
-// call costs about 40 ns here, and its fences keep one lookup's cache miss from overlapping the
-// next one's, so a C call per Test took 1.6x as long as a pure-Go filter (docs/PERFORMANCE.md).
-// Adds, batches and everything else still call C. The key-to-bits mapping is hash and probe rule
-// 1 of docs/FORMAT.md, which the file format fixes; TestBitArrayAgreesWithC checks every answer
-// against C's.
+// bitArray answers Add and Test for a bit Filter from Go, on the C filter's words in place: a
+// cgo call costs about 40 ns here, and its fences keep one lookup's cache miss from overlapping
+// the next one's, so a C call per Test took 1.6x as long as a pure-Go filter
+// (docs/PERFORMANCE.md). Batches and everything else still call C. The key-to-bits mapping is
+// hash and probe rule 1 of docs/FORMAT.md, which the file format fixes; bitarray_test.go checks
+// every answer against C's and that both set the same bits.
+//
+// Every word is read with an atomic load and written with an atomic OR (Go's atomics are
+// sequentially consistent), because other goroutines, C callers and processes sharing the file
+// set bits in it at any time.
 type bitArray struct {
 	words   []uint64 // the C filter's words: valid until it is freed, which the handle guards
 	bits    uint64   // m
@@ -39,33 +43,96 @@ func bitArrayOf(p uintptr) (*bitArray, error) {
 	}, nil
 }
 
-// contains is lfb_filter_contains. Each word is read with an atomic load because adds in any
-// thread or process OR bits into it at any time.
+// contains is lfb_filter_contains.
 func (a *bitArray) contains(key []byte) bool {
 	h1, h2 := murmur3(key, a.seed)
 	if !a.blocked {
-		combined := h1
-		for i := uint32(0); i < a.hashes; i, combined = i+1, combined+h2 { // 64-bit wrap-around, as Guava
-			bit := (combined & (1<<63 - 1)) % a.bits
-			if atomic.LoadUint64(&a.words[bit>>6])&(1<<(bit&63)) == 0 {
+		for i, probe := uint32(0), h1; i < a.hashes; i, probe = i+1, probe+h2 {
+			w, mask := a.classicBit(probe)
+			if atomic.LoadUint64(&a.words[w])&mask == 0 {
 				return false
 			}
 		}
 		return true
 	}
-	line, _ := bits.Mul64(h1, a.lines) // fastrange: the high half of h1 * lines
-	words := a.words[line*8 : line*8+8 : line*8+8]
+	line := a.line(h1)
 	all := uint64(1)
 	x, field := h2, 0
-	for i := uint32(0); i < a.hashes; i, field = i+1, field+1 { // 9-bit fields of x, 7 per value
+	for i := uint32(0); i < a.hashes; i, field = i+1, field+1 {
 		if field == 7 {
-			hi, lo := bits.Mul64(x, 0x9e3779b97f4a7c15)
-			x, field = hi^lo, 0
+			x, field = refill(x), 0
 		}
-		slot := x >> (9 * field) & 511
-		all &= atomic.LoadUint64(&words[slot>>6&7]) >> (slot & 63)
+		slot := x >> (9 * field)
+		all &= atomic.LoadUint64(&line[slot>>6&7]) >> (slot & 63)
 	}
 	return all&1 != 0
+}
+
+// add is lfb_filter_add: true if some bit of the key was clear.
+func (a *bitArray) add(key []byte) bool {
+	h1, h2 := murmur3(key, a.seed)
+	changed := false
+	if !a.blocked {
+		for i, probe := uint32(0), h1; i < a.hashes; i, probe = i+1, probe+h2 {
+			w, mask := a.classicBit(probe)
+			if atomic.LoadUint64(&a.words[w])&mask == 0 && atomic.OrUint64(&a.words[w], mask)&mask == 0 {
+				changed = true
+			}
+		}
+		return changed
+	}
+	line, masks := a.blockedMasks(h1, h2)
+	if missing(line, &masks) == 0 { // nothing to write: the line stays shared in every cache
+		return false
+	}
+	for w, mask := range masks {
+		if mask != 0 && atomic.OrUint64(&line[w], mask)&mask != mask {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// classicBit is the word and mask of a classic probe: bit (probe & (2^63 - 1)) mod m, as Guava.
+func (a *bitArray) classicBit(probe uint64) (uint64, uint64) {
+	bit := (probe & (1<<63 - 1)) % a.bits
+	return bit >> 6, 1 << (bit & 63)
+}
+
+// line is the key's 512-bit line: fastrange(h1, lines), the high half of h1 * lines.
+func (a *bitArray) line(h1 uint64) []uint64 {
+	l, _ := bits.Mul64(h1, a.lines)
+	return a.words[l*8 : l*8+8 : l*8+8]
+}
+
+// refill gives the next value whose 9-bit fields are probes: the 128-bit product with
+// 0x9e3779b97f4a7c15, folded (low XOR high).
+func refill(x uint64) uint64 {
+	hi, lo := bits.Mul64(x, 0x9e3779b97f4a7c15)
+	return hi ^ lo
+}
+
+// blockedMasks is the key's line and, per word of it, the bits of its k probes: the 9-bit fields
+// of h2, seven per value, then of its refills.
+func (a *bitArray) blockedMasks(h1, h2 uint64) (line []uint64, masks [8]uint64) {
+	x, field := h2, 0
+	for i := uint32(0); i < a.hashes; i, field = i+1, field+1 {
+		if field == 7 {
+			x, field = refill(x), 0
+		}
+		slot := x >> (9 * field)
+		masks[slot>>6&7] |= 1 << (slot & 63)
+	}
+	return a.line(h1), masks
+}
+
+// missing is the probe bits not yet set in the line, word by word ORed together.
+func missing(line []uint64, masks *[8]uint64) uint64 {
+	var miss uint64
+	for w, mask := range masks {
+		miss |= mask &^ atomic.LoadUint64(&line[w])
+	}
+	return miss
 }
 
 // murmur3 is MurmurHash3 x64_128 of key with seed (both halves seeded, length mixed in as 64

@@ -1,6 +1,7 @@
 package lfbloom
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -37,16 +38,18 @@ func TestMurmur3Vectors(t *testing.T) {
 	}
 }
 
-// Test reads the bits from Go; TestMany asks C. They must agree on every key, present or absent,
-// for both layouts, seeds, every key length up to two blocks and k from 1 to past 16 (blocked
-// probes refill their hash after 7 fields).
-func TestBitArrayAgreesWithC(t *testing.T) {
+// Add and Test run in Go; AddMany and TestMany in C. For both layouts, two seeds, key lengths 0 to
+// 39 bytes (two blocks and a tail) and k from 1 to past 16 (blocked probes refill their hash after 7
+// fields): the same keys added one way and the other give byte-identical filters, Add reports
+// new keys as AddMany does, and Test agrees with TestMany on every key, present or absent.
+func TestGoAndCAgree(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for _, layout := range []Layout{Blocked, Classic} {
 		for _, fpr := range []float64{0.5, 0.01, 1e-4, 1e-7} {
 			for _, seed := range []uint64{0, 0x9747b28c} {
 				name := fmt.Sprintf("layout %d, fpr %g, seed %d", layout, fpr, seed)
-				f, err := New(2000, fpr, WithLayout(layout), WithSeed(seed))
+				inGo, _ := New(2000, fpr, WithLayout(layout), WithSeed(seed))
+				inC, err := New(2000, fpr, WithLayout(layout), WithSeed(seed))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -55,16 +58,29 @@ func TestBitArrayAgreesWithC(t *testing.T) {
 					keys[i] = make([]byte, i%40)
 					rng.Read(keys[i])
 				}
-				if _, err := f.AddMany(keys[:2000]); err != nil {
+				keys[1] = keys[0] // a duplicate: not new the second time
+				newInGo := uint64(0)
+				for _, k := range keys[:2000] {
+					if inGo.Add(k) {
+						newInGo++
+					}
+				}
+				newInC, err := inC.AddMany(keys[:2000])
+				if err != nil {
 					t.Fatal(err)
 				}
-				fromC, err := f.TestMany(keys)
+				goBytes, _ := inGo.MarshalBinary()
+				cBytes, _ := inC.MarshalBinary()
+				if !bytes.Equal(goBytes, cBytes) || newInGo != newInC || newInC >= 2000 {
+					t.Fatalf("%s: Go's adds differ from C's (%d and %d new)", name, newInGo, newInC)
+				}
+				fromC, err := inC.TestMany(keys)
 				if err != nil {
 					t.Fatal(err)
 				}
 				positives := 0
 				for i, k := range keys {
-					if got := f.Test(k); got != fromC[i] {
+					if got := inC.Test(k); got != fromC[i] {
 						t.Fatalf("%s: key %d (%d bytes): Go says %v, C %v", name, i, len(k), got, fromC[i])
 					} else if got {
 						positives++
@@ -73,10 +89,11 @@ func TestBitArrayAgreesWithC(t *testing.T) {
 				if positives < 2000 {
 					t.Fatalf("%s: %d of 2000 added keys found", name, positives)
 				}
-				if s, _ := f.Stats(); fpr == 1e-7 && s.Hashes <= 16 {
+				if s, _ := inC.Stats(); fpr == 1e-7 && s.Hashes <= 16 {
 					t.Errorf("%s: k = %d, want a case past 16", name, s.Hashes)
 				}
-				f.Close()
+				inGo.Close()
+				inC.Close()
 			}
 		}
 	}
@@ -101,5 +118,21 @@ func TestBitArrayFollowsUnmarshal(t *testing.T) {
 	}
 	if err := dst.UnmarshalBinary(data[:40]); err == nil || !dst.TestString("moved") {
 		t.Fatal("a truncated encoding must fail and leave the filter as it was")
+	}
+}
+
+// Single-key calls allocate nothing, on bit and counting filters (a key that escaped to the heap
+// would cost an allocation per call).
+func TestSingleKeyCallsDoNotAllocate(t *testing.T) {
+	f, _ := New(1000, 0.01)
+	c, _ := NewCounting(1000, 0.01)
+	defer f.Close()
+	defer c.Close()
+	key := []byte("key")
+	if n := testing.AllocsPerRun(100, func() { f.AddUint64(7); f.TestUint64(7); f.TestString("x"); f.Add(key) }); n != 0 {
+		t.Errorf("Filter: %v allocations per round of single-key calls", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { c.AddUint64(7); c.TestUint64(7); c.TestString("x"); c.Add(key) }); n != 0 {
+		t.Errorf("CountingFilter: %v allocations per round of single-key calls", n)
 	}
 }

@@ -21,7 +21,7 @@ type nativeFns struct {
 	save                  func(uintptr, []byte, *uint64) int
 	load                  func([]byte, []uint64, *uintptr) int
 	free                  func(uintptr)
-	bitArray              func(uintptr) (*bitArray, error) // bit filters: Test reads the words from Go
+	bitArray              func(uintptr) (*bitArray, error) // bit filters: Add and Test run in Go
 }
 
 // keyed holds what every filter kind has: a guarded handle, single and batch Add and Test,
@@ -48,7 +48,23 @@ func newBase(ptr uintptr, fns *nativeFns) *base { return &base{newKeyed(ptr, fns
 
 // Add adds a key; true if it was new (some bit changed, or, counting, some counter was zero).
 // It panics if the filter is closed.
-func (b *keyed) Add(key []byte) bool { return b.h.mustCallKey("Add", b.fns.add, key) == 1 }
+func (b *keyed) Add(key []byte) bool {
+	if b.fns.bitArray != nil {
+		defer b.h.release(b.enter("Add"))
+		return b.bits.add(key)
+	}
+	return b.h.mustCallKey("Add", b.fns.add, key) == 1
+}
+
+// enter counts in a call to a bit filter's Add or Test, which run in Go (see bitArray), and
+// returns the stripe to release; it panics once closed.
+func (b *keyed) enter(method string) int {
+	_, s, ok := b.h.acquire()
+	if !ok {
+		panicClosed(method)
+	}
+	return s
+}
 
 // AddString adds the bytes of s, without copying them.
 func (b *keyed) AddString(s string) bool { return b.Add(keyOfString(s)) }
@@ -59,15 +75,11 @@ func (b *keyed) AddUint64(v uint64) bool { return b.Add(keyOfUint64(v)) }
 // Test reports whether the key may have been added; false means it certainly was not.
 // It panics if the filter is closed.
 func (b *keyed) Test(key []byte) bool {
-	if b.fns.bitArray == nil {
-		return b.h.mustCallKey("Test", b.fns.contains, key) == 1
+	if b.fns.bitArray != nil {
+		defer b.h.release(b.enter("Test"))
+		return b.bits.contains(key)
 	}
-	_, s, ok := b.h.acquire()
-	if !ok {
-		panicClosed("Test")
-	}
-	defer b.h.release(s)
-	return b.bits.contains(key)
+	return b.h.mustCallKey("Test", b.fns.contains, key) == 1
 }
 
 // TestString tests the bytes of s, without copying them.
