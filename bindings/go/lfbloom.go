@@ -133,11 +133,12 @@ type handle struct {
 	ptr     atomic.Uintptr // 0 once closed
 	busy    atomic.Bool    // raised while calls are drained
 	mu      sync.Mutex     // serializes Close, replacement and hand-over
+	free    func(uintptr)
+	_       [64]byte // keeps the counters off the line of the fields every call reads
 	stripes [16]struct {
 		n atomic.Int64
-		_ [56]byte // one cache line each
+		_ [56]byte // one cache line each, and none shared with what follows the handle
 	}
-	free func(uintptr)
 }
 
 // stripe picks a counter from the goroutine's stack address: goroutines have different stacks,

@@ -6,6 +6,7 @@ package bench
 
 import (
 	"math/rand"
+	"sync"
 	"testing"
 
 	"github.com/bits-and-blooms/bloom/v3"
@@ -127,6 +128,30 @@ func BenchmarkTestParallel(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for i := rand.Int(); pb.Next(); i++ {
 				theirs.Test(keySet[i&(keys-1)])
+			}
+		})
+	})
+}
+
+// Add from every core at once. bits-and-blooms is not safe for concurrent Adds, so it gets the
+// sync.Mutex a Go program sharing it would need.
+func BenchmarkAddParallel(b *testing.B) {
+	ours, theirs := filled()
+	defer ours.Close()
+	var mu sync.Mutex
+	b.Run("lfbloom", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for i := rand.Int(); pb.Next(); i++ {
+				ours.Add(keySet[i&(keys-1)])
+			}
+		})
+	})
+	b.Run("bits-and-blooms+mutex", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for i := rand.Int(); pb.Next(); i++ {
+				mu.Lock()
+				theirs.Add(keySet[i&(keys-1)])
+				mu.Unlock()
 			}
 		})
 	})
