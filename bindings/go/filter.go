@@ -112,14 +112,11 @@ func (b *keyed) TestMany(keys [][]byte) ([]bool, error) {
 		return nil, ErrClosed
 	}
 	defer b.h.release(s)
-	_, err := check(b.fns.containsMany(p, buf.pairs, uint64(len(keys)), buf.found, nil))
+	out := make([]bool, len(keys))
+	_, err := check(b.fns.containsMany(p, buf.pairs, uint64(len(keys)), resultBytes(out), nil))
 	runtime.KeepAlive(keys)
 	if err != nil {
 		return nil, err
-	}
-	out := make([]bool, len(keys))
-	for i := range out {
-		out[i] = buf.found[i] != 0
 	}
 	return out, nil
 }

@@ -265,13 +265,12 @@ func keyOfUint64(v uint64) []byte {
 
 // batchBuffers lay out a batch as the C ABI takes it: keys as (address, length) pairs for the
 // *_keys functions (no copy of the keys), or copied into one buffer with len(keys)+1 offsets for
-// the rebuild path; one result byte per key. Pooled, so batch calls do not allocate once warm.
-// The caller keeps the keys alive with runtime.KeepAlive until C returns.
+// the rebuild path. Pooled, so batch calls do not allocate once warm. The caller keeps the keys
+// alive with runtime.KeepAlive until C returns.
 type batchBuffers struct {
 	pairs   []uint64
 	data    []byte
 	offsets []uint64
-	found   []byte
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchBuffers) }}
@@ -279,16 +278,14 @@ var batchPool = sync.Pool{New: func() any { return new(batchBuffers) }}
 // arrange describes keys in place, as lfb_key pairs.
 func arrange(keys [][]byte) *batchBuffers {
 	b := batchPool.Get().(*batchBuffers)
-	b.pairs = b.pairs[:0]
-	for _, k := range keys {
-		p, n := keyArg(k)
-		b.pairs = append(b.pairs, uint64(p), n)
-	}
-	if cap(b.pairs) == 0 {
-		b.pairs = make([]uint64, 0, 2) // never a nil array, even for no keys
+	if cap(b.pairs) < 2*len(keys) || cap(b.pairs) == 0 { // never a nil array, even for no keys
+		b.pairs = make([]uint64, max(2*len(keys), 2))
 	}
 	b.pairs = b.pairs[:cap(b.pairs)]
-	b.resultsFor(len(keys))
+	for i, k := range keys {
+		p, n := keyArg(k)
+		b.pairs[2*i], b.pairs[2*i+1] = uint64(p), n
+	}
 	return b
 }
 
@@ -305,14 +302,16 @@ func pack(keys [][]byte) *batchBuffers {
 		b.data = make([]byte, 0, 64) // never a nil buffer, even for empty keys
 	}
 	b.data = b.data[:cap(b.data)]
-	b.resultsFor(len(keys))
 	return b
 }
 
-func (b *batchBuffers) resultsFor(n int) {
-	if cap(b.found) < n+1 {
-		b.found = make([]byte, n+1)
+// resultBytes lets C write its 1/0 result bytes straight into a []bool, whose elements are bytes
+// holding 1 or 0; never a nil array, even for no keys.
+func resultBytes(out []bool) []byte {
+	if len(out) == 0 {
+		return make([]byte, 1)
 	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), len(out))
 }
 
 // Stats is a snapshot of a filter's parameters and fill, read while others may write.
