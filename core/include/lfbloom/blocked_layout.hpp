@@ -73,8 +73,10 @@ private:
         }
     }
 
+    // flatten: GCC otherwise leaves the visitor out of line once the dispatch chain has used up
+    // its inlining budget, a call per probe (measured: 22% of a batch query's time).
     template <unsigned slot_bits_log2, unsigned k, class Visit, unsigned... i>
-    static bool each_slot_unrolled(hash128 h, Visit& visit, std::integer_sequence<unsigned, i...>) noexcept {
+    [[gnu::flatten]] static bool each_slot_unrolled(hash128 h, Visit& visit, std::integer_sequence<unsigned, i...>) noexcept {
         constexpr unsigned per_word = 64 / slot_bits_log2;
         std::uint64_t x[(k + per_word - 1) / per_word];
         x[0] = h.h2;
@@ -83,7 +85,7 @@ private:
     }
 
     template <unsigned slot_bits_log2, class Visit>
-    bool each_slot_loop(hash128 h, Visit& visit) const noexcept {
+    [[gnu::flatten]] bool each_slot_loop(hash128 h, Visit& visit) const noexcept {
         constexpr unsigned per_word = 64 / slot_bits_log2;
         std::uint64_t x = h.h2;
         for (std::uint32_t i = 0, index = 0; i < hashes_; ++i, ++index) {
