@@ -2,6 +2,7 @@ package lfbloom
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
@@ -33,6 +34,9 @@ func bitArrayOf(p uintptr) (*bitArray, error) {
 	v := make([]uint64, 5) // words address, bits, seed, layout, hashes
 	if _, err := check(native.Lfb_filter_bit_array(p, v)); err != nil {
 		return nil, err
+	}
+	if layout := Layout(v[3]); layout != Blocked && layout != Classic {
+		return nil, fmt.Errorf("%w: this package does not know the C library's layout %d", ErrUnsupportedVersion, layout)
 	}
 	// The address is C memory, which Go's collector neither moves nor frees: reading it back as
 	// a pointer is sound (and vet's uintptr-to-pointer check does not apply).
