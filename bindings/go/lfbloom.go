@@ -19,10 +19,10 @@
 // message for the methods that return only a bool; none can crash the runtime. A finalizer frees
 // filters that were never closed, as a safety net only.
 //
-// A Filter's Test makes no cgo call: it hashes the key in Go and reads the C filter's words in
-// place with atomic loads, bit-exact with the C library, because a cgo call (about 40 ns, and it
-// keeps consecutive lookups' cache misses from overlapping) costs more than the lookup. Every
-// other call is one cgo call; batch calls (AddMany, TestMany) are one per batch.
+// A Filter's Add and Test make no cgo call: they hash the key in Go and use atomic loads and
+// ORs on the C filter's words in place, bit-exact with the C library, because a cgo call (about
+// 40 ns, and it keeps consecutive lookups' cache misses from overlapping) costs more than the
+// lookup. Every other call is one cgo call; batch calls (AddMany, TestMany) are one per batch.
 //
 // Keys are bytes, passed to C without copying; strings are their bytes (UTF-8 for Go source),
 // integers their 8 little-endian bytes (as Guava's longFunnel).

@@ -91,10 +91,12 @@ typedef struct lfb_key {
 
 /* Where a bit filter's bits live (lfb_filter_bit_array, since 1.2), for a binding whose calls into
  * this library cost more than a lookup (a cgo call from Go: 40 ns, and its fences keep lookups'
- * cache misses from overlapping). With it the binding answers contains itself, bit-exact with
- * lfb_filter_contains: MurmurHash3 x64_128 of the key with `seed`, then the bits that hash and
- * probe rule 1 of docs/FORMAT.md assigns for (layout, bits, hashes). Read the words with atomic
- * 64-bit loads only: adds set bits with atomic ORs at any time. Set struct_size before the call. */
+ * cache misses from overlapping). With it the binding answers contains and add itself, bit-exact
+ * with lfb_filter_contains and lfb_filter_add: MurmurHash3 x64_128 of the key with `seed`, then
+ * the bits that hash and probe rule 1 of docs/FORMAT.md assigns for (layout, bits, hashes). Read
+ * the words with atomic 64-bit loads, since adds set bits at any time; an add sets its bits with
+ * atomic 64-bit ORs and nothing else (the memory is writable; `const` only because a reader needs
+ * no more). Set struct_size before the call. */
 typedef struct lfb_bit_array {
     uint32_t struct_size;  /* sizeof(lfb_bit_array) as the caller compiled it */
     uint32_t layout;       /* LFB_LAYOUT_CLASSIC or LFB_LAYOUT_BLOCKED */
