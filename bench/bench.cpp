@@ -155,10 +155,8 @@ struct core_subject {
     bool remove(key_view k) {
         if constexpr (requires { f.remove(k); }) return f.remove(k); else return false;
     }
-    std::uint64_t remove_many(std::span<const key_view> keys) {  // counting has no batch remove yet
-        std::uint64_t n = 0;
-        for (auto k : keys) n += remove(k);
-        return n;
+    std::uint64_t remove_many(std::span<const key_view> keys) {
+        if constexpr (requires { f.remove_many(keys); }) return f.remove_many(keys); else return 0;
     }
     void clear() { f.clear(); }
     std::uint64_t bytes() const { return f.words().size() * 8; }

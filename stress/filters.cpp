@@ -29,6 +29,10 @@ public:
         if constexpr (requires { f_.remove(key); }) return f_.remove(key);
         else return filter_api::remove(key);
     }
+    void remove_many(std::span<const key_view> keys, std::uint8_t* removed) override {
+        if constexpr (requires { f_.remove_many(keys, removed); }) f_.remove_many(keys, removed);
+        else filter_api::remove_many(keys, removed);
+    }
     std::uint32_t count(key_view key) const override {
         if constexpr (requires { f_.count(key); }) return f_.count(key);
         else return filter_api::count(key);
@@ -123,6 +127,15 @@ public:
             return status == LFB_ERR_NOT_PRESENT ? false : checked(status) == LFB_OK;
         } else {
             return filter_api::remove(k);
+        }
+    }
+    void remove_many(std::span<const key_view> keys, std::uint8_t* removed) override {
+        if constexpr (counting) {
+            std::vector<lfb_key> array(keys.size());
+            for (std::size_t i = 0; i < keys.size(); ++i) array[i] = {keys[i].data(), keys[i].size()};
+            checked(lfb_counting_remove_keys(h_, array.data(), array.size(), removed, nullptr));
+        } else {
+            filter_api::remove_many(keys, removed);
         }
     }
     std::uint32_t count(key_view k) const override {

@@ -34,6 +34,8 @@ public:
     /// found[i] = 1/0 for keys[i]; one batch call.
     virtual void contains_many(std::span<const key_view> keys, std::uint8_t* found) const = 0;
     virtual bool remove(key_view) { throw std::logic_error("remove needs a counting filter"); }
+    /// removed[i] = 1/0 for keys[i]; one batch call.
+    virtual void remove_many(std::span<const key_view>, std::uint8_t*) { throw std::logic_error("remove needs a counting filter"); }
     virtual std::uint32_t count(key_view) const { throw std::logic_error("count needs a counting filter"); }
     virtual lfb_stats stats() const = 0;
     /// An empty filter of the same kind, geometry and seed.

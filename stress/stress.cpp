@@ -316,11 +316,22 @@ void counting_churn() {
         for (std::uint64_t i = 0; i < n; ++i) same(i);
         for (std::uint64_t i = std::uint64_t{1} << 40; i < churn_used[t]; ++i) same(i);  // removed keys too
     }
-    // Now every thread removes everything it holds, concurrently: the filter must end empty.
+    // Now every thread removes everything it holds, concurrently, permanent keys in batches of 64
+    // (remove_many) and churned copies one by one: the filter must end empty.
     run_threads(threads, [&](unsigned t) {
         const std::uint64_t n = published[t].value.load(std::memory_order_relaxed);  // relaxed: after join
-        for (std::uint64_t i = 0; i < n; ++i)
-            if (!filter->remove(make_key(t, i).view())) violation(describe("final remove refused: thread ", t, " key ", i));
+        std::vector<key16> batch;
+        std::vector<key_view> views;
+        std::uint8_t removed[64];
+        for (std::uint64_t base = 0; base < n; base += 64) {
+            batch.clear();
+            for (std::uint64_t i = base; i < std::min(n, base + 64); ++i) batch.push_back(make_key(t, i));
+            views.assign(batch.size(), key_view{});
+            std::transform(batch.begin(), batch.end(), views.begin(), [](const key16& k) { return k.view(); });
+            filter->remove_many(views, removed);
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                if (removed[i] != 1) violation(describe("final batch remove refused: thread ", t, " key ", base + i));
+        }
         for (const auto& [index, copies] : churn_held[t])
             for (unsigned c = 0; c < copies; ++c)
                 if (!filter->remove(make_key(t, index).view()))

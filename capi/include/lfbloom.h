@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 2
+#define LFB_VERSION_MINOR 3
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -256,6 +256,14 @@ LFB_API int lfb_counting_add_keys(lfb_counting* filter, const lfb_key* keys, uin
                                   uint64_t* added); /* since 1.1 */
 LFB_API int lfb_counting_contains_keys(const lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
                                        uint64_t* found); /* since 1.1 */
+/**
+ * Removes each key as lfb_counting_remove does (since 1.3), hashing and prefetching them in groups
+ * so their cache misses overlap. results[i] (if not NULL) is 1 if keys[i] was removed, 0 if it was
+ * not present (nothing changed for it); *removed (if not NULL) counts the 1s. Returns LFB_OK even
+ * when some keys were not present; errors only for bad arguments, checked before any key.
+ */
+LFB_API int lfb_counting_remove_keys(lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                                     uint64_t* removed);
 LFB_API int lfb_counting_clear(lfb_counting* filter);
 /** Adds src's counters to dst's, saturating. LFB_ERR_INCOMPATIBLE unless counters, hashes, width and seed match. */
 LFB_API int lfb_counting_merge(lfb_counting* dst, const lfb_counting* src);

@@ -614,6 +614,15 @@ int lfb_counting_contains_keys(const lfb_counting* filter, const lfb_key* keys, 
     return with_filter(filter, [&](const auto& f) { return contains_batch(f, key_array(keys, count), count, results, found); });
 }
 
+int lfb_counting_remove_keys(lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
+                             uint64_t* removed) {
+    return with_filter(filter, [&](auto& f) {
+        const std::uint64_t n = f.remove_many(count, key_array(keys, count), results);
+        if (removed != nullptr) *removed = n;
+        return LFB_OK;
+    });
+}
+
 int lfb_counting_clear(lfb_counting* filter) {
     return with_filter(filter, [](auto& f) { return f.clear(), LFB_OK; });
 }

@@ -51,8 +51,8 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.2.0") == 0);
-    CHECK(lfb_version() == 10200);
+    CHECK(strcmp(lfb_version_string(), "1.3.0") == 0);
+    CHECK(lfb_version() == 10300);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
     for (code = LFB_ERR_FULL; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
@@ -767,6 +767,34 @@ static void test_key_arrays(void) {
     lfb_swap_free(h);
 }
 
+static void test_counting_remove_keys(void) {
+    lfb_counting* c = NULL;
+    lfb_key keys[4], bad[2];
+    uint8_t results[4];
+    uint64_t n = 99;
+
+    keys[0].data = "alpha"; keys[0].len = 5;
+    keys[1].data = "gamma"; keys[1].len = 5;
+    keys[2] = keys[1]; /* removed once above: not present the second time, in the same batch */
+    keys[3].data = "never added"; keys[3].len = 11;
+    bad[0] = keys[0];
+    bad[1].data = NULL; bad[1].len = 3;
+    CHECK(lfb_counting_create(1000, 0.01, NULL, &c) == LFB_OK);
+    CHECK(cadd_str(c, "alpha") == 1 && cadd_str(c, "alpha") == 0 && cadd_str(c, "gamma") == 1);
+    CHECK(lfb_counting_contains(c, "never added", 11) == 0);
+    CHECK(lfb_counting_remove_keys(c, bad, 2, NULL, &n) == LFB_ERR_INVALID_ARGUMENT && n == 99);
+    CHECK(lfb_counting_remove_keys(NULL, keys, 4, NULL, &n) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_counting_remove_keys(c, NULL, 1, NULL, &n) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_counting_count(c, "alpha", 5) == 2); /* the bad calls removed nothing */
+    CHECK(lfb_counting_remove_keys(c, keys, 4, results, &n) == LFB_OK && n == 2);
+    CHECK(results[0] == 1 && results[1] == 1 && results[2] == 0 && results[3] == 0);
+    CHECK(lfb_counting_count(c, "alpha", 5) == 1 && lfb_counting_count(c, "gamma", 5) == 0);
+    CHECK(lfb_counting_remove_keys(c, keys, 1, NULL, NULL) == LFB_OK && lfb_counting_count(c, "alpha", 5) == 0);
+    CHECK(lfb_counting_remove_keys(c, NULL, 0, NULL, NULL) == LFB_OK);
+    CHECK(stats_of_counting(c).slots_set == 0);
+    lfb_counting_free(c);
+}
+
 int main(void) {
     test_library();
     test_filter(LFB_LAYOUT_BLOCKED);
@@ -778,6 +806,7 @@ int main(void) {
     test_rotating();
     test_swap();
     test_key_arrays();
+    test_counting_remove_keys();
     test_bit_array(LFB_LAYOUT_BLOCKED);
     test_bit_array(LFB_LAYOUT_CLASSIC);
     printf("%d passed, %d failed\n", passed, failed);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -74,6 +75,38 @@ BOOST_AUTO_TEST_CASE(refused_removal_of_an_absent_key_changes_nothing) {
     }
     BOOST_TEST(refused > 900);
     BOOST_TEST(snapshot(f) == before);
+}
+
+// remove_many is remove() key by key, in order: same answers, same counters left. The keys mix
+// held keys, keys held twice, absent keys and repeats within one batch of 16, over 5003 keys
+// (not a multiple of the batch size).
+BOOST_AUTO_TEST_CASE(batch_remove_is_single_removes_in_order) {
+    for (std::uint32_t width : {4u, 8u}) {
+        auto batch = counting_bloom_filter::for_capacity(5000, 0.01, width);
+        auto single = counting_bloom_filter::for_capacity(5000, 0.01, width);
+        lfbloom_test::random_keys gen(11);
+        std::vector<std::string> keys(5003);
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            keys[i] = i % 7 == 3 ? keys[i - 1] : gen.next();  // a repeat, right behind its first
+            if (i % 5 != 0) batch.add(keys[i]), single.add(keys[i]);  // every fifth never added
+            if (i % 11 == 0) batch.add(keys[i]), single.add(keys[i]);  // some held twice
+        }
+        std::vector<key_view> views(keys.size());
+        std::transform(keys.begin(), keys.end(), views.begin(), [](const std::string& k) { return as_key(k); });
+        std::vector<std::uint8_t> got(keys.size(), 7);
+        const std::uint64_t removed = batch.remove_many(views, got.data());
+        std::uint64_t expected = 0, refusals = 0;
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            const bool gone = single.remove(keys[i]);
+            expected += gone;
+            refusals += !gone;
+            BOOST_TEST_REQUIRE(got[i] == std::uint8_t{gone});
+        }
+        BOOST_TEST(removed == expected);
+        BOOST_TEST(refusals > 500u);  // the absent keys were refused, so the test covers both answers
+        BOOST_TEST(snapshot(batch) == snapshot(single));
+        BOOST_TEST(batch.remove_many(std::span<const key_view>{}) == 0u);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(merge_adds_counters_and_saturates) {

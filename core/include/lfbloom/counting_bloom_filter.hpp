@@ -2,8 +2,8 @@
 // can be removed. Counters are 4 bits (128 per cache line) by default or 8 bits (64 per line),
 // packed in 64-bit words and updated with one CAS loop per touched word.
 //
-// Thread safety: add, remove, contains, count, merge and stats may run concurrently from any
-// threads, lock-free. clear() may too, but updates racing with it may be lost.
+// Thread safety: add, remove, contains, count (single and batch), merge and stats may run
+// concurrently from any threads, lock-free. clear() may too, but updates racing with it may be lost.
 //
 // Guarantees:
 // - No false negatives for a key added and not removed since, when the add happens-before the
@@ -110,46 +110,65 @@ public:
     /// Increments the key's counters (saturating); true if one of them was zero, i.e. the key was
     /// not present. Of racing adds of one absent key at least one returns true.
     bool add_hash(hash128 h) noexcept {
+        std::uint64_t ones[words_per_line];
+        std::uint64_t* line = touched(h, ones);
         bool was_absent = false;
-        for_each_touched_word(h, [&](std::uint64_t& word, std::uint64_t ones) {
+        for (unsigned w = 0; w < words_per_line; ++w) {
+            if (ones[w] == 0) continue;
             bool saw_zero = false;  // decided by the attempt whose CAS succeeds
-            update_word(word, [&](std::uint64_t old, std::uint64_t& next) {
-                saw_zero = (lanes_.zero(old) & ones) != 0;
-                next = old + (ones & ~lanes_.saturated(old));  // saturated lanes stay; others < max, no carry
+            update_word(line[w], [&](std::uint64_t old, std::uint64_t& next) {
+                saw_zero = (lanes_.zero(old) & ones[w]) != 0;
+                next = old + (ones[w] & ~lanes_.saturated(old));  // saturated lanes stay; others < max, no carry
                 return true;
             });
             was_absent |= saw_zero;
-        });
+        }
         return was_absent;
     }
 
     /// Decrements the key's counters; false ("not present", nothing changed) if one of them is
     /// zero. See the guarantees at the top of this file.
     bool remove_hash(hash128 h) noexcept {
-        if (!contains_hash(h)) return false;
-        std::uint64_t* done_word[words_per_line];
-        std::uint64_t done_ones[words_per_line];
-        unsigned done = 0;
-        bool refused = false;
-        for_each_touched_word(h, [&](std::uint64_t& word, std::uint64_t ones) {
-            if (refused) return;
-            std::uint64_t taken = 0;
-            const bool ok = update_word(word, [&](std::uint64_t old, std::uint64_t& next) {
-                if (lanes_.zero(old) & ones) return false;  // raced to zero: give up this word
-                taken = ones & ~lanes_.saturated(old);      // saturated lanes are never decremented
-                next = old - taken;
+        std::uint64_t ones[words_per_line];
+        std::uint64_t* line = touched(h, ones);
+        std::uint64_t zero = 0;  // the check first, one load per touched word: a refusal writes nothing
+        for (unsigned w = 0; w < words_per_line; ++w) zero |= lanes_.zero(load_word(line[w])) & ones[w];
+        if (zero != 0) return false;
+        std::uint64_t taken[words_per_line] = {};
+        for (unsigned w = 0; w < words_per_line; ++w) {
+            if (ones[w] == 0) continue;
+            const bool ok = update_word(line[w], [&](std::uint64_t old, std::uint64_t& next) {
+                if (lanes_.zero(old) & ones[w]) return false;  // raced to zero: give up this word
+                taken[w] = ones[w] & ~lanes_.saturated(old);   // saturated lanes are never decremented
+                next = old - taken[w];
                 return true;
             });
-            if (!ok) refused = true;
-            else done_word[done] = &word, done_ones[done++] = taken;
+            if (!ok) {  // put back what the words before this one gave
+                for (unsigned done = 0; done < w; ++done)
+                    if (taken[done] != 0)
+                        update_word(line[done], [&](std::uint64_t old, std::uint64_t& next) {
+                            next = lanes_.saturating_add(old, taken[done]);
+                            return true;
+                        });
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /// Removes `count` keys (`key_at(i)` the i-th), each as remove(); writes 1/0 ("removed") to
+    /// `removed[i]` when not null. Returns how many were removed. Hashes and prefetches each batch
+    /// of keys before touching their lines, as add_many does.
+    template <class KeyAt>
+    std::uint64_t remove_many(std::size_t count, KeyAt&& key_at, std::uint8_t* removed = nullptr) noexcept {
+        return for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
+            const bool gone = remove_hash(h);
+            if (removed != nullptr) removed[i] = gone;
+            return gone;
         });
-        if (refused)
-            for (unsigned i = 0; i < done; ++i)
-                update_word(*done_word[i], [&](std::uint64_t old, std::uint64_t& next) {
-                    next = lanes_.saturating_add(old, done_ones[i]);
-                    return true;
-                });
-        return !refused;
+    }
+    std::uint64_t remove_many(std::span<const key_view> keys, std::uint8_t* removed = nullptr) noexcept {
+        return remove_many(keys.size(), [&](std::size_t i) { return keys[i]; }, removed);
     }
 
     bool contains_hash(hash128 h) const noexcept { return count_hash(h) != 0; }
@@ -240,19 +259,16 @@ private:
     unsigned lanes_per_word() const noexcept { return 64 / lanes_.width(); }
     const std::uint64_t* line_of(hash128 h) const noexcept { return words_.data() + probes_.line(h) * words_per_line; }
 
-    /// Calls touch(word, ones) once per word holding some of the key's counters, `ones` having
-    /// the low bit of each such lane (a counter probed twice is counted once).
-    template <class Touch>
-    void for_each_touched_word(hash128 h, Touch touch) const noexcept {
-        std::uint64_t ones[words_per_line] = {};
+    /// The key's line; ones[w] gets the low bit of each of the key's counters in word w of it (a
+    /// counter probed twice is counted once), 0 for words it does not touch.
+    std::uint64_t* touched(hash128 h, std::uint64_t (&ones)[words_per_line]) noexcept {
+        std::fill_n(ones, words_per_line, 0);
         probes_.for_each_slot<7>(h, [&](unsigned slot) {
             const unsigned s = slot >> shift_;
             ones[s >> lane_shift_] |= std::uint64_t{1} << ((s & lane_mask_) * lanes_.width());
             return true;
         });
-        std::uint64_t* line = words_.data() + probes_.line(h) * words_per_line;
-        for (unsigned w = 0; w < words_per_line; ++w)
-            if (ones[w] != 0) touch(line[w], ones[w]);
+        return words_.data() + probes_.line(h) * words_per_line;
     }
 
     geometry shape_;

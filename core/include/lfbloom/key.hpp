@@ -78,10 +78,9 @@ public:
         return contains_many(keys.size(), [&](std::size_t i) { return keys[i]; }, found);
     }
 
-private:
-    const Filter& self() const noexcept { return static_cast<const Filter&>(*this); }
-    Filter& self() noexcept { return static_cast<Filter&>(*this); }
-
+protected:
+    /// Hashes the keys in batches of batch_size, prefetches their lines, then calls probe(i, h)
+    /// for each; returns how many probes returned true.
     template <class KeyAt, class Probe>
     std::uint64_t for_batches(std::size_t count, KeyAt& key_at, bool for_write, Probe probe) const {
         hash128 hashes[batch_size];
@@ -96,6 +95,10 @@ private:
         }
         return hits;
     }
+
+private:
+    const Filter& self() const noexcept { return static_cast<const Filter&>(*this); }
+    Filter& self() noexcept { return static_cast<Filter&>(*this); }
 };
 
 }  // namespace lfbloom
