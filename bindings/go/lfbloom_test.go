@@ -173,6 +173,32 @@ func TestUseAfterCloseNeverCrashes(t *testing.T) {
 	}
 }
 
+// RemoveMany answers as Remove would, key by key in order, in one call; after Close, ErrClosed.
+func TestCountingRemoveMany(t *testing.T) {
+	c, err := NewCounting(10000, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AddString("twice")
+	c.AddString("twice")
+	c.AddString("once")
+	keys := [][]byte{[]byte("twice"), []byte("once"), []byte("once"), []byte("never added"), []byte("twice"), []byte("twice")}
+	got, err := c.RemoveMany(keys)
+	if want := []bool{true, true, false, false, true, false}; err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("RemoveMany: %v %v, want %v", got, err, want)
+	}
+	if s, _ := c.Stats(); s.SlotsSet != 0 {
+		t.Errorf("%d counters left after removing every copy", s.SlotsSet)
+	}
+	if got, err := c.RemoveMany(nil); err != nil || len(got) != 0 {
+		t.Errorf("RemoveMany(nil): %v %v", got, err)
+	}
+	c.Close()
+	if _, err := c.RemoveMany(keys); !errors.Is(err, ErrClosed) {
+		t.Errorf("RemoveMany after Close: %v", err)
+	}
+}
+
 // Goroutines hammer a filter while another closes it: every call completes or reports the close.
 func TestCloseRacingWithUse(t *testing.T) {
 	for round := 0; round < 20; round++ {

@@ -257,11 +257,14 @@ LFB_API int lfb_counting_add_keys(lfb_counting* filter, const lfb_key* keys, uin
 LFB_API int lfb_counting_contains_keys(const lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
                                        uint64_t* found); /* since 1.1 */
 /**
- * Removes each key as lfb_counting_remove does (since 1.3), hashing and prefetching them in groups
- * so their cache misses overlap. results[i] (if not NULL) is 1 if keys[i] was removed, 0 if it was
- * not present (nothing changed for it); *removed (if not NULL) counts the 1s. Returns LFB_OK even
- * when some keys were not present; errors only for bad arguments, checked before any key.
+ * Removes each key as lfb_counting_remove does, in order (since 1.3), hashing and prefetching them
+ * in groups so their cache misses overlap. results[i] (if not NULL) is 1 if key i was removed, 0
+ * if it was not present (nothing changed for it); *removed (if not NULL) counts the 1s. Returns
+ * LFB_OK even when some keys were not present; errors only for bad arguments, checked before any
+ * key is removed. Keys as one buffer plus offsets (_many) or an array of lfb_key (_keys).
  */
+LFB_API int lfb_counting_remove_many(lfb_counting* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                                     uint8_t* results, uint64_t* removed);
 LFB_API int lfb_counting_remove_keys(lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
                                      uint64_t* removed);
 LFB_API int lfb_counting_clear(lfb_counting* filter);

@@ -323,6 +323,15 @@ int contains_batch(const Filter& f, const Keys& keys, std::uint64_t count, std::
     return LFB_OK;
 }
 
+/// A counting filter's batch remove over validated keys (key_batch or key_array).
+template <class Keys>
+int remove_batch(lfbloom::counting_bloom_filter& f, const Keys& keys, std::uint64_t count, std::uint8_t* results,
+                 std::uint64_t* removed) {
+    const std::uint64_t n = f.remove_many(count, keys, results);
+    if (removed != nullptr) *removed = n;
+    return LFB_OK;
+}
+
 template <class Filter>
 int add_many(Filter& f, const void* data, const std::uint64_t* offsets, std::uint64_t count, std::uint8_t* results,
              std::uint64_t* added) {
@@ -614,13 +623,14 @@ int lfb_counting_contains_keys(const lfb_counting* filter, const lfb_key* keys, 
     return with_filter(filter, [&](const auto& f) { return contains_batch(f, key_array(keys, count), count, results, found); });
 }
 
+int lfb_counting_remove_many(lfb_counting* filter, const void* data, const uint64_t* offsets, uint64_t count,
+                             uint8_t* results, uint64_t* removed) {
+    return with_filter(filter, [&](auto& f) { return remove_batch(f, key_batch(data, offsets, count), count, results, removed); });
+}
+
 int lfb_counting_remove_keys(lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
                              uint64_t* removed) {
-    return with_filter(filter, [&](auto& f) {
-        const std::uint64_t n = f.remove_many(count, key_array(keys, count), results);
-        if (removed != nullptr) *removed = n;
-        return LFB_OK;
-    });
+    return with_filter(filter, [&](auto& f) { return remove_batch(f, key_array(keys, count), count, results, removed); });
 }
 
 int lfb_counting_clear(lfb_counting* filter) {

@@ -770,7 +770,8 @@ static void test_key_arrays(void) {
 static void test_counting_remove_keys(void) {
     lfb_counting* c = NULL;
     lfb_key keys[4], bad[2];
-    uint8_t results[4];
+    uint8_t results[4], many[5];
+    const uint64_t ends[] = {0, 5, 10, 15, 20, 25}, bad_ends[] = {0, 5, 4};
     uint64_t n = 99;
 
     keys[0].data = "alpha"; keys[0].len = 5;
@@ -791,6 +792,13 @@ static void test_counting_remove_keys(void) {
     CHECK(lfb_counting_count(c, "alpha", 5) == 1 && lfb_counting_count(c, "gamma", 5) == 0);
     CHECK(lfb_counting_remove_keys(c, keys, 1, NULL, NULL) == LFB_OK && lfb_counting_count(c, "alpha", 5) == 0);
     CHECK(lfb_counting_remove_keys(c, NULL, 0, NULL, NULL) == LFB_OK);
+    CHECK(stats_of_counting(c).slots_set == 0);
+    /* The same through one buffer and offsets: "alpha" twice, "gamma" once, then "alpha" again. */
+    CHECK(cadd_str(c, "alpha") == 1 && cadd_str(c, "alpha") == 0 && cadd_str(c, "gamma") == 1);
+    CHECK(lfb_counting_remove_many(c, "alphagammagammaalphaalpha", bad_ends, 2, NULL, &n) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_counting_count(c, "alpha", 5) == 2);
+    CHECK(lfb_counting_remove_many(c, "alphagammagammaalphaalpha", ends, 5, many, &n) == LFB_OK && n == 3);
+    CHECK(many[0] == 1 && many[1] == 1 && many[2] == 0 && many[3] == 1 && many[4] == 0);
     CHECK(stats_of_counting(c).slots_set == 0);
     lfb_counting_free(c);
 }

@@ -87,158 +87,167 @@ typedef long long swig_type_54;
 typedef _goslice_ swig_type_55;
 typedef _goslice_ swig_type_56;
 typedef _goslice_ swig_type_57;
-typedef _goslice_ swig_type_58;
+typedef long long swig_type_58;
 typedef _goslice_ swig_type_59;
-typedef _gostring_ swig_type_60;
+typedef _goslice_ swig_type_60;
 typedef long long swig_type_61;
 typedef _goslice_ swig_type_62;
-typedef _gostring_ swig_type_63;
+typedef _goslice_ swig_type_63;
 typedef _goslice_ swig_type_64;
-typedef long long swig_type_65;
+typedef _goslice_ swig_type_65;
 typedef _goslice_ swig_type_66;
-typedef long long swig_type_67;
+typedef _gostring_ swig_type_67;
 typedef long long swig_type_68;
 typedef _goslice_ swig_type_69;
-typedef _goslice_ swig_type_70;
-typedef long long swig_type_71;
-typedef _goslice_ swig_type_72;
+typedef _gostring_ swig_type_70;
+typedef _goslice_ swig_type_71;
+typedef long long swig_type_72;
 typedef _goslice_ swig_type_73;
-typedef _goslice_ swig_type_74;
+typedef long long swig_type_74;
 typedef long long swig_type_75;
 typedef _goslice_ swig_type_76;
 typedef _goslice_ swig_type_77;
 typedef long long swig_type_78;
 typedef _goslice_ swig_type_79;
 typedef _goslice_ swig_type_80;
-typedef long long swig_type_81;
-typedef _goslice_ swig_type_82;
+typedef _goslice_ swig_type_81;
+typedef long long swig_type_82;
 typedef _goslice_ swig_type_83;
 typedef _goslice_ swig_type_84;
 typedef long long swig_type_85;
-typedef long long swig_type_86;
+typedef _goslice_ swig_type_86;
 typedef _goslice_ swig_type_87;
 typedef long long swig_type_88;
-typedef long long swig_type_89;
+typedef _goslice_ swig_type_89;
 typedef _goslice_ swig_type_90;
 typedef _goslice_ swig_type_91;
 typedef long long swig_type_92;
-typedef _goslice_ swig_type_93;
+typedef long long swig_type_93;
 typedef _goslice_ swig_type_94;
-typedef _goslice_ swig_type_95;
+typedef long long swig_type_95;
 typedef long long swig_type_96;
 typedef _goslice_ swig_type_97;
 typedef _goslice_ swig_type_98;
 typedef long long swig_type_99;
 typedef _goslice_ swig_type_100;
 typedef _goslice_ swig_type_101;
-typedef long long swig_type_102;
-typedef _goslice_ swig_type_103;
-typedef long long swig_type_104;
+typedef _goslice_ swig_type_102;
+typedef long long swig_type_103;
+typedef _goslice_ swig_type_104;
 typedef _goslice_ swig_type_105;
 typedef long long swig_type_106;
-typedef long long swig_type_107;
+typedef _goslice_ swig_type_107;
 typedef _goslice_ swig_type_108;
-typedef _goslice_ swig_type_109;
-typedef long long swig_type_110;
-typedef _goslice_ swig_type_111;
+typedef long long swig_type_109;
+typedef _goslice_ swig_type_110;
+typedef long long swig_type_111;
 typedef _goslice_ swig_type_112;
-typedef _goslice_ swig_type_113;
+typedef long long swig_type_113;
 typedef long long swig_type_114;
 typedef _goslice_ swig_type_115;
 typedef _goslice_ swig_type_116;
 typedef long long swig_type_117;
 typedef _goslice_ swig_type_118;
 typedef _goslice_ swig_type_119;
-typedef long long swig_type_120;
-typedef _goslice_ swig_type_121;
-typedef long long swig_type_122;
+typedef _goslice_ swig_type_120;
+typedef long long swig_type_121;
+typedef _goslice_ swig_type_122;
 typedef _goslice_ swig_type_123;
-typedef _goslice_ swig_type_124;
-typedef long long swig_type_125;
+typedef long long swig_type_124;
+typedef _goslice_ swig_type_125;
 typedef _goslice_ swig_type_126;
-extern void _wrap_Swig_free_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_native_fcfe2fa5c4e0c593(swig_intgo arg1);
-extern swig_type_1 _wrap_lfb_version_string_native_fcfe2fa5c4e0c593(void);
-extern swig_intgo _wrap_lfb_abi_version_native_fcfe2fa5c4e0c593(void);
-extern swig_type_2 _wrap_lfb_strerror_native_fcfe2fa5c4e0c593(swig_intgo arg1);
-extern swig_type_3 _wrap_lfb_last_error_native_fcfe2fa5c4e0c593(void);
-extern swig_intgo _wrap_lfb_filter_create_native_fcfe2fa5c4e0c593(swig_type_4 arg1, double arg2, swig_type_5 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_create_geometry_native_fcfe2fa5c4e0c593(swig_type_6 arg1, swig_intgo arg2, swig_type_7 arg3, swig_voidp arg4);
-extern void _wrap_lfb_filter_free_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_filter_add_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_8 arg3);
-extern swig_intgo _wrap_lfb_filter_contains_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_9 arg3);
-extern swig_intgo _wrap_lfb_filter_add_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_10 arg2, swig_type_11 arg3, swig_type_12 arg4, swig_type_13 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_filter_contains_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_14 arg2, swig_type_15 arg3, swig_type_16 arg4, swig_type_17 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_filter_add_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3, swig_type_20 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_filter_contains_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_21 arg2, swig_type_22 arg3, swig_type_23 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_filter_clear_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_filter_merge_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_filter_stats_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_24 arg2);
-extern swig_intgo _wrap_lfb_filter_bit_array_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_25 arg2);
-extern swig_intgo _wrap_lfb_filter_serialized_size_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_filter_save_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_load_native_fcfe2fa5c4e0c593(swig_intgo arg1, swig_type_27 arg2, swig_type_28 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_create_shared_file_native_fcfe2fa5c4e0c593(swig_type_29 arg1, swig_type_30 arg2, double arg3, swig_type_31 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_filter_open_shared_file_native_fcfe2fa5c4e0c593(swig_type_32 arg1, swig_type_33 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_filter_flush_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_create_native_fcfe2fa5c4e0c593(swig_type_34 arg1, double arg2, swig_type_35 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_counting_create_geometry_native_fcfe2fa5c4e0c593(swig_type_36 arg1, swig_intgo arg2, swig_type_37 arg3, swig_voidp arg4);
-extern void _wrap_lfb_counting_free_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_add_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_38 arg3);
-extern swig_intgo _wrap_lfb_counting_contains_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_39 arg3);
-extern swig_intgo _wrap_lfb_counting_remove_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_40 arg3);
-extern swig_intgo _wrap_lfb_counting_count_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_41 arg3);
-extern swig_intgo _wrap_lfb_counting_add_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_contains_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4, swig_type_49 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_add_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_50 arg2, swig_type_51 arg3, swig_type_52 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_contains_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_type_55 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_clear_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_merge_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_counting_stats_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_56 arg2);
-extern swig_intgo _wrap_lfb_counting_serialized_size_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_counting_save_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_57 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_load_native_fcfe2fa5c4e0c593(swig_type_58 arg1, swig_type_59 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_create_shared_file_native_fcfe2fa5c4e0c593(swig_type_60 arg1, swig_type_61 arg2, double arg3, swig_type_62 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_open_shared_file_native_fcfe2fa5c4e0c593(swig_type_63 arg1, swig_type_64 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_flush_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_create_native_fcfe2fa5c4e0c593(swig_type_65 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, swig_type_66 arg6, swig_voidp arg7);
-extern void _wrap_lfb_scalable_free_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_add_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_67 arg3);
-extern swig_intgo _wrap_lfb_scalable_contains_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_68 arg3);
-extern swig_intgo _wrap_lfb_scalable_add_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3, swig_type_71 arg4, swig_type_72 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_scalable_contains_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_type_75 arg4, swig_type_76 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_scalable_add_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_77 arg2, swig_type_78 arg3, swig_type_79 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_scalable_contains_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3, swig_type_82 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_scalable_filters_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_stats_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_83 arg2);
-extern swig_intgo _wrap_lfb_scalable_filter_stats_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_intgo arg2, swig_type_84 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_rotating_create_native_fcfe2fa5c4e0c593(swig_type_85 arg1, double arg2, swig_intgo arg3, swig_type_86 arg4, swig_intgo arg5, swig_type_87 arg6, swig_voidp arg7);
-extern void _wrap_lfb_rotating_free_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_rotating_add_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_88 arg3);
-extern swig_intgo _wrap_lfb_rotating_contains_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_89 arg3);
-extern swig_intgo _wrap_lfb_rotating_add_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4, swig_type_93 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_rotating_contains_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4, swig_type_97 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_rotating_add_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_98 arg2, swig_type_99 arg3, swig_type_100 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_rotating_contains_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_101 arg2, swig_type_102 arg3, swig_type_103 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_rotating_rotate_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_rotating_tick_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_104 arg2);
-extern swig_intgo _wrap_lfb_rotating_rotations_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_rotating_stats_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_intgo arg2, swig_type_105 arg3);
-extern swig_intgo _wrap_lfb_swap_create_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_voidp arg2);
-extern void _wrap_lfb_swap_free_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_swap_add_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_106 arg3);
-extern swig_intgo _wrap_lfb_swap_contains_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_107 arg3);
-extern swig_intgo _wrap_lfb_swap_add_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_108 arg2, swig_type_109 arg3, swig_type_110 arg4, swig_type_111 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_swap_contains_many_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3, swig_type_114 arg4, swig_type_115 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_swap_add_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_swap_contains_keys_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_119 arg2, swig_type_120 arg3, swig_type_121 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_swap_stage_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_swap_add_staged_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2, swig_type_122 arg3);
-extern swig_intgo _wrap_lfb_swap_add_many_staged_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_swap_publish_native_fcfe2fa5c4e0c593(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_swap_replace_native_fcfe2fa5c4e0c593(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_swap_stats_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_type_126 arg2);
-extern swig_intgo _wrap_lfb_swap_generation_native_fcfe2fa5c4e0c593(uintptr_t arg1, swig_voidp arg2);
+typedef long long swig_type_127;
+typedef _goslice_ swig_type_128;
+typedef long long swig_type_129;
+typedef _goslice_ swig_type_130;
+typedef _goslice_ swig_type_131;
+typedef long long swig_type_132;
+typedef _goslice_ swig_type_133;
+extern void _wrap_Swig_free_native_0cd4c3958ae14609(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_native_0cd4c3958ae14609(swig_intgo arg1);
+extern swig_type_1 _wrap_lfb_version_string_native_0cd4c3958ae14609(void);
+extern swig_intgo _wrap_lfb_abi_version_native_0cd4c3958ae14609(void);
+extern swig_type_2 _wrap_lfb_strerror_native_0cd4c3958ae14609(swig_intgo arg1);
+extern swig_type_3 _wrap_lfb_last_error_native_0cd4c3958ae14609(void);
+extern swig_intgo _wrap_lfb_filter_create_native_0cd4c3958ae14609(swig_type_4 arg1, double arg2, swig_type_5 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_filter_create_geometry_native_0cd4c3958ae14609(swig_type_6 arg1, swig_intgo arg2, swig_type_7 arg3, swig_voidp arg4);
+extern void _wrap_lfb_filter_free_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_filter_add_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_8 arg3);
+extern swig_intgo _wrap_lfb_filter_contains_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_9 arg3);
+extern swig_intgo _wrap_lfb_filter_add_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_10 arg2, swig_type_11 arg3, swig_type_12 arg4, swig_type_13 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_filter_contains_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_14 arg2, swig_type_15 arg3, swig_type_16 arg4, swig_type_17 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_filter_add_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3, swig_type_20 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_filter_contains_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_21 arg2, swig_type_22 arg3, swig_type_23 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_filter_clear_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_filter_merge_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_filter_stats_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_24 arg2);
+extern swig_intgo _wrap_lfb_filter_bit_array_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_25 arg2);
+extern swig_intgo _wrap_lfb_filter_serialized_size_native_0cd4c3958ae14609(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_filter_save_native_0cd4c3958ae14609(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_filter_load_native_0cd4c3958ae14609(swig_intgo arg1, swig_type_27 arg2, swig_type_28 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_filter_create_shared_file_native_0cd4c3958ae14609(swig_type_29 arg1, swig_type_30 arg2, double arg3, swig_type_31 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_filter_open_shared_file_native_0cd4c3958ae14609(swig_type_32 arg1, swig_type_33 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_filter_flush_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_counting_create_native_0cd4c3958ae14609(swig_type_34 arg1, double arg2, swig_type_35 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_counting_create_geometry_native_0cd4c3958ae14609(swig_type_36 arg1, swig_intgo arg2, swig_type_37 arg3, swig_voidp arg4);
+extern void _wrap_lfb_counting_free_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_counting_add_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_38 arg3);
+extern swig_intgo _wrap_lfb_counting_contains_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_39 arg3);
+extern swig_intgo _wrap_lfb_counting_remove_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_40 arg3);
+extern swig_intgo _wrap_lfb_counting_count_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_41 arg3);
+extern swig_intgo _wrap_lfb_counting_add_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_counting_contains_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4, swig_type_49 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_counting_add_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_50 arg2, swig_type_51 arg3, swig_type_52 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_counting_contains_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_type_55 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_counting_remove_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_56 arg2, swig_type_57 arg3, swig_type_58 arg4, swig_type_59 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_counting_remove_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3, swig_type_62 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_counting_clear_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_counting_merge_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_counting_stats_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_63 arg2);
+extern swig_intgo _wrap_lfb_counting_serialized_size_native_0cd4c3958ae14609(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_counting_save_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_64 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_counting_load_native_0cd4c3958ae14609(swig_type_65 arg1, swig_type_66 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_counting_create_shared_file_native_0cd4c3958ae14609(swig_type_67 arg1, swig_type_68 arg2, double arg3, swig_type_69 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_counting_open_shared_file_native_0cd4c3958ae14609(swig_type_70 arg1, swig_type_71 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_counting_flush_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_scalable_create_native_0cd4c3958ae14609(swig_type_72 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, swig_type_73 arg6, swig_voidp arg7);
+extern void _wrap_lfb_scalable_free_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_scalable_add_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_74 arg3);
+extern swig_intgo _wrap_lfb_scalable_contains_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_75 arg3);
+extern swig_intgo _wrap_lfb_scalable_add_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_76 arg2, swig_type_77 arg3, swig_type_78 arg4, swig_type_79 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_scalable_contains_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3, swig_type_82 arg4, swig_type_83 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_scalable_add_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_scalable_contains_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_scalable_filters_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_scalable_stats_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_90 arg2);
+extern swig_intgo _wrap_lfb_scalable_filter_stats_native_0cd4c3958ae14609(uintptr_t arg1, swig_intgo arg2, swig_type_91 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_rotating_create_native_0cd4c3958ae14609(swig_type_92 arg1, double arg2, swig_intgo arg3, swig_type_93 arg4, swig_intgo arg5, swig_type_94 arg6, swig_voidp arg7);
+extern void _wrap_lfb_rotating_free_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_rotating_add_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_95 arg3);
+extern swig_intgo _wrap_lfb_rotating_contains_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_96 arg3);
+extern swig_intgo _wrap_lfb_rotating_add_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3, swig_type_99 arg4, swig_type_100 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_rotating_contains_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_101 arg2, swig_type_102 arg3, swig_type_103 arg4, swig_type_104 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_rotating_add_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3, swig_type_107 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_rotating_contains_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_108 arg2, swig_type_109 arg3, swig_type_110 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_rotating_rotate_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_rotating_tick_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_111 arg2);
+extern swig_intgo _wrap_lfb_rotating_rotations_native_0cd4c3958ae14609(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_rotating_stats_native_0cd4c3958ae14609(uintptr_t arg1, swig_intgo arg2, swig_type_112 arg3);
+extern swig_intgo _wrap_lfb_swap_create_native_0cd4c3958ae14609(uintptr_t arg1, swig_voidp arg2);
+extern void _wrap_lfb_swap_free_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_swap_add_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_113 arg3);
+extern swig_intgo _wrap_lfb_swap_contains_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_114 arg3);
+extern swig_intgo _wrap_lfb_swap_add_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4, swig_type_118 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_swap_contains_many_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_119 arg2, swig_type_120 arg3, swig_type_121 arg4, swig_type_122 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_swap_add_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_swap_contains_keys_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_126 arg2, swig_type_127 arg3, swig_type_128 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_swap_stage_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_swap_add_staged_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2, swig_type_129 arg3);
+extern swig_intgo _wrap_lfb_swap_add_many_staged_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_130 arg2, swig_type_131 arg3, swig_type_132 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_swap_publish_native_0cd4c3958ae14609(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_swap_replace_native_0cd4c3958ae14609(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_swap_stats_native_0cd4c3958ae14609(uintptr_t arg1, swig_type_133 arg2);
+extern swig_intgo _wrap_lfb_swap_generation_native_0cd4c3958ae14609(uintptr_t arg1, swig_voidp arg2);
 #undef intgo
 */
 import "C"
@@ -281,19 +290,19 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_native_fcfe2fa5c4e0c593(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_native_0cd4c3958ae14609(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Lfb_version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_lfb_version_string_native_fcfe2fa5c4e0c593()
+	swig_r_p := C._wrap_lfb_version_string_native_0cd4c3958ae14609()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -302,14 +311,14 @@ func Lfb_version_string() (_swig_ret string) {
 
 func Lfb_abi_version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_lfb_abi_version_native_fcfe2fa5c4e0c593())
+	swig_r = (uint)(C._wrap_lfb_abi_version_native_0cd4c3958ae14609())
 	return swig_r
 }
 
 func Lfb_strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lfb_strerror_native_fcfe2fa5c4e0c593(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_lfb_strerror_native_0cd4c3958ae14609(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -318,7 +327,7 @@ func Lfb_strerror(arg1 int) (_swig_ret string) {
 
 func Lfb_last_error() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_lfb_last_error_native_fcfe2fa5c4e0c593()
+	swig_r_p := C._wrap_lfb_last_error_native_0cd4c3958ae14609()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -331,7 +340,7 @@ func Lfb_filter_create(arg1 uint64, arg2 float64, arg3 []uint64, arg4 *uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_create_native_fcfe2fa5c4e0c593(C.swig_type_4(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_create_native_0cd4c3958ae14609(C.swig_type_4(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -344,7 +353,7 @@ func Lfb_filter_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *uin
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_create_geometry_native_fcfe2fa5c4e0c593(C.swig_type_6(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_create_geometry_native_0cd4c3958ae14609(C.swig_type_6(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -353,7 +362,7 @@ func Lfb_filter_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *uin
 
 func Lfb_filter_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_filter_free_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_filter_free_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_filter_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -361,7 +370,7 @@ func Lfb_filter_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_add_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_8(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_filter_add_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_8(_swig_i_2)))
 	return swig_r
 }
 
@@ -370,7 +379,7 @@ func Lfb_filter_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_contains_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_9(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_filter_contains_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_9(_swig_i_2)))
 	return swig_r
 }
 
@@ -382,7 +391,7 @@ func Lfb_filter_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_filter_add_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_2)), C.swig_type_12(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_filter_add_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_2)), C.swig_type_12(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -403,7 +412,7 @@ func Lfb_filter_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_filter_contains_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_2)), C.swig_type_16(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_filter_contains_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_2)), C.swig_type_16(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -423,7 +432,7 @@ func Lfb_filter_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_filter_add_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_filter_add_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -440,7 +449,7 @@ func Lfb_filter_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []b
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_filter_contains_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.swig_type_22(_swig_i_2), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_filter_contains_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.swig_type_22(_swig_i_2), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -453,7 +462,7 @@ func Lfb_filter_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []b
 func Lfb_filter_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_filter_clear_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_filter_clear_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -461,7 +470,7 @@ func Lfb_filter_merge(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_merge_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_filter_merge_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -469,7 +478,7 @@ func Lfb_filter_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_stats_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_filter_stats_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -480,7 +489,7 @@ func Lfb_filter_bit_array(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_bit_array_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_filter_bit_array_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -492,7 +501,7 @@ func Lfb_filter_serialized_size(arg1 uintptr, arg2 uint, arg3 *uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_serialized_size_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_filter_serialized_size_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
 	return swig_r
 }
 
@@ -502,7 +511,7 @@ func Lfb_filter_save(arg1 uintptr, arg2 uint, arg3 []byte, arg4 *uint64) (_swig_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_save_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_save_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -515,7 +524,7 @@ func Lfb_filter_load(arg1 uint, arg2 []byte, arg3 []uint64, arg4 *uintptr) (_swi
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_load_native_fcfe2fa5c4e0c593(C.swig_intgo(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_load_native_0cd4c3958ae14609(C.swig_intgo(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -532,7 +541,7 @@ func Lfb_filter_create_shared_file(arg1 string, arg2 uint64, arg3 float64, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_filter_create_shared_file_native_fcfe2fa5c4e0c593(*(*C.swig_type_29)(unsafe.Pointer(&_swig_i_0)), C.swig_type_30(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_filter_create_shared_file_native_0cd4c3958ae14609(*(*C.swig_type_29)(unsafe.Pointer(&_swig_i_0)), C.swig_type_30(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -547,7 +556,7 @@ func Lfb_filter_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_open_shared_file_native_fcfe2fa5c4e0c593(*(*C.swig_type_32)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_filter_open_shared_file_native_0cd4c3958ae14609(*(*C.swig_type_32)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -560,7 +569,7 @@ func Lfb_filter_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_sw
 func Lfb_filter_flush(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_filter_flush_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_filter_flush_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -570,7 +579,7 @@ func Lfb_counting_create(arg1 uint64, arg2 float64, arg3 []uint64, arg4 *uintptr
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_counting_create_native_fcfe2fa5c4e0c593(C.swig_type_34(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_counting_create_native_0cd4c3958ae14609(C.swig_type_34(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -583,7 +592,7 @@ func Lfb_counting_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_counting_create_geometry_native_fcfe2fa5c4e0c593(C.swig_type_36(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_counting_create_geometry_native_0cd4c3958ae14609(C.swig_type_36(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -592,7 +601,7 @@ func Lfb_counting_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *u
 
 func Lfb_counting_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_counting_free_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_counting_free_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_counting_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -600,7 +609,7 @@ func Lfb_counting_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_add_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_add_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2)))
 	return swig_r
 }
 
@@ -609,7 +618,7 @@ func Lfb_counting_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret i
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_contains_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_39(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_contains_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_39(_swig_i_2)))
 	return swig_r
 }
 
@@ -618,7 +627,7 @@ func Lfb_counting_remove(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_remove_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_40(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_remove_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_40(_swig_i_2)))
 	return swig_r
 }
 
@@ -627,7 +636,7 @@ func Lfb_counting_count(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_count_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_41(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_count_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_41(_swig_i_2)))
 	return swig_r
 }
 
@@ -639,7 +648,7 @@ func Lfb_counting_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_add_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_counting_add_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -660,7 +669,7 @@ func Lfb_counting_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 u
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_contains_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_counting_contains_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -680,7 +689,7 @@ func Lfb_counting_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_add_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_counting_add_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -697,7 +706,45 @@ func Lfb_counting_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_contains_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), C.swig_type_54(_swig_i_2), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_counting_contains_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), C.swig_type_54(_swig_i_2), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Lfb_counting_remove_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_lfb_counting_remove_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_2)), C.swig_type_58(_swig_i_3), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	return swig_r
+}
+
+func Lfb_counting_remove_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int)(C._wrap_lfb_counting_remove_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), C.swig_type_61(_swig_i_2), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -710,7 +757,7 @@ func Lfb_counting_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 func Lfb_counting_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_counting_clear_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_counting_clear_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -718,7 +765,7 @@ func Lfb_counting_merge(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_merge_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_counting_merge_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -726,7 +773,7 @@ func Lfb_counting_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_stats_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_counting_stats_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -737,7 +784,7 @@ func Lfb_counting_serialized_size(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_serialized_size_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_counting_serialized_size_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -746,7 +793,7 @@ func Lfb_counting_save(arg1 uintptr, arg2 []byte, arg3 *uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_save_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_save_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -758,7 +805,7 @@ func Lfb_counting_load(arg1 []byte, arg2 []uint64, arg3 *uintptr) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_load_native_fcfe2fa5c4e0c593(*(*C.swig_type_58)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_load_native_0cd4c3958ae14609(*(*C.swig_type_65)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -775,7 +822,7 @@ func Lfb_counting_create_shared_file(arg1 string, arg2 uint64, arg3 float64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_create_shared_file_native_fcfe2fa5c4e0c593(*(*C.swig_type_60)(unsafe.Pointer(&_swig_i_0)), C.swig_type_61(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_counting_create_shared_file_native_0cd4c3958ae14609(*(*C.swig_type_67)(unsafe.Pointer(&_swig_i_0)), C.swig_type_68(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -790,7 +837,7 @@ func Lfb_counting_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_open_shared_file_native_fcfe2fa5c4e0c593(*(*C.swig_type_63)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_open_shared_file_native_0cd4c3958ae14609(*(*C.swig_type_70)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -803,7 +850,7 @@ func Lfb_counting_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_
 func Lfb_counting_flush(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_counting_flush_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_counting_flush_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -816,7 +863,7 @@ func Lfb_scalable_create(arg1 uint64, arg2 float64, arg3 float64, arg4 float64, 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_lfb_scalable_create_native_fcfe2fa5c4e0c593(C.swig_type_65(_swig_i_0), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
+	swig_r = (int)(C._wrap_lfb_scalable_create_native_0cd4c3958ae14609(C.swig_type_72(_swig_i_0), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
 	}
@@ -825,7 +872,7 @@ func Lfb_scalable_create(arg1 uint64, arg2 float64, arg3 float64, arg4 float64, 
 
 func Lfb_scalable_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_scalable_free_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_scalable_free_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_scalable_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -833,7 +880,7 @@ func Lfb_scalable_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_scalable_add_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_67(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_scalable_add_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_74(_swig_i_2)))
 	return swig_r
 }
 
@@ -842,7 +889,7 @@ func Lfb_scalable_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret i
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_scalable_contains_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_68(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_scalable_contains_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_75(_swig_i_2)))
 	return swig_r
 }
 
@@ -854,7 +901,7 @@ func Lfb_scalable_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_scalable_add_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2)), C.swig_type_71(_swig_i_3), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_scalable_add_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_2)), C.swig_type_78(_swig_i_3), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -875,7 +922,7 @@ func Lfb_scalable_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 u
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_scalable_contains_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_2)), C.swig_type_75(_swig_i_3), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_scalable_contains_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2)), C.swig_type_82(_swig_i_3), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -895,7 +942,7 @@ func Lfb_scalable_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_scalable_add_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.swig_type_78(_swig_i_2), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_scalable_add_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -912,7 +959,7 @@ func Lfb_scalable_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_scalable_contains_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), C.swig_type_81(_swig_i_2), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_scalable_contains_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_type_88(_swig_i_2), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -925,7 +972,7 @@ func Lfb_scalable_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 func Lfb_scalable_filters(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_scalable_filters_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_scalable_filters_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -933,7 +980,7 @@ func Lfb_scalable_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_scalable_stats_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_scalable_stats_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -946,7 +993,7 @@ func Lfb_scalable_filter_stats(arg1 uintptr, arg2 uint, arg3 []uint64, arg4 *uin
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_scalable_filter_stats_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_scalable_filter_stats_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -962,7 +1009,7 @@ func Lfb_rotating_create(arg1 uint64, arg2 float64, arg3 uint, arg4 uint64, arg5
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_lfb_rotating_create_native_fcfe2fa5c4e0c593(C.swig_type_85(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_86(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
+	swig_r = (int)(C._wrap_lfb_rotating_create_native_0cd4c3958ae14609(C.swig_type_92(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_93(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
 	}
@@ -971,7 +1018,7 @@ func Lfb_rotating_create(arg1 uint64, arg2 float64, arg3 uint, arg4 uint64, arg5
 
 func Lfb_rotating_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_rotating_free_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_rotating_free_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_rotating_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -979,7 +1026,7 @@ func Lfb_rotating_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_rotating_add_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_88(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_rotating_add_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_95(_swig_i_2)))
 	return swig_r
 }
 
@@ -988,7 +1035,7 @@ func Lfb_rotating_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret i
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_rotating_contains_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_89(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_rotating_contains_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_96(_swig_i_2)))
 	return swig_r
 }
 
@@ -1000,7 +1047,7 @@ func Lfb_rotating_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_rotating_add_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_type_92(_swig_i_3), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_rotating_add_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2)), C.swig_type_99(_swig_i_3), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1021,7 +1068,7 @@ func Lfb_rotating_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 u
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_rotating_contains_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_2)), C.swig_type_96(_swig_i_3), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_rotating_contains_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_2)), C.swig_type_103(_swig_i_3), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1041,7 +1088,7 @@ func Lfb_rotating_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_rotating_add_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), C.swig_type_99(_swig_i_2), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_rotating_add_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), C.swig_type_106(_swig_i_2), *(*C.swig_type_107)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1058,7 +1105,7 @@ func Lfb_rotating_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_rotating_contains_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_1)), C.swig_type_102(_swig_i_2), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_rotating_contains_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), C.swig_type_109(_swig_i_2), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1071,7 +1118,7 @@ func Lfb_rotating_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 func Lfb_rotating_rotate(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_rotating_rotate_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_rotating_rotate_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1079,7 +1126,7 @@ func Lfb_rotating_tick(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_rotating_tick_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.swig_type_104(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_rotating_tick_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1)))
 	return swig_r
 }
 
@@ -1087,7 +1134,7 @@ func Lfb_rotating_rotations(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_rotating_rotations_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_rotating_rotations_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -1096,7 +1143,7 @@ func Lfb_rotating_stats(arg1 uintptr, arg2 uint, arg3 []uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_rotating_stats_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_lfb_rotating_stats_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1107,13 +1154,13 @@ func Lfb_swap_create(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_create_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_swap_create_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
 func Lfb_swap_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_swap_free_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_swap_free_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_swap_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -1121,7 +1168,7 @@ func Lfb_swap_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_swap_add_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_106(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_swap_add_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2)))
 	return swig_r
 }
 
@@ -1130,7 +1177,7 @@ func Lfb_swap_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_swap_contains_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_swap_contains_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_114(_swig_i_2)))
 	return swig_r
 }
 
@@ -1142,7 +1189,7 @@ func Lfb_swap_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_swap_add_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_2)), C.swig_type_110(_swig_i_3), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_swap_add_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_2)), C.swig_type_117(_swig_i_3), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1163,7 +1210,7 @@ func Lfb_swap_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_swap_contains_many_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2)), C.swig_type_114(_swig_i_3), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_swap_contains_many_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_2)), C.swig_type_121(_swig_i_3), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1183,7 +1230,7 @@ func Lfb_swap_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_swap_add_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), C.swig_type_117(_swig_i_2), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_swap_add_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), C.swig_type_124(_swig_i_2), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1200,7 +1247,7 @@ func Lfb_swap_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_swap_contains_keys_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_1)), C.swig_type_120(_swig_i_2), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_swap_contains_keys_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_1)), C.swig_type_127(_swig_i_2), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1214,7 +1261,7 @@ func Lfb_swap_stage(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_stage_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_swap_stage_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1223,7 +1270,7 @@ func Lfb_swap_add_staged(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_swap_add_staged_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_122(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_swap_add_staged_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_129(_swig_i_2)))
 	return swig_r
 }
 
@@ -1234,7 +1281,7 @@ func Lfb_swap_add_many_staged(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uin
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_swap_add_many_staged_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_2)), C.swig_type_125(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_swap_add_many_staged_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_2)), C.swig_type_132(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1247,7 +1294,7 @@ func Lfb_swap_add_many_staged(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uin
 func Lfb_swap_publish(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_swap_publish_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_swap_publish_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1255,7 +1302,7 @@ func Lfb_swap_replace(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_replace_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_swap_replace_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1263,7 +1310,7 @@ func Lfb_swap_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_stats_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_swap_stats_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1274,7 +1321,7 @@ func Lfb_swap_generation(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_generation_native_fcfe2fa5c4e0c593(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_swap_generation_native_0cd4c3958ae14609(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 

@@ -199,7 +199,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_fcfe2fa5c4e0c593(void *_swig_go_0) {
+void _wrap_Swig_free_native_0cd4c3958ae14609(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -209,7 +209,7 @@ void _wrap_Swig_free_native_fcfe2fa5c4e0c593(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_fcfe2fa5c4e0c593(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_0cd4c3958ae14609(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -222,7 +222,7 @@ void *_wrap_Swig_malloc_native_fcfe2fa5c4e0c593(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_fcfe2fa5c4e0c593() {
+_gostring_ _wrap_lfb_version_string_native_0cd4c3958ae14609() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -233,7 +233,7 @@ _gostring_ _wrap_lfb_version_string_native_fcfe2fa5c4e0c593() {
 }
 
 
-intgo _wrap_lfb_abi_version_native_fcfe2fa5c4e0c593() {
+intgo _wrap_lfb_abi_version_native_0cd4c3958ae14609() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -244,7 +244,7 @@ intgo _wrap_lfb_abi_version_native_fcfe2fa5c4e0c593() {
 }
 
 
-_gostring_ _wrap_lfb_strerror_native_fcfe2fa5c4e0c593(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_strerror_native_0cd4c3958ae14609(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -257,7 +257,7 @@ _gostring_ _wrap_lfb_strerror_native_fcfe2fa5c4e0c593(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_last_error_native_fcfe2fa5c4e0c593() {
+_gostring_ _wrap_lfb_last_error_native_0cd4c3958ae14609() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -268,7 +268,7 @@ _gostring_ _wrap_lfb_last_error_native_fcfe2fa5c4e0c593() {
 }
 
 
-intgo _wrap_lfb_filter_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_native_0cd4c3958ae14609(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -299,7 +299,7 @@ intgo _wrap_lfb_filter_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, doub
 }
 
 
-intgo _wrap_lfb_filter_create_geometry_native_fcfe2fa5c4e0c593(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_geometry_native_0cd4c3958ae14609(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -330,7 +330,7 @@ intgo _wrap_lfb_filter_create_geometry_native_fcfe2fa5c4e0c593(long long _swig_g
 }
 
 
-void _wrap_lfb_filter_free_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0) {
+void _wrap_lfb_filter_free_native_0cd4c3958ae14609(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   
   arg1 = (lfb_filter *)_swig_go_0; 
@@ -340,7 +340,7 @@ void _wrap_lfb_filter_free_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_add_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_add_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -357,7 +357,7 @@ intgo _wrap_lfb_filter_add_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, void 
 }
 
 
-intgo _wrap_lfb_filter_contains_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_contains_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -374,7 +374,7 @@ intgo _wrap_lfb_filter_contains_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_add_many_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_add_many_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -397,7 +397,7 @@ intgo _wrap_lfb_filter_add_many_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_many_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_contains_many_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -420,7 +420,7 @@ intgo _wrap_lfb_filter_contains_many_native_fcfe2fa5c4e0c593(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_add_keys_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_filter_add_keys_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -441,7 +441,7 @@ intgo _wrap_lfb_filter_add_keys_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_keys_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_filter_contains_keys_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -462,7 +462,7 @@ intgo _wrap_lfb_filter_contains_keys_native_fcfe2fa5c4e0c593(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_clear_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_clear_native_0cd4c3958ae14609(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -475,7 +475,7 @@ intgo _wrap_lfb_filter_clear_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_merge_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_filter_merge_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -490,7 +490,7 @@ intgo _wrap_lfb_filter_merge_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, lfb
 }
 
 
-intgo _wrap_lfb_filter_stats_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_stats_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -529,7 +529,7 @@ intgo _wrap_lfb_filter_stats_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _go
 }
 
 
-intgo _wrap_lfb_filter_bit_array_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_bit_array_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_bit_array *arg2 = (lfb_bit_array *) 0 ;
   lfb_bit_array array2 ;
@@ -555,7 +555,7 @@ intgo _wrap_lfb_filter_bit_array_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_filter_serialized_size_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_filter_serialized_size_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -572,7 +572,7 @@ intgo _wrap_lfb_filter_serialized_size_native_fcfe2fa5c4e0c593(lfb_filter *_swig
 }
 
 
-intgo _wrap_lfb_filter_save_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_filter_save_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -592,7 +592,7 @@ intgo _wrap_lfb_filter_save_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, intg
 }
 
 
-intgo _wrap_lfb_filter_load_native_fcfe2fa5c4e0c593(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_load_native_0cd4c3958ae14609(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -624,7 +624,7 @@ intgo _wrap_lfb_filter_load_native_fcfe2fa5c4e0c593(intgo _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_lfb_filter_create_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
+intgo _wrap_lfb_filter_create_shared_file_native_0cd4c3958ae14609(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -662,7 +662,7 @@ intgo _wrap_lfb_filter_create_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_filter_open_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
+intgo _wrap_lfb_filter_open_shared_file_native_0cd4c3958ae14609(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_filter **arg3 = (lfb_filter **) 0 ;
@@ -696,7 +696,7 @@ intgo _wrap_lfb_filter_open_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _swig
 }
 
 
-intgo _wrap_lfb_filter_flush_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_flush_native_0cd4c3958ae14609(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -709,7 +709,7 @@ intgo _wrap_lfb_filter_flush_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_native_0cd4c3958ae14609(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -740,7 +740,7 @@ intgo _wrap_lfb_counting_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, do
 }
 
 
-intgo _wrap_lfb_counting_create_geometry_native_fcfe2fa5c4e0c593(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_geometry_native_0cd4c3958ae14609(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -771,7 +771,7 @@ intgo _wrap_lfb_counting_create_geometry_native_fcfe2fa5c4e0c593(long long _swig
 }
 
 
-void _wrap_lfb_counting_free_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0) {
+void _wrap_lfb_counting_free_native_0cd4c3958ae14609(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   
   arg1 = (lfb_counting *)_swig_go_0; 
@@ -781,7 +781,7 @@ void _wrap_lfb_counting_free_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_add_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_add_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -798,7 +798,7 @@ intgo _wrap_lfb_counting_add_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_counting_contains_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_contains_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -815,7 +815,7 @@ intgo _wrap_lfb_counting_contains_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_remove_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_remove_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -832,7 +832,7 @@ intgo _wrap_lfb_counting_remove_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0
 }
 
 
-intgo _wrap_lfb_counting_count_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_count_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -849,7 +849,7 @@ intgo _wrap_lfb_counting_count_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_add_many_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_add_many_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -872,7 +872,7 @@ intgo _wrap_lfb_counting_add_many_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_many_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_contains_many_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -895,7 +895,7 @@ intgo _wrap_lfb_counting_contains_many_native_fcfe2fa5c4e0c593(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_add_keys_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_add_keys_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -916,7 +916,7 @@ intgo _wrap_lfb_counting_add_keys_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_keys_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_contains_keys_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -937,7 +937,51 @@ intgo _wrap_lfb_counting_contains_keys_native_fcfe2fa5c4e0c593(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_clear_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_remove_many_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+  lfb_counting *arg1 = (lfb_counting *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t arg4 ;
+  uint8_t *arg5 = (uint8_t *) 0 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_counting *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; 
+  arg3 = (uint64_t *)_swig_go_2.array; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (uint8_t *)_swig_go_4.array; 
+  arg6 = (uint64_t *)_swig_go_5; 
+  
+  result = (int)lfb_counting_remove_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_counting_remove_keys_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+  lfb_counting *arg1 = (lfb_counting *) 0 ;
+  lfb_key *arg2 = (lfb_key *) 0 ;
+  uint64_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_counting *)_swig_go_0; 
+  arg2 = (lfb_key *)_swig_go_1.array; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  arg5 = (uint64_t *)_swig_go_4; 
+  
+  result = (int)lfb_counting_remove_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_counting_clear_native_0cd4c3958ae14609(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -950,7 +994,7 @@ intgo _wrap_lfb_counting_clear_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_counting_merge_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
+intgo _wrap_lfb_counting_merge_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_counting *arg2 = (lfb_counting *) 0 ;
   int result;
@@ -965,7 +1009,7 @@ intgo _wrap_lfb_counting_merge_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_stats_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_stats_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1004,7 +1048,7 @@ intgo _wrap_lfb_counting_stats_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_serialized_size_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_counting_serialized_size_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, long long *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1019,7 +1063,7 @@ intgo _wrap_lfb_counting_serialized_size_native_fcfe2fa5c4e0c593(lfb_counting *_
 }
 
 
-intgo _wrap_lfb_counting_save_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_counting_save_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1037,7 +1081,7 @@ intgo _wrap_lfb_counting_save_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_counting_load_native_fcfe2fa5c4e0c593(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_load_native_0cd4c3958ae14609(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   void *arg1 = (void *) 0 ;
   uint64_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -1067,7 +1111,7 @@ intgo _wrap_lfb_counting_load_native_fcfe2fa5c4e0c593(_goslice_ _swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_counting_create_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
+intgo _wrap_lfb_counting_create_shared_file_native_0cd4c3958ae14609(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1105,7 +1149,7 @@ intgo _wrap_lfb_counting_create_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _
 }
 
 
-intgo _wrap_lfb_counting_open_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_open_shared_file_native_0cd4c3958ae14609(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_counting **arg3 = (lfb_counting **) 0 ;
@@ -1139,7 +1183,7 @@ intgo _wrap_lfb_counting_open_shared_file_native_fcfe2fa5c4e0c593(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_counting_flush_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_flush_native_0cd4c3958ae14609(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1152,7 +1196,7 @@ intgo _wrap_lfb_counting_flush_native_fcfe2fa5c4e0c593(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_scalable_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
+intgo _wrap_lfb_scalable_create_native_0cd4c3958ae14609(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   double arg3 ;
@@ -1189,7 +1233,7 @@ intgo _wrap_lfb_scalable_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_scalable_free_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0) {
+void _wrap_lfb_scalable_free_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   
   arg1 = (lfb_scalable *)_swig_go_0; 
@@ -1199,7 +1243,7 @@ void _wrap_lfb_scalable_free_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_scalable_add_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_add_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1216,7 +1260,7 @@ intgo _wrap_lfb_scalable_add_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_scalable_contains_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_contains_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1233,7 +1277,7 @@ intgo _wrap_lfb_scalable_contains_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_add_many_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_add_many_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1256,7 +1300,7 @@ intgo _wrap_lfb_scalable_add_many_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_contains_many_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_contains_many_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1279,7 +1323,7 @@ intgo _wrap_lfb_scalable_contains_many_native_fcfe2fa5c4e0c593(lfb_scalable *_sw
 }
 
 
-intgo _wrap_lfb_scalable_add_keys_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_scalable_add_keys_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1300,7 +1344,7 @@ intgo _wrap_lfb_scalable_add_keys_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_contains_keys_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_scalable_contains_keys_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1321,7 +1365,7 @@ intgo _wrap_lfb_scalable_contains_keys_native_fcfe2fa5c4e0c593(lfb_scalable *_sw
 }
 
 
-intgo _wrap_lfb_scalable_filters_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0) {
+intgo _wrap_lfb_scalable_filters_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1334,7 +1378,7 @@ intgo _wrap_lfb_scalable_filters_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_
 }
 
 
-intgo _wrap_lfb_scalable_stats_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_scalable_stats_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1373,7 +1417,7 @@ intgo _wrap_lfb_scalable_stats_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_scalable_filter_stats_native_fcfe2fa5c4e0c593(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_scalable_filter_stats_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1416,7 +1460,7 @@ intgo _wrap_lfb_scalable_filter_stats_native_fcfe2fa5c4e0c593(lfb_scalable *_swi
 }
 
 
-intgo _wrap_lfb_rotating_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
+intgo _wrap_lfb_rotating_create_native_0cd4c3958ae14609(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   uint32_t arg3 ;
@@ -1453,7 +1497,7 @@ intgo _wrap_lfb_rotating_create_native_fcfe2fa5c4e0c593(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_rotating_free_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0) {
+void _wrap_lfb_rotating_free_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   
   arg1 = (lfb_rotating *)_swig_go_0; 
@@ -1463,7 +1507,7 @@ void _wrap_lfb_rotating_free_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_rotating_add_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_add_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1480,7 +1524,7 @@ intgo _wrap_lfb_rotating_add_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_rotating_contains_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_contains_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1497,7 +1541,7 @@ intgo _wrap_lfb_rotating_contains_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_add_many_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_add_many_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1520,7 +1564,7 @@ intgo _wrap_lfb_rotating_add_many_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_contains_many_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_contains_many_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1543,7 +1587,7 @@ intgo _wrap_lfb_rotating_contains_many_native_fcfe2fa5c4e0c593(lfb_rotating *_sw
 }
 
 
-intgo _wrap_lfb_rotating_add_keys_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_rotating_add_keys_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1564,7 +1608,7 @@ intgo _wrap_lfb_rotating_add_keys_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_contains_keys_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_rotating_contains_keys_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1585,7 +1629,7 @@ intgo _wrap_lfb_rotating_contains_keys_native_fcfe2fa5c4e0c593(lfb_rotating *_sw
 }
 
 
-intgo _wrap_lfb_rotating_rotate_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0) {
+intgo _wrap_lfb_rotating_rotate_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1598,7 +1642,7 @@ intgo _wrap_lfb_rotating_rotate_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0
 }
 
 
-intgo _wrap_lfb_rotating_tick_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_lfb_rotating_tick_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, long long _swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1613,7 +1657,7 @@ intgo _wrap_lfb_rotating_tick_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_rotating_rotations_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_rotating_rotations_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1628,7 +1672,7 @@ intgo _wrap_lfb_rotating_rotations_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_g
 }
 
 
-intgo _wrap_lfb_rotating_stats_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_lfb_rotating_stats_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1669,7 +1713,7 @@ intgo _wrap_lfb_rotating_stats_native_fcfe2fa5c4e0c593(lfb_rotating *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_create_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
+intgo _wrap_lfb_swap_create_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_swap **arg2 = (lfb_swap **) 0 ;
   lfb_swap *handle2 = NULL ;
@@ -1686,7 +1730,7 @@ intgo _wrap_lfb_swap_create_native_fcfe2fa5c4e0c593(lfb_filter *_swig_go_0, lfb_
 }
 
 
-void _wrap_lfb_swap_free_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0) {
+void _wrap_lfb_swap_free_native_0cd4c3958ae14609(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   
   arg1 = (lfb_swap *)_swig_go_0; 
@@ -1696,7 +1740,7 @@ void _wrap_lfb_swap_free_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_add_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1713,7 +1757,7 @@ intgo _wrap_lfb_swap_add_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_lfb_swap_contains_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_contains_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1730,7 +1774,7 @@ intgo _wrap_lfb_swap_contains_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, void
 }
 
 
-intgo _wrap_lfb_swap_add_many_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_add_many_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1753,7 +1797,7 @@ intgo _wrap_lfb_swap_add_many_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_swap_contains_many_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_contains_many_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1776,7 +1820,7 @@ intgo _wrap_lfb_swap_contains_many_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_add_keys_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_add_keys_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1797,7 +1841,7 @@ intgo _wrap_lfb_swap_add_keys_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_swap_contains_keys_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_contains_keys_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1818,7 +1862,7 @@ intgo _wrap_lfb_swap_contains_keys_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_stage_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_stage_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1833,7 +1877,7 @@ intgo _wrap_lfb_swap_stage_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, lfb_fil
 }
 
 
-intgo _wrap_lfb_swap_add_staged_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_staged_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1850,7 +1894,7 @@ intgo _wrap_lfb_swap_add_staged_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, vo
 }
 
 
-intgo _wrap_lfb_swap_add_many_staged_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_add_many_staged_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1871,7 +1915,7 @@ intgo _wrap_lfb_swap_add_many_staged_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_
 }
 
 
-intgo _wrap_lfb_swap_publish_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0) {
+intgo _wrap_lfb_swap_publish_native_0cd4c3958ae14609(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1884,7 +1928,7 @@ intgo _wrap_lfb_swap_publish_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_replace_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_replace_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1899,7 +1943,7 @@ intgo _wrap_lfb_swap_replace_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, lfb_f
 }
 
 
-intgo _wrap_lfb_swap_stats_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_swap_stats_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1938,7 +1982,7 @@ intgo _wrap_lfb_swap_stats_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_lfb_swap_generation_native_fcfe2fa5c4e0c593(lfb_swap *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_swap_generation_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, long long *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;

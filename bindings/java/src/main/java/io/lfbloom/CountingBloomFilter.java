@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * A Bloom filter with a small saturating counter per slot, so keys can be removed; any number of
@@ -55,6 +56,18 @@ public final class CountingBloomFilter extends KeyFilter {
     /** Removes one copy of the 8 little-endian bytes of the key. */
     public boolean remove(long key) {
         return removeKey(Native.buffers().key(key));
+    }
+
+    /**
+     * Removes one copy of each key, in order, in one native call (keys are hashed and their cache
+     * lines fetched in groups, so this is much faster than a loop of {@link #remove}). Element i is
+     * what {@code remove(keys.get(i))} would have returned: false if that key was not present, in
+     * which case nothing changed for it.
+     */
+    public boolean[] removeAll(List<byte[]> keys) {
+        boolean[] removed = new boolean[keys == null ? 0 : keys.size()];
+        handle.batch(LfbNative::lfb_counting_remove_many, keys, removed);
+        return removed;
     }
 
     private boolean removeKey(ByteBuffer key) {

@@ -23,6 +23,26 @@ class CountingBloomFilterTest {
     }
 
     @Test
+    void removeAllAnswersAsRemoveWouldInOrder() {
+        try (CountingBloomFilter f = CountingBloomFilter.create(10_000, 0.01)) {
+            f.put("twice");
+            f.put("twice");
+            f.put("once");
+            List<byte[]> keys = new ArrayList<>();
+            for (String k : new String[] {"twice", "once", "once", "never added", "twice", "twice"}) keys.add(k.getBytes());
+            assertArrayEquals(new boolean[] {true, true, false, false, true, false}, f.removeAll(keys));
+            assertEquals(0, f.stats().slotsSet());
+            assertEquals(0, f.removeAll(List.of()).length);
+            assertThrows(IllegalArgumentException.class, () -> f.removeAll(null));
+            f.put("kept");
+            List<byte[]> withNull = new ArrayList<>(List.of("kept".getBytes()));
+            withNull.add(null);
+            assertThrows(IllegalArgumentException.class, () -> f.removeAll(withNull));
+            assertEquals(1, f.count("kept"));  // a bad batch removes nothing
+        }
+    }
+
+    @Test
     void countsAndSaturation() {
         try (CountingBloomFilter f = CountingBloomFilter.create(1000, 0.01)) {
             assertTrue(f.put(7L));
