@@ -45,7 +45,8 @@ check "add" 0 "$lfbloom" add f.lfb more.txt
 check "added keys are present" 0 "$lfbloom" query f.lfb more.txt --maybe-only
 expect "all 20000 more" sh -c '[ "$(wc -l < out.txt)" = 20000 ]'
 check "build counting" 0 "$lfbloom" build -o c.lfb -n 40000 --layout counting keys.txt
-check "remove" 0 "$lfbloom" remove c.lfb keys.txt
+check "remove" 0 sh -c "cat keys.txt absent.txt | \"$lfbloom\" remove c.lfb"
+expect "remove counts removed and absent keys" grep -q '^20,000 removed, 1,000 not present' err.txt
 check "after removing everything" 0 "$lfbloom" info --json c.lfb
 expect "the counting filter is empty" python3 -c 'import json; assert json.load(open("out.txt"))["slots_set"] == 0'
 check "remove on a bit filter" 3 "$lfbloom" remove f.lfb keys.txt

@@ -162,7 +162,9 @@ int remove_keys(int argc, char** argv) {
     if (counting == nullptr) throw failure(exit_bad_input, c.file + " is not a counting filter: keys cannot be removed");
     std::uint64_t removed = 0, absent = 0;
     read_keys(c.keys, [&](std::span<const lfbloom::key_view> batch) {
-        for (auto key : batch) (counting->remove(key) ? removed : absent)++;
+        const std::uint64_t n = counting->remove_many(batch);
+        removed += n;
+        absent += batch.size() - n;
     });
     save_filter(filter, c.file);
     std::fprintf(stderr, "%s removed, %s not present (left unchanged)\n", grouped(removed).c_str(), grouped(absent).c_str());
