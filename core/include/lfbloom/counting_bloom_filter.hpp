@@ -131,7 +131,7 @@ public:
     bool remove_hash(hash128 h) noexcept {
         std::uint64_t ones[words_per_line];
         std::uint64_t* line = touched(h, ones);
-        std::uint64_t zero = 0;  // the check first, one load per touched word: a refusal writes nothing
+        std::uint64_t zero = 0;  // check every counter first (one load per word): a refusal writes nothing
         for (unsigned w = 0; w < words_per_line; ++w) zero |= lanes_.zero(load_word(line[w])) & ones[w];
         if (zero != 0) return false;
         std::uint64_t taken[words_per_line] = {};
