@@ -308,28 +308,21 @@ struct key_array {
     }
 };
 
+/// A batch call's end: its count of 1 answers into *out when the caller asked for it.
+int report_count(std::uint64_t n, std::uint64_t* out) {
+    if (out != nullptr) *out = n;
+    return LFB_OK;
+}
+
 /// A batch add over validated keys (key_batch or key_array).
 template <class Filter, class Keys>
 int add_batch(Filter& f, const Keys& keys, std::uint64_t count, std::uint8_t* results, std::uint64_t* added) {
-    const std::uint64_t n = f.add_many(count, keys, results);
-    if (added != nullptr) *added = n;
-    return LFB_OK;
+    return report_count(f.add_many(count, keys, results), added);
 }
 
 template <class Filter, class Keys>
 int contains_batch(const Filter& f, const Keys& keys, std::uint64_t count, std::uint8_t* results, std::uint64_t* found) {
-    const std::uint64_t n = f.contains_many(count, keys, results);
-    if (found != nullptr) *found = n;
-    return LFB_OK;
-}
-
-/// A counting filter's batch remove over validated keys (key_batch or key_array).
-template <class Keys>
-int remove_batch(lfbloom::counting_bloom_filter& f, const Keys& keys, std::uint64_t count, std::uint8_t* results,
-                 std::uint64_t* removed) {
-    const std::uint64_t n = f.remove_many(count, keys, results);
-    if (removed != nullptr) *removed = n;
-    return LFB_OK;
+    return report_count(f.contains_many(count, keys, results), found);
 }
 
 template <class Filter>
@@ -368,8 +361,7 @@ int scalable_add_batch(lfbloom::scalable_bloom_filter& f, const Keys& keys, std:
         for (std::size_t i = 0; i < n; ++i) fresh += chunk[i];
         if (results != nullptr) std::memcpy(results + base, chunk, n);
     }
-    if (added != nullptr) *added = fresh;
-    return LFB_OK;
+    return report_count(fresh, added);
 }
 
 /// Options of the composite filters (scalable, rotating): a seed and a memory limit only.
@@ -625,12 +617,12 @@ int lfb_counting_contains_keys(const lfb_counting* filter, const lfb_key* keys, 
 
 int lfb_counting_remove_many(lfb_counting* filter, const void* data, const uint64_t* offsets, uint64_t count,
                              uint8_t* results, uint64_t* removed) {
-    return with_filter(filter, [&](auto& f) { return remove_batch(f, key_batch(data, offsets, count), count, results, removed); });
+    return with_filter(filter, [&](auto& f) { return report_count(f.remove_many(count, key_batch(data, offsets, count), results), removed); });
 }
 
 int lfb_counting_remove_keys(lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
                              uint64_t* removed) {
-    return with_filter(filter, [&](auto& f) { return remove_batch(f, key_array(keys, count), count, results, removed); });
+    return with_filter(filter, [&](auto& f) { return report_count(f.remove_many(count, key_array(keys, count), results), removed); });
 }
 
 int lfb_counting_clear(lfb_counting* filter) {
