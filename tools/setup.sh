@@ -14,6 +14,7 @@ packages=(
   abigail-tools                           # abidw/abidiff: the C ABI gate
   python3                                 # the ctypes FFI test
   swig                                    # the Java (and Go) bindings
+  relacy-dev                              # Relacy: model checks of the concurrent algorithms
 )
 # Java 17 and Maven come with the machine; install them only where they are missing.
 command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)

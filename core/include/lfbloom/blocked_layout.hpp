@@ -119,8 +119,8 @@ public:
     /// once per word while the filter fills. Otherwise each touched word gets one locked OR.
     /// `set(word, mask)` is how a word gains bits: or_bits, or a plain OR in the benchmark that
     /// prices the atomics.
-    template <class SetBits>
-    bool add_with(std::uint64_t* words, hash128 h, SetBits set) const noexcept {
+    template <class Word, class SetBits>
+    bool add_with(Word* words, hash128 h, SetBits set) const noexcept {
         std::uint64_t masks[words_per_line] = {};
         unsigned touched = 0;  // bit w: the key has bits in word w
         probes_.for_each_slot<9>(h, [&](unsigned bit) {
@@ -128,7 +128,7 @@ public:
             touched |= 1u << (bit >> 6);
             return true;
         });
-        std::uint64_t* line = words + probes_.line(h) * words_per_line;
+        Word* line = words + probes_.line(h) * words_per_line;
         std::uint64_t missing = 0;
         for (unsigned t = touched; t != 0; t &= t - 1) {
             const unsigned w = static_cast<unsigned>(std::countr_zero(t));
@@ -142,12 +142,16 @@ public:
         }
         return changed;
     }
-    bool add(std::uint64_t* words, hash128 h) const noexcept { return add_with(words, h, or_bits); }
+    template <class Word>
+    bool add(Word* words, hash128 h) const noexcept {
+        return add_with(words, h, [](Word& word, std::uint64_t mask) { return or_bits(word, mask); });
+    }
 
     /// Branch-free over the k probes (an early exit mispredicts once per absent key, which costs
     /// more than the few L1 loads it saves: the whole line is one cache miss either way).
-    bool contains(const std::uint64_t* words, hash128 h) const noexcept {
-        const std::uint64_t* line = words + probes_.line(h) * words_per_line;
+    template <class Word>
+    bool contains(const Word* words, hash128 h) const noexcept {
+        const Word* line = words + probes_.line(h) * words_per_line;
         std::uint64_t all = 1;
         probes_.for_each_slot<9>(h, [&](unsigned bit) {
             all &= load_word(line[bit >> 6]) >> (bit & 63);
@@ -156,8 +160,9 @@ public:
         return all & 1;
     }
 
-    void prefetch(const std::uint64_t* words, hash128 h, bool for_write) const noexcept {
-        const std::uint64_t* line = words + probes_.line(h) * words_per_line;
+    template <class Word>
+    void prefetch(const Word* words, hash128 h, bool for_write) const noexcept {
+        const Word* line = words + probes_.line(h) * words_per_line;
         if (for_write) __builtin_prefetch(line, 1); else __builtin_prefetch(line, 0);
     }
 

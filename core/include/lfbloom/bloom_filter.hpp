@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "lfbloom/blocked_layout.hpp"
 #include "lfbloom/classic_layout.hpp"
@@ -49,24 +51,38 @@ inline filter_stats make_stats(layout kind, const geometry& g, std::uint32_t slo
     return s;
 }
 
+/// Validates the shape of a geometry: k, and a slot count that is a positive multiple of
+/// `slot_multiple` within max_slots; with `full`, also capacity > 0 and a rate in (0, 1]. Cheap
+/// (no FPR model), so building a filter from a stored geometry costs its allocation only.
+inline const geometry& checked_shape(const geometry& g, std::uint64_t slot_multiple, bool full) {
+    check_hashes(g.hashes);
+    if (g.slots == 0 || g.slots % slot_multiple != 0)
+        throw error(errc::invalid_argument, "slot count must be a positive multiple of " + std::to_string(slot_multiple) +
+                                                ", got " + std::to_string(g.slots));
+    if (g.slots > max_slots) throw error(errc::too_large, "filter beyond 2^46 slots");
+    if (full && (g.capacity == 0 || !(g.target_fpr > 0.0 && g.target_fpr <= 1.0)))
+        throw error(errc::invalid_argument, "geometry needs a capacity > 0 and a rate in (0, 1]");
+    return g;
+}
+
 /// Validates a geometry given by the caller (slots, k) and fills in capacity and rate.
 inline geometry checked_geometry(std::uint64_t slots, std::uint32_t hashes, std::uint64_t slot_multiple,
                                  double (*expected_fpr)(double, std::uint64_t, std::uint32_t)) {
-    check_hashes(hashes);
-    if (slots == 0 || slots % slot_multiple != 0)
-        throw error(errc::invalid_argument, "slot count must be a positive multiple of " + std::to_string(slot_multiple) +
-                                                ", got " + std::to_string(slots));
-    if (slots > max_slots) throw error(errc::too_large, "filter beyond 2^46 slots");
-    geometry g{slots, hashes, implied_capacity(slots, hashes), 0};
+    geometry g{slots, hashes, 0, 0};
+    checked_shape(g, slot_multiple, false);
+    g.capacity = implied_capacity(slots, hashes);
     g.target_fpr = expected_fpr(static_cast<double>(g.capacity), slots, hashes);
     return g;
 }
 
 }  // namespace detail
 
-template <class Layout>
-class bloom_filter : public key_operations<bloom_filter<Layout>> {
+/// Storage: the word array (word_array; the model checker's in tests/relacy).
+template <class Layout, class Storage = word_array>
+class bloom_filter : public key_operations<bloom_filter<Layout, Storage>> {
 public:
+    using word_type = std::remove_cvref_t<decltype(*std::declval<Storage&>().data())>;
+
     static constexpr layout kind = Layout::kind;
     static constexpr std::uint32_t counter_bits() noexcept { return 1; }  ///< a bit filter's slot width
 
@@ -87,10 +103,10 @@ public:
 
     /// From a full geometry (e.g. read back from a file); validated like with_geometry.
     bloom_filter(const geometry& g, const filter_options& options)
-        : bloom_filter(g, options, word_array(valid(g).slots / 64, options.memory_limit, options.process_shared)) {}
+        : bloom_filter(g, options, Storage(valid(g).slots / 64, options.memory_limit, options.process_shared)) {}
 
     /// Over given storage of exactly slots / 64 words (a shared file mapping, say).
-    bloom_filter(const geometry& g, const filter_options& options, word_array storage)
+    bloom_filter(const geometry& g, const filter_options& options, Storage storage)
         : shape_(valid(g)), seed_(options.seed), layout_(g.slots, g.hashes), words_(std::move(storage)) {
         if (words_.size() != g.slots / 64) throw error(errc::invalid_argument, "storage does not match the geometry");
     }
@@ -118,7 +134,7 @@ public:
     void merge(const bloom_filter& other) {
         if (other.shape_.slots != shape_.slots || other.shape_.hashes != shape_.hashes || other.seed_ != seed_)
             throw error(errc::incompatible, "cannot merge filters of different bits, hashes or seed");
-        const std::uint64_t* from = other.words_.data();
+        const word_type* from = other.words_.data();
         for (std::uint64_t i = 0; i < words_.size(); ++i)
             if (const std::uint64_t bits = load_word(from[i])) set_bits(words_.data()[i], bits);
     }
@@ -134,21 +150,16 @@ public:
     const geometry& shape() const noexcept { return shape_; }
     std::uint64_t seed() const noexcept { return seed_; }
     /// The raw words, for serialization; read them with load_word while others may write.
-    std::span<std::uint64_t> words() noexcept { return {words_.data(), words_.size()}; }
-    std::span<const std::uint64_t> words() const noexcept { return {words_.data(), words_.size()}; }
+    std::span<word_type> words() noexcept { return {words_.data(), words_.size()}; }
+    std::span<const word_type> words() const noexcept { return {words_.data(), words_.size()}; }
 
 private:
-    static const geometry& valid(const geometry& g) {
-        detail::checked_geometry(g.slots, g.hashes, Layout::slot_multiple, Layout::expected_fpr);
-        if (g.capacity == 0 || !(g.target_fpr > 0.0 && g.target_fpr <= 1.0))
-            throw error(errc::invalid_argument, "geometry needs a capacity > 0 and a rate in (0, 1]");
-        return g;
-    }
+    static const geometry& valid(const geometry& g) { return detail::checked_shape(g, Layout::slot_multiple, true); }
 
     geometry shape_;
     std::uint64_t seed_;
     Layout layout_;
-    word_array words_;
+    Storage words_;
 };
 
 using classic_bloom_filter = bloom_filter<classic_layout>;

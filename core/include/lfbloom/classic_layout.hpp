@@ -38,7 +38,8 @@ public:
         return true;
     }
 
-    bool add(std::uint64_t* words, hash128 h) const noexcept {
+    template <class Word>
+    bool add(Word* words, hash128 h) const noexcept {
         bool changed = false;
         for_each_probe(h, [&](std::uint64_t w, std::uint64_t mask) {
             changed |= set_bits(words[w], mask);
@@ -47,11 +48,13 @@ public:
         return changed;
     }
 
-    bool contains(const std::uint64_t* words, hash128 h) const noexcept {
+    template <class Word>
+    bool contains(const Word* words, hash128 h) const noexcept {
         return for_each_probe(h, [&](std::uint64_t w, std::uint64_t mask) { return (load_word(words[w]) & mask) != 0; });
     }
 
-    void prefetch(const std::uint64_t* words, hash128 h, bool for_write) const noexcept {
+    template <class Word>
+    void prefetch(const Word* words, hash128 h, bool for_write) const noexcept {
         for_each_probe(h, [&](std::uint64_t w, std::uint64_t) {
             if (for_write) __builtin_prefetch(words + w, 1); else __builtin_prefetch(words + w, 0);
             return true;

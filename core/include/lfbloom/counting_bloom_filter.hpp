@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "lfbloom/bloom_filter.hpp"
 #include "lfbloom/blocked_layout.hpp"
@@ -70,32 +72,35 @@ private:
     std::uint32_t max_;
 };
 
-class counting_bloom_filter : public key_operations<counting_bloom_filter> {
+/// Storage: the word array (word_array; the model checker's in tests/relacy).
+template <class Storage = word_array>
+class basic_counting_bloom_filter : public key_operations<basic_counting_bloom_filter<Storage>> {
 public:
     static constexpr layout kind = layout::counting;
+    using word_type = std::remove_cvref_t<decltype(*std::declval<Storage&>().data())>;
 
     /// Blocked sizing with 128 (4-bit) or 64 (8-bit) slots per line. Throws invalid_argument
     /// (also for a counter width other than 4 or 8), too_large or out_of_memory.
-    static counting_bloom_filter for_capacity(std::uint64_t capacity, double fpr, std::uint32_t counter_bits = 4,
+    static basic_counting_bloom_filter for_capacity(std::uint64_t capacity, double fpr, std::uint32_t counter_bits = 4,
                                               const filter_options& options = {}) {
-        return counting_bloom_filter(blocked_geometry(capacity, fpr, slots_per_line(counter_bits)), counter_bits, options);
+        return basic_counting_bloom_filter(blocked_geometry(capacity, fpr, slots_per_line(counter_bits)), counter_bits, options);
     }
 
     /// Exactly `counters` counters (a multiple of the counters per line) and `hashes` probes.
-    static counting_bloom_filter with_geometry(std::uint64_t counters, std::uint32_t hashes,
+    static basic_counting_bloom_filter with_geometry(std::uint64_t counters, std::uint32_t hashes,
                                                std::uint32_t counter_bits = 4, const filter_options& options = {}) {
         const std::uint32_t per_line = slots_per_line(counter_bits);
         geometry g = detail::checked_geometry(counters, hashes, per_line, expected_fpr_for(per_line));
-        return counting_bloom_filter(g, counter_bits, options);
+        return basic_counting_bloom_filter(g, counter_bits, options);
     }
 
-    counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options)
-        : counting_bloom_filter(g, counter_bits, options,
-                                word_array(valid(g, counter_bits).slots * counter_bits / 64, options.memory_limit,
+    basic_counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options)
+        : basic_counting_bloom_filter(g, counter_bits, options,
+                                Storage(valid(g, counter_bits).slots * counter_bits / 64, options.memory_limit,
                                            options.process_shared)) {}
 
     /// Over given storage of exactly slots * counter_bits / 64 words (a shared file mapping, say).
-    counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options, word_array storage)
+    basic_counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options, Storage storage)
         : shape_(valid(g, counter_bits)),
           seed_(options.seed),
           lanes_(counter_bits),
@@ -111,7 +116,7 @@ public:
     /// not present. Of racing adds of one absent key at least one returns true.
     bool add_hash(hash128 h) noexcept {
         std::uint64_t ones[words_per_line];
-        std::uint64_t* line = touched(h, ones);
+        word_type* line = touched(h, ones);
         bool was_absent = false;
         for (unsigned w = 0; w < words_per_line; ++w) {
             if (ones[w] == 0) continue;
@@ -130,7 +135,7 @@ public:
     /// zero. See the guarantees at the top of this file.
     bool remove_hash(hash128 h) noexcept {
         std::uint64_t ones[words_per_line];
-        std::uint64_t* line = touched(h, ones);
+        word_type* line = touched(h, ones);
         std::uint64_t zero = 0;  // check every counter first (one load per word): a refusal writes nothing
         for (unsigned w = 0; w < words_per_line; ++w) zero |= lanes_.zero(load_word(line[w])) & ones[w];
         if (zero != 0) return false;
@@ -161,7 +166,7 @@ public:
     /// of keys before touching their lines, as add_many does.
     template <class KeyAt>
     std::uint64_t remove_many(std::size_t count, KeyAt&& key_at, std::uint8_t* removed = nullptr) noexcept {
-        return for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
+        return this->for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
             const bool gone = remove_hash(h);
             if (removed != nullptr) removed[i] = gone;
             return gone;
@@ -176,7 +181,7 @@ public:
     /// The smallest of the key's counters: an upper bound on how often it was added (minus
     /// removed), exact unless other keys share all its counters. 0 means certainly absent.
     std::uint32_t count_hash(hash128 h) const noexcept {
-        const std::uint64_t* line = line_of(h);
+        const word_type* line = line_of(h);
         std::uint32_t least = lanes_.max();
         probes_.for_each_slot<7>(h, [&](unsigned slot) {
             const unsigned s = slot >> shift_;  // 4-bit: 128 slots; 8-bit: 64 (top 6 of 7 bits)
@@ -190,12 +195,12 @@ public:
         if (for_write) __builtin_prefetch(line_of(h), 1); else __builtin_prefetch(line_of(h), 0);
     }
 
-    bool remove(key_view key) noexcept { return remove_hash(hash(key)); }
+    bool remove(key_view key) noexcept { return remove_hash(this->hash(key)); }
     bool remove(std::string_view key) noexcept { return remove(as_key(key)); }
-    bool remove(std::uint64_t key) noexcept { return remove_hash(hash(key)); }
-    std::uint32_t count(key_view key) const noexcept { return count_hash(hash(key)); }
+    bool remove(std::uint64_t key) noexcept { return remove_hash(this->hash(key)); }
+    std::uint32_t count(key_view key) const noexcept { return count_hash(this->hash(key)); }
     std::uint32_t count(std::string_view key) const noexcept { return count(as_key(key)); }
-    std::uint32_t count(std::uint64_t key) const noexcept { return count_hash(hash(key)); }
+    std::uint32_t count(std::uint64_t key) const noexcept { return count_hash(this->hash(key)); }
 
     void clear() noexcept {
         for (std::uint64_t i = 0; i < words_.size(); ++i) store_word(words_.data()[i], 0);
@@ -203,7 +208,7 @@ public:
 
     /// Adds `other`'s counters to this filter's, saturating. Throws incompatible (different
     /// counters, k, counter width or seed) with nothing changed.
-    void merge(const counting_bloom_filter& other) {
+    void merge(const basic_counting_bloom_filter& other) {
         if (other.shape_.slots != shape_.slots || other.shape_.hashes != shape_.hashes ||
             other.lanes_.width() != lanes_.width() || other.seed_ != seed_)
             throw error(errc::incompatible, "cannot merge counting filters of different counters, hashes, width or seed");
@@ -232,8 +237,8 @@ public:
     const geometry& shape() const noexcept { return shape_; }
     std::uint64_t seed() const noexcept { return seed_; }
     std::uint32_t counter_bits() const noexcept { return lanes_.width(); }
-    std::span<std::uint64_t> words() noexcept { return {words_.data(), words_.size()}; }
-    std::span<const std::uint64_t> words() const noexcept { return {words_.data(), words_.size()}; }
+    std::span<word_type> words() noexcept { return {words_.data(), words_.size()}; }
+    std::span<const word_type> words() const noexcept { return {words_.data(), words_.size()}; }
 
     static std::uint32_t slots_per_line(std::uint32_t counter_bits) {
         if (counter_bits != 4 && counter_bits != 8)
@@ -249,19 +254,15 @@ private:
     }
 
     static const geometry& valid(const geometry& g, std::uint32_t counter_bits) {
-        const std::uint32_t per_line = slots_per_line(counter_bits);
-        detail::checked_geometry(g.slots, g.hashes, per_line, expected_fpr_for(per_line));
-        if (g.capacity == 0 || !(g.target_fpr > 0.0 && g.target_fpr <= 1.0))
-            throw error(errc::invalid_argument, "geometry needs a capacity > 0 and a rate in (0, 1]");
-        return g;
+        return detail::checked_shape(g, slots_per_line(counter_bits), true);
     }
 
     unsigned lanes_per_word() const noexcept { return 64 / lanes_.width(); }
-    const std::uint64_t* line_of(hash128 h) const noexcept { return words_.data() + probes_.line(h) * words_per_line; }
+    const word_type* line_of(hash128 h) const noexcept { return words_.data() + probes_.line(h) * words_per_line; }
 
     /// The key's line; ones[w] gets the low bit of each of the key's counters in word w of it (a
     /// counter probed twice is counted once), 0 for words it does not touch.
-    std::uint64_t* touched(hash128 h, std::uint64_t (&ones)[words_per_line]) noexcept {
+    word_type* touched(hash128 h, std::uint64_t (&ones)[words_per_line]) noexcept {
         std::fill_n(ones, words_per_line, 0);
         probes_.for_each_slot<7>(h, [&](unsigned slot) {
             const unsigned s = slot >> shift_;
@@ -278,7 +279,9 @@ private:
     unsigned shift_ = lanes_.width() == 4 ? 0 : 1;       ///< 7-bit probe fields to slots: 128 or 64 per line
     unsigned lane_shift_ = lanes_.width() == 4 ? 4 : 3;  ///< slot to word: 16 or 8 counters per word
     unsigned lane_mask_ = (1u << lane_shift_) - 1;       ///< slot to lane within its word
-    word_array words_;
+    Storage words_;
 };
+
+using counting_bloom_filter = basic_counting_bloom_filter<>;
 
 }  // namespace lfbloom

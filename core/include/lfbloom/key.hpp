@@ -25,7 +25,9 @@ inline key_view as_key(std::string_view s) noexcept { return std::as_bytes(std::
 /// so the batch's cache misses overlap (a core keeps about 10 in flight).
 inline constexpr std::size_t batch_size = 16;
 
-/// CRTP base: Filter provides seed(), add_hash(h), contains_hash(h) and prefetch(h, for_write).
+/// CRTP base: Filter provides seed(), add_hash(h), contains_hash(h) and prefetch(h, for_write),
+/// and optionally on_key_call(), run once at the start of every key-level call or batch (a
+/// rotating filter reads its clock there, once per batch instead of once per key).
 /// Every member has the thread-safety of the Filter member it calls (all lock-free, see there).
 /// Adds are noexcept when Filter::add_hash is (only a scalable filter's may throw: full).
 template <class Filter>
@@ -41,20 +43,21 @@ public:
     }
 
     /// Adds a key; true if it was new (some slot changed from empty). See Filter::add_hash.
-    bool add(key_view key) noexcept(nothrow_add()) { return self().add_hash(hash(key)); }
+    bool add(key_view key) noexcept(nothrow_add()) { return entered().add_hash(hash(key)); }
     bool add(std::string_view key) noexcept(nothrow_add()) { return add(as_key(key)); }
-    bool add(std::uint64_t key) noexcept(nothrow_add()) { return self().add_hash(hash(key)); }
+    bool add(std::uint64_t key) noexcept(nothrow_add()) { return entered().add_hash(hash(key)); }
 
     /// True if the key may have been added; false means it certainly was not.
-    bool contains(key_view key) const noexcept { return self().contains_hash(hash(key)); }
+    bool contains(key_view key) const noexcept { return entered().contains_hash(hash(key)); }
     bool contains(std::string_view key) const noexcept { return contains(as_key(key)); }
-    bool contains(std::uint64_t key) const noexcept { return self().contains_hash(hash(key)); }
+    bool contains(std::uint64_t key) const noexcept { return entered().contains_hash(hash(key)); }
 
     /// Adds `count` keys, `key_at(i)` giving the i-th as a key_view; writes 1/0 ("new") to
     /// `added[i]` when `added` is not null. Returns how many were new. If an add throws, the keys
     /// before it were added and the rest were not.
     template <class KeyAt>
     std::uint64_t add_many(std::size_t count, KeyAt&& key_at, std::uint8_t* added = nullptr) noexcept(nothrow_add()) {
+        entered();
         return for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
             const bool fresh = self().add_hash(h);
             if (added != nullptr) added[i] = fresh;
@@ -68,6 +71,7 @@ public:
     /// Queries `count` keys; writes 1/0 to `found[i]` when not null. Returns how many may be present.
     template <class KeyAt>
     std::uint64_t contains_many(std::size_t count, KeyAt&& key_at, std::uint8_t* found = nullptr) const noexcept {
+        entered();
         return for_batches(count, key_at, false, [&](std::size_t i, hash128 h) {
             const bool hit = self().contains_hash(h);
             if (found != nullptr) found[i] = hit;
@@ -94,6 +98,16 @@ protected:
             for (std::size_t i = 0; i < n; ++i) hits += probe(base + i, hashes[i]);
         }
         return hits;
+    }
+
+    /// Runs Filter::on_key_call() if there is one; returns the filter.
+    const Filter& entered() const noexcept {
+        if constexpr (requires(const Filter& f) { f.on_key_call(); }) self().on_key_call();
+        return self();
+    }
+    Filter& entered() noexcept {
+        static_cast<const key_operations&>(*this).entered();
+        return self();
     }
 
 private:

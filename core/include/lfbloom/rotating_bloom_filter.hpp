@@ -27,21 +27,24 @@
 // themselves by a mutex no reader or writer takes. A rotation clears one generation (O(m/G)).
 // With a period set, the first add or query after a deadline performs the due rotations, or
 // skips them if another thread is already rotating; call tick() from a timer thread instead to
-// keep that work off the request path.
+// keep that work off the request path. The clock is read once per key-level call (a batch reads
+// it once), never by the hash-level add_hash/contains_hash. Deadlines saturate: a period so long
+// that the deadline passes 2^64 - 1 ns means "never" (no wrap-around that rotates on every call).
 #pragma once
 
+#include <time.h>
+
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "lfbloom/bloom_filter.hpp"
+#include "lfbloom/sync.hpp"
 
 namespace lfbloom {
 
@@ -49,33 +52,35 @@ struct rotating_options {
     std::uint32_t generations = 2;  ///< G, in 2..max_generations
     bool double_write = false;      ///< add to the current and the next generation (see above)
     std::uint64_t period_ns = 0;    ///< W / G in nanoseconds; 0 = rotate only when told to
-    /// Nanoseconds of a monotonic clock; empty = std::chrono::steady_clock. Used only with a
-    /// period; must be callable from any thread.
+    /// Nanoseconds of a monotonic clock; empty = CLOCK_MONOTONIC_COARSE (steady_clock's epoch,
+    /// read in a few ns, advancing in steps of 1-4 ms, so rotations may come that much late).
+    /// Used only with a period; must be callable from any thread.
     std::function<std::uint64_t()> clock;
     bool auto_tick = true;  ///< with a period: adds and queries call tick(clock()) themselves
     filter_options filter;  ///< memory_limit caps the sum over generations
 };
 
-class rotating_bloom_filter : public key_operations<rotating_bloom_filter> {
+/// Sync: the concurrency primitives (sync.hpp); tests/relacy model-checks this template.
+template <class Sync = default_sync>
+class basic_rotating_bloom_filter : public key_operations<basic_rotating_bloom_filter<Sync>> {
 public:
     static constexpr std::uint32_t max_generations = 64;
+    using generation = bloom_filter<blocked_layout, typename Sync::storage>;
+    /// A deadline past the clock's range: no rotation is ever due.
+    static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
 
     /// Throws invalid_argument (capacity 0, fpr outside (0,1) or NaN, generations outside
     /// 2..64), too_large or out_of_memory.
-    rotating_bloom_filter(std::uint64_t capacity, double fpr, rotating_options options = {})
+    basic_rotating_bloom_filter(std::uint64_t capacity, double fpr, rotating_options options = {})
         : options_(checked(capacity, fpr, std::move(options))) {
         const std::uint32_t g = ring_size();
-        const geometry shape = blocked_bloom_filter::size_for(options_.double_write ? 2 * capacity : capacity,
+        const geometry shape = generation::size_for(options_.double_write ? 2 * capacity : capacity,
                                                               fpr / queried());
         check_memory(shape.slots / 8 * g, options_.filter.memory_limit);
         ring_.reserve(g);
         for (std::uint32_t i = 0; i < g; ++i) ring_.emplace_back(shape, options_.filter);
-        if (!options_.clock) options_.clock = [] {
-            return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-        };
-        static_assert(std::is_same_v<std::chrono::steady_clock::period, std::nano>);
         // relaxed: the constructor; the filter is published to other threads by the caller
-        if (options_.period_ns != 0) deadline_.store(options_.clock() + options_.period_ns, std::memory_order_relaxed);
+        if (options_.period_ns != 0) deadline_.store(later(now(), 1, options_.period_ns), std::memory_order_relaxed);
     }
 
     std::uint64_t seed() const noexcept { return options_.filter.seed; }
@@ -86,18 +91,17 @@ public:
     std::uint64_t rotations() const noexcept { return epoch_.load(std::memory_order_acquire); }  // acquire: see rotate
 
     /// Adds to the current generation (and the next, in double-write mode); true if the key was
-    /// new to the current one. Lock-free.
+    /// new to the current one. Lock-free. (The key-level add first performs due rotations.)
     bool add_hash(hash128 h) noexcept {
-        auto_tick();
         const std::uint64_t e = epoch_.load(std::memory_order_acquire);  // acquire: the cleared words come first
         const bool fresh = at(e).add_hash(h);
         if (options_.double_write) at(e + 1).add_hash(h);
         return fresh;
     }
 
-    /// Wait-free apart from a due rotation (see the top): checks the live generations, newest first.
+    /// Wait-free: checks the live generations, newest first. (The key-level contains first
+    /// performs due rotations, see the top.)
     bool contains_hash(hash128 h) const noexcept {
-        auto_tick();
         const std::uint64_t e = epoch_.load(std::memory_order_acquire);  // acquire: see rotate
         for (std::uint32_t age = 0; age < queried(); ++age)
             if (at(e + ring_size() - age).contains_hash(h)) return true;
@@ -117,17 +121,29 @@ public:
 
     /// Performs the rotations due at `now_ns` (nanoseconds of the clock): one per period that
     /// passed since the last deadline, at most G (by then everything is cleared). Skips if another
-    /// thread is rotating. A no-op without a period. Safe from any thread. (const, like the
-    /// queries that call it: time passing is not a change the caller makes.)
+    /// thread is rotating. A no-op without a period, or once the deadline has saturated to
+    /// `never`. Safe from any thread. (const, like the queries that call it: time passing is not
+    /// a change the caller makes.)
     void tick(std::uint64_t now_ns) const {
-        if (options_.period_ns == 0 || now_ns < deadline_.load(std::memory_order_relaxed)) return;  // relaxed: rechecked under the lock
+        if (!due(now_ns)) return;
         const std::unique_lock lock(rotate_mutex_, std::try_to_lock);
-        if (!lock.owns_lock()) return;
-        const std::uint64_t due = deadline_.load(std::memory_order_relaxed);  // relaxed: written under this lock
-        if (now_ns < due) return;
-        const std::uint64_t periods = (now_ns - due) / options_.period_ns + 1;
-        for (std::uint64_t i = 0; i < std::min<std::uint64_t>(periods, options_.generations); ++i) rotate_locked();
-        deadline_.store(due + periods * options_.period_ns, std::memory_order_relaxed);  // relaxed: as above
+        if (!lock.owns_lock() || !due(now_ns)) return;
+        const std::uint64_t deadline = deadline_.load(std::memory_order_relaxed);  // relaxed: written under this lock
+        const std::uint64_t passed = (now_ns - deadline) / options_.period_ns;     // whole periods past the deadline
+        for (std::uint64_t i = 0; i <= std::min<std::uint64_t>(passed, options_.generations - 1); ++i) rotate_locked();
+        // relaxed: read by due() as a hint and rechecked under this lock
+        deadline_.store(later(later(deadline, passed, options_.period_ns), 1, options_.period_ns), std::memory_order_relaxed);
+    }
+
+    /// The key-level calls' hook (key_operations): with a period and auto_tick, performs the due
+    /// rotations; one clock read per call or batch. Never throws: a throwing user clock or a
+    /// rotation already under way leaves rotation to a later call.
+    void on_key_call() const noexcept {
+        if (options_.period_ns == 0 || !options_.auto_tick) return;
+        try {
+            tick(now());
+        } catch (...) {
+        }
     }
 
     /// Ring filter `age`: 0 = current, 1 = the one before, ...; the last one (age ring_size()-1)
@@ -152,16 +168,25 @@ private:
     /// oldest, which the next rotation clears).
     std::uint32_t queried() const noexcept { return options_.generations - (options_.double_write ? 1 : 0); }
 
-    blocked_bloom_filter& at(std::uint64_t epoch) const noexcept { return ring_[epoch % ring_.size()]; }
+    generation& at(std::uint64_t epoch) const noexcept { return ring_[epoch % ring_.size()]; }
 
-    void auto_tick() const noexcept {
-        if (options_.period_ns != 0 && options_.auto_tick) {
-            try {
-                tick(options_.clock());
-            } catch (...) {
-                // a throwing user clock or a failed try-lock: rotation waits for the next call
-            }
-        }
+    std::uint64_t now() const {
+        if (options_.clock) return options_.clock();
+        timespec t{};
+        ::clock_gettime(CLOCK_MONOTONIC_COARSE, &t);  // vDSO, no system call
+        return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+    }
+
+    bool due(std::uint64_t now_ns) const noexcept {
+        // relaxed: a hint outside the lock, rechecked under it
+        const std::uint64_t deadline = deadline_.load(std::memory_order_relaxed);
+        return options_.period_ns != 0 && deadline != never && now_ns >= deadline;
+    }
+
+    /// t + periods * period, saturating to `never`.
+    static std::uint64_t later(std::uint64_t t, std::uint64_t periods, std::uint64_t period) noexcept {
+        if (periods != 0 && period > (never - t) / periods) return never;
+        return t + periods * period;
     }
 
     void rotate_locked() const noexcept {
@@ -172,10 +197,12 @@ private:
 
     // mutable: a query may perform a due rotation (see tick)
     rotating_options options_;
-    mutable std::vector<blocked_bloom_filter> ring_;
-    mutable std::atomic<std::uint64_t> epoch_{0};
-    mutable std::atomic<std::uint64_t> deadline_{0};
-    mutable std::mutex rotate_mutex_;
+    mutable std::vector<generation> ring_;
+    mutable typename Sync::template atomic<std::uint64_t> epoch_{0};
+    mutable typename Sync::template atomic<std::uint64_t> deadline_{0};
+    mutable typename Sync::mutex rotate_mutex_;
 };
+
+using rotating_bloom_filter = basic_rotating_bloom_filter<>;
 
 }  // namespace lfbloom

@@ -15,23 +15,27 @@
 // theirs), then publishes it with one CAS of the sub-filter count. So at most one successor is
 // installed per sub-filter, adds never pile into a full one (beyond the few that raced its last
 // slot), and nothing is freed before the filter is destroyed. To keep that work off the adds,
-// the first add past half of the newest's capacity builds the successor ahead (sizing plus mmap
-// take about a millisecond, long enough for racing adds to notice).
+// the first add past half of the newest's capacity starts a thread that builds the successor
+// ahead (sizing takes milliseconds for large filters; no add waits for it), joined by the next
+// such add or the destructor. Only if the newest fills before that build is done does an add
+// build one itself.
 // Guarantee: if add(key) happens-before contains(key), contains returns true, growth or not: the
 // sub-filter the add wrote to is published before the add began and is checked by every later
 // query. When the cap on sub-filters or memory is reached, an add of a key not already present
-// throws error(errc::full) and changes nothing; queries keep working.
+// (in any sub-filter, the newest included) throws error(errc::full) and changes nothing; queries
+// keep working.
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
-#include <vector>
+#include <system_error>
 
 #include "lfbloom/bloom_filter.hpp"
+#include "lfbloom/sync.hpp"
 
 namespace lfbloom {
 
@@ -48,22 +52,26 @@ struct sub_filter_stats {
     std::uint64_t items = 0; ///< adds that reported a new key while it was the newest
 };
 
-class scalable_bloom_filter : public key_operations<scalable_bloom_filter> {
+/// Sync: the concurrency primitives (sync.hpp); tests/relacy model-checks this template.
+template <class Sync = default_sync>
+class basic_scalable_bloom_filter : public key_operations<basic_scalable_bloom_filter<Sync>> {
 public:
     static constexpr std::uint32_t max_sub_filters = 64;
+    using sub_filter = bloom_filter<blocked_layout, typename Sync::storage>;
 
     /// Throws invalid_argument for capacity 0, fpr outside (0,1) or NaN, or options outside
     /// their ranges; too_large / out_of_memory if even the first sub-filter does not fit.
-    scalable_bloom_filter(std::uint64_t initial_capacity, double fpr, const scalable_options& options = {})
+    basic_scalable_bloom_filter(std::uint64_t initial_capacity, double fpr, const scalable_options& options = {})
         : options_(checked(initial_capacity, fpr, options)), initial_capacity_(initial_capacity), fpr_(fpr) {
         std::unique_ptr<stage> first = make(0);
         if (!first) throw error(errc::too_large, "the first sub-filter exceeds the memory limit or the largest filter");
         stages_[0].store(first.release(), std::memory_order_relaxed);          // relaxed: constructor
         size_.store(1, std::memory_order_relaxed);                            // relaxed: constructor
     }
-    scalable_bloom_filter(const scalable_bloom_filter&) = delete;
-    scalable_bloom_filter& operator=(const scalable_bloom_filter&) = delete;
-    ~scalable_bloom_filter() {
+    basic_scalable_bloom_filter(const basic_scalable_bloom_filter&) = delete;
+    basic_scalable_bloom_filter& operator=(const basic_scalable_bloom_filter&) = delete;
+    ~basic_scalable_bloom_filter() {
+        if (builder_.joinable()) builder_.join();
         for (auto& s : stages_) delete s.load(std::memory_order_relaxed);  // exclusive access: no concurrency left
     }
 
@@ -83,7 +91,10 @@ public:
             // relaxed: a heuristic trigger; a stale count only shifts growth by a few adds
             const std::uint64_t items = newest.items.load(std::memory_order_relaxed);
             if (items >= newest.capacity / 2) prepare(n);
-            if (items >= newest.capacity && advance(n)) continue;
+            if (items >= newest.capacity) {
+                if (newest.filter.contains_hash(h)) return false;  // present already: no growth, never "full"
+                if (advance(n)) continue;
+            }
             const bool fresh = newest.filter.add_hash(h);
             // relaxed: the count orders nothing; it only decides when to grow
             if (fresh) newest.items.fetch_add(1, std::memory_order_relaxed);
@@ -137,11 +148,14 @@ public:
     }
 
 private:
+    template <class T>
+    using atomic = typename Sync::template atomic<T>;
+
     struct stage {
-        blocked_bloom_filter filter;
+        sub_filter filter;
         std::uint64_t capacity;
-        alignas(cache_line_bytes) std::atomic<std::uint64_t> items{0};
-        std::atomic<bool> prepared{false};
+        alignas(cache_line_bytes) atomic<std::uint64_t> items{0};
+        atomic<bool> prepared{false};
     };
 
     static const scalable_options& checked(std::uint64_t capacity, double fpr, const scalable_options& o) {
@@ -193,19 +207,29 @@ private:
             (void)candidate.release();
     }
 
-    /// At half of sub-filter n-1's capacity, the first add to notice builds n ahead (one CAS on
-    /// a flag keeps the others out), so it is usually ready when n-1 fills and no add pays for it.
-    void prepare(std::uint32_t n) noexcept {
+    /// At half of sub-filter n-1's capacity, the first add to notice starts a thread that builds
+    /// n ahead (one CAS on a flag keeps the others out), so it is usually installed when n-1
+    /// fills and no add pays for it. The add waits only to join the previous builder, which
+    /// finished long ago unless sub-filter n-1 filled while n-1 was being built.
+    void prepare(std::uint32_t n) {
         stage& previous = stage_at(n - 1);
         bool expected = false;
         // relaxed: the flag only avoids duplicate work; install() is safe to race
         if (previous.prepared.load(std::memory_order_relaxed) ||
             !previous.prepared.compare_exchange_strong(expected, true, std::memory_order_relaxed))
             return;
+        const std::lock_guard lock(builder_mutex_);
+        if (builder_.joinable()) builder_.join();
         try {
-            if (stages_[n].load(std::memory_order_acquire) == nullptr) install(n);  // acquire: see install
-        } catch (...) {
-            // full or no memory now: advance() reports it when sub-filter n-1 is really full
+            builder_ = typename Sync::thread([this, n] {
+                try {
+                    if (stages_[n].load(std::memory_order_acquire) == nullptr) install(n);  // acquire: see install
+                } catch (...) {
+                    // full or no memory now: advance() reports it when sub-filter n-1 is really full
+                }
+            });
+        } catch (const std::system_error&) {
+            // no thread to be had: advance() builds sub-filter n when n-1 is full
         }
     }
 
@@ -217,7 +241,7 @@ private:
         if (!(capacity <= 0x1p53 && rate > 0.0)) return nullptr;
         geometry g;
         try {
-            g = blocked_bloom_filter::size_for(static_cast<std::uint64_t>(capacity), rate);
+            g = sub_filter::size_for(static_cast<std::uint64_t>(capacity), rate);
         } catch (const error&) {
             return nullptr;  // too many hashes or slots for one filter
         }
@@ -228,7 +252,7 @@ private:
         filter_options o = options_.filter;
         o.memory_limit = limit == 0 ? 0 : limit - used;
         try {
-            return std::unique_ptr<stage>(new stage{blocked_bloom_filter(g, o), g.capacity});
+            return std::unique_ptr<stage>(new stage{sub_filter(g, o), g.capacity});
         } catch (const error& e) {
             if (e.code() == errc::too_large) return nullptr;  // larger than this machine
             throw;
@@ -238,9 +262,13 @@ private:
     scalable_options options_;
     std::uint64_t initial_capacity_;
     double fpr_;
-    std::atomic<std::uint32_t> size_{0};
-    std::atomic<bool> capped_{false};
-    std::array<std::atomic<stage*>, max_sub_filters> stages_{};
+    atomic<std::uint32_t> size_{0};
+    atomic<bool> capped_{false};
+    std::array<atomic<stage*>, max_sub_filters> stages_{};
+    typename Sync::mutex builder_mutex_;  ///< serializes the adds that start builders
+    typename Sync::thread builder_;       ///< the latest builder; joined before the next and on destruction
 };
+
+using scalable_bloom_filter = basic_scalable_bloom_filter<>;
 
 }  // namespace lfbloom

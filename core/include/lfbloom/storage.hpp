@@ -120,39 +120,50 @@ private:
     bool shared_ = false;  ///< a shared file mapping, which flush() writes back
 };
 
+/// The atomic view of one filter word: an address-free boost::ipc_atomic_ref over the plain word.
+/// The model checker's word type (tests/relacy) brings its own word_ref, found by argument-dependent
+/// lookup, so the word operations below are the code that runs under the checker too.
+inline boost::ipc_atomic_ref<std::uint64_t> word_ref(std::uint64_t& word) noexcept {
+    return boost::ipc_atomic_ref<std::uint64_t>(word);
+}
+
 /// Atomic load of one filter word. Relaxed: see the memory-order argument at the top of this file.
-inline std::uint64_t load_word(const std::uint64_t& word) noexcept {
-    return boost::ipc_atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(word)).load(boost::memory_order_relaxed);
+template <class Word>
+std::uint64_t load_word(const Word& word) noexcept {
+    return word_ref(const_cast<Word&>(word)).load(boost::memory_order_relaxed);
 }
 
 /// Atomic store of one filter word (clear, merge). Relaxed: clearing promises nothing to racing
 /// adds, and the caller orders a finished clear or merge with its own synchronization.
-inline void store_word(std::uint64_t& word, std::uint64_t value) noexcept {
-    boost::ipc_atomic_ref<std::uint64_t>(word).store(value, boost::memory_order_relaxed);
+template <class Word>
+void store_word(Word& word, std::uint64_t value) noexcept {
+    word_ref(word).store(value, boost::memory_order_relaxed);
+}
+
+/// Sets the bits of `mask` in `word` with one locked OR, without reading first; true if any was
+/// clear before. For callers that already know some bit is missing. Uses fetch_or (not
+/// opaque_or/bit_test_and_set, which are inline assembly that ThreadSanitizer cannot see).
+/// Relaxed: see the top of this file.
+template <class Word>
+bool or_bits(Word& word, std::uint64_t mask) noexcept {
+    return (word_ref(word).fetch_or(mask, boost::memory_order_relaxed) & mask) != mask;
 }
 
 /// Sets the bits of `mask` in `word`; true if any was clear before. Reads first and skips the
 /// locked RMW when all bits are present, so hot words stay shared in every core's cache instead
-/// of bouncing. Uses fetch_or (not opaque_or/bit_test_and_set, which are inline assembly that
-/// ThreadSanitizer cannot see). Relaxed: see the top of this file.
-inline bool set_bits(std::uint64_t& word, std::uint64_t mask) noexcept {
-    boost::ipc_atomic_ref<std::uint64_t> ref(word);
-    if ((ref.load(boost::memory_order_relaxed) & mask) == mask) return false;
-    return (ref.fetch_or(mask, boost::memory_order_relaxed) & mask) != mask;
-}
-
-/// Sets the bits of `mask` in `word` with one locked OR, without reading first; true if any was
-/// clear before. For callers that already know some bit is missing. Relaxed: see the top of this file.
-inline bool or_bits(std::uint64_t& word, std::uint64_t mask) noexcept {
-    return (boost::ipc_atomic_ref<std::uint64_t>(word).fetch_or(mask, boost::memory_order_relaxed) & mask) != mask;
+/// of bouncing. Relaxed: see the top of this file.
+template <class Word>
+bool set_bits(Word& word, std::uint64_t mask) noexcept {
+    if ((load_word(word) & mask) == mask) return false;
+    return or_bits(word, mask);
 }
 
 /// Atomically replaces `word` by `update(old)` with a CAS loop; `update` returns false to give up
 /// without writing. Returns whether the word was written. Relaxed: see the top of this file (the
 /// counting filter's rules for decrements are in counting_bloom_filter.hpp).
-template <class Update>
-bool update_word(std::uint64_t& word, Update update) noexcept {
-    boost::ipc_atomic_ref<std::uint64_t> ref(word);
+template <class Word, class Update>
+bool update_word(Word& word, Update update) noexcept {
+    auto&& ref = word_ref(word);
     std::uint64_t old = ref.load(boost::memory_order_relaxed);
     std::uint64_t next;
     do {

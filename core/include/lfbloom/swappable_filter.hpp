@@ -24,14 +24,13 @@
 // are serialized among themselves by a mutex and block until readers of the old filter leave.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 #include "lfbloom/error.hpp"
 #include "lfbloom/storage.hpp"
+#include "lfbloom/sync.hpp"
 
 namespace lfbloom {
 
@@ -39,6 +38,7 @@ namespace detail {
 
 /// Counts readers in padded stripes, in two sets; synchronize() returns once every reader that
 /// entered before it was called has left.
+template <class Sync = default_sync>
 class reader_registry {
 public:
     struct token {
@@ -46,7 +46,7 @@ public:
     };
 
     token enter() const noexcept {
-        const unsigned stripe = this_thread_stripe();
+        const unsigned stripe = Sync::thread_slot() % stripes;
         const unsigned set = phase_.load(std::memory_order_relaxed);  // relaxed: synchronize drains both sets
         // seq_cst: ordered before the reader's (seq_cst) pointer load; see synchronize
         counts_[set][stripe].value.fetch_add(1, std::memory_order_seq_cst);
@@ -67,30 +67,23 @@ public:
             const unsigned old = phase_.load(std::memory_order_relaxed);  // relaxed: only synchronizers write it
             phase_.store(old ^ 1u, std::memory_order_seq_cst);
             for (const auto& c : counts_[old])
-                while (c.value.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+                while (c.value.load(std::memory_order_seq_cst) != 0) Sync::yield();
         }
     }
 
 private:
-    static constexpr unsigned stripes = 16;
+    static constexpr unsigned stripes = Sync::reader_stripes;
     struct alignas(cache_line_bytes) counter {
-        std::atomic<std::int64_t> value{0};
+        typename Sync::template atomic<std::int64_t> value{0};
     };
 
-    static unsigned this_thread_stripe() noexcept {
-        static std::atomic<unsigned> next{0};
-        // relaxed: any spread of threads over stripes is correct; this only avoids sharing lines
-        thread_local const unsigned stripe = next.fetch_add(1, std::memory_order_relaxed) % stripes;
-        return stripe;
-    }
-
     mutable counter counts_[2][stripes];
-    mutable std::atomic<unsigned> phase_{0};
+    mutable typename Sync::template atomic<unsigned> phase_{0};
 };
 
 }  // namespace detail
 
-template <class Filter>
+template <class Filter, class Sync = default_sync>
 class swappable_filter {
 public:
     /// Throws invalid_argument for a null filter.
@@ -118,12 +111,12 @@ public:
         explicit guard(const swappable_filter& h) noexcept
             : registry_(h.registry_),
               token_(registry_.enter()),
-              filter_(h.current_.load(std::memory_order_seq_cst)),   // seq_cst: after enter(), see reader_registry
-              staged_(h.staged_.load(std::memory_order_seq_cst)) {}  // seq_cst: as above
-        const detail::reader_registry& registry_;
-        detail::reader_registry::token token_;
+              staged_(h.staged_.load(std::memory_order_seq_cst)),     // seq_cst: after enter(), see reader_registry
+              filter_(h.current_.load(std::memory_order_seq_cst)) {}  // seq_cst: after staged_, see publish_locked
+        const detail::reader_registry<Sync>& registry_;
+        typename detail::reader_registry<Sync>::token token_;
+        Filter* staged_;  // declared (so initialized) before filter_: the load order matters
         Filter* filter_;
-        Filter* staged_;
     };
 
     guard pin() const noexcept { return guard(*this); }
@@ -180,6 +173,11 @@ private:
         if (old) registry_.synchronize();
     }
 
+    // A writer (guard) loads staged_ first, then current_; publish writes current_ first, then
+    // staged_, all seq_cst. So a writer that sees staged_ null after the publish also sees the
+    // new current_; one that sees the old current_ read staged_ earlier still, so it saw next, or
+    // it began before stage() returned, a key the rebuild reads from the source (see the top). (With the loads the other way round, a writer could read the old current_
+    // and then a null staged_, and add only to the filter being retired: keys lost.)
     std::unique_ptr<Filter> publish_locked() {
         Filter* next = staged_.load(std::memory_order_relaxed);  // relaxed: only replacers write it, under the lock
         if (next == nullptr) throw error(errc::invalid_argument, "nothing is staged to publish");
@@ -198,11 +196,14 @@ private:
         if (!f) throw error(errc::invalid_argument, "the filter is null");
     }
 
-    std::atomic<Filter*> current_;
-    std::atomic<Filter*> staged_{nullptr};
-    std::atomic<std::uint64_t> generation_{0};
-    detail::reader_registry registry_;
-    std::mutex replace_mutex_;
+    template <class T>
+    using atomic = typename Sync::template atomic<T>;
+
+    atomic<Filter*> current_;
+    atomic<Filter*> staged_{nullptr};
+    atomic<std::uint64_t> generation_{0};
+    detail::reader_registry<Sync> registry_;
+    typename Sync::mutex replace_mutex_;
 };
 
 }  // namespace lfbloom
