@@ -7,6 +7,9 @@
 //                    "new" answers must obey the documented semantics.
 //   counting-churn   threads add and remove their own keys while others query; at the end the
 //                    filter must equal one built from the keys still held; removing all empties it.
+//   over-remove      half the threads remove keys never added (false positives pass the check and
+//                    race the holders' removes: the rollback path) while the others hold keys;
+//                    afterwards the counters equal the held keys' exactly.
 //   saturation       adds drive shared counters to the maximum while removes race: no false
 //                    negative for keys still held.
 //   growth           writers-readers on a scalable filter that starts at capacity / 1024 and grows
@@ -343,6 +346,78 @@ void counting_churn() {
                 threads, static_cast<unsigned long long>(compared));
 }
 
+// ---- 3b: over-remove ------------------------------------------------------------------------------
+
+// Half the threads hold keys (add copies, remove copies, as counting-churn); the other half remove
+// keys nobody ever added. Most such removes are refused by the check; a false positive passes it,
+// and then either takes its counters (the remover re-adds the key at once, so the net effect is
+// nil) or finds one zeroed by a racing remove and must roll back what it took. Afterwards the
+// counters must equal a filter built from the held keys alone (no lost, extra or wrapped
+// decrement) and every held key must be present.
+void over_remove() {
+    const unsigned threads = opt.threads, holders = threads / 2;
+    auto filter = make_filter(opt.spec);
+    std::vector<std::map<std::uint64_t, unsigned>> held(holders);  // owned by holder t until join
+    std::atomic<std::uint64_t> attempts{0}, passed{0}, refused_after_present{0};
+    const auto end = deadline();
+    run_threads(threads, [&](unsigned t) {
+        std::mt19937_64 rng(opt.seed ^ splitmix64(200 + t));
+        if (t < holders) {
+            auto& mine = held[t];
+            std::uint64_t next = 0;
+            while (time_left(end)) {
+                if (mine.size() < 256) {
+                    const unsigned copies = 1 + rng() % 3;
+                    for (unsigned c = 0; c < copies; ++c) filter->add(make_key(t, next).view());
+                    mine[next++] = copies;
+                } else {
+                    auto it = std::next(mine.begin(), static_cast<long>(rng() % mine.size()));
+                    // A racing over-remove may hold one of its counters at zero for a moment: then
+                    // the remove is refused and the copy stays held.
+                    if (filter->remove(make_key(t, it->first).view()) && --it->second == 0) mine.erase(it);
+                }
+            }
+            return;
+        }
+        std::uint64_t tried = 0, took = 0, refused_present = 0;
+        for (std::uint64_t i = 0; time_left(end); ++i) {
+            const key16 stranger = make_key(1000 + t, i);
+            const bool looked_present = filter->count(stranger.view()) != 0;
+            ++tried;
+            if (filter->remove(stranger.view())) {
+                ++took;
+                filter->add(stranger.view());  // undo: its decrements were of other keys' counts
+            } else if (looked_present) {
+                ++refused_present;  // passed a look before the call, then refused: the rollback path or a racing change
+            }
+        }
+        attempts += tried;  // seq_cst: once per thread
+        passed += took;
+        refused_after_present += refused_present;
+    });
+    auto reference = filter->empty_twin();
+    for (unsigned t = 0; t < holders; ++t)
+        for (const auto& [index, copies] : held[t])
+            for (unsigned c = 0; c < copies; ++c) reference->add(make_key(t, index).view());
+    const lfb_stats got = filter->stats(), want = reference->stats();
+    if (got.saturated != 0) violation(describe(got.saturated, " saturated counters: raise --capacity"));
+    if (got.slots_set != want.slots_set)
+        violation(describe("non-zero counters: ", got.slots_set, ", reference built from held keys: ", want.slots_set));
+    std::uint64_t checked = 0;
+    for (unsigned t = 0; t < holders; ++t)
+        for (const auto& [index, copies] : held[t]) {
+            const key16 k = make_key(t, index);
+            if (filter->count(k.view()) == 0) violation(describe("held key absent: thread ", t, " key ", index));
+            if (filter->count(k.view()) != reference->count(k.view()))
+                violation(describe("counter mismatch for thread ", t, " key ", index));
+            ++checked;
+        }
+    std::printf("over-remove: %llu removes of never-added keys, %llu passed the check (undone by an add), %llu refused "
+                "after reading present (rollback or race); %llu held keys present, counters equal the reference\n",
+                static_cast<unsigned long long>(attempts.load()), static_cast<unsigned long long>(passed.load()),
+                static_cast<unsigned long long>(refused_after_present.load()), static_cast<unsigned long long>(checked));
+}
+
 // ---- 4: saturation --------------------------------------------------------------------------------
 
 // Every thread holds one copy of each of 8 hot keys for the whole run, and adds and removes up to
@@ -556,7 +631,7 @@ void swap() {
 
 int main(int argc, char** argv) {
     po::options_description flags("lfbloom-stress: try to break lfbloom's concurrency guarantees");
-    std::string scenario_help = "writers-readers, hot-keys, counting-churn, saturation, growth, rotation, swap, or all";
+    std::string scenario_help = "writers-readers, hot-keys, counting-churn, over-remove, saturation, growth, rotation, swap, or all";
     bool soak = false;
     flags.add_options()("help,h", "this text")("scenario", po::value(&opt.scenario)->default_value("all"), scenario_help.c_str())(
         "layout", po::value(&opt.spec.layout)->default_value("blocked"), "blocked, classic, counting or scalable (counting scenarios force counting, growth scalable)")(
@@ -585,7 +660,7 @@ int main(int argc, char** argv) {
     if (soak && vm["seconds"].defaulted()) opt.seconds = 600;
     const std::map<std::string, void (*)()> scenarios = {
         {"writers-readers", writers_readers}, {"hot-keys", hot_keys}, {"counting-churn", counting_churn},
-        {"saturation", saturation}, {"growth", writers_readers}, {"rotation", rotation}, {"swap", swap}};
+        {"over-remove", over_remove}, {"saturation", saturation}, {"growth", writers_readers}, {"rotation", rotation}, {"swap", swap}};
     const bool known_layout = opt.spec.layout == "blocked" || opt.spec.layout == "classic" || opt.spec.layout == "counting" ||
                               opt.spec.layout == "scalable";
     if ((opt.scenario != "all" && !scenarios.count(opt.scenario)) || !known_layout || (opt.spec.api != "cpp" && opt.spec.api != "c") ||
@@ -597,7 +672,7 @@ int main(int argc, char** argv) {
     try {
         for (const auto& [name, run] : scenarios) {
             if (opt.scenario != "all" && opt.scenario != name) continue;
-            opt.spec.layout = name == "counting-churn" || name == "saturation" ? "counting" : name == "growth" ? "scalable" : layout;
+            opt.spec.layout = name == "counting-churn" || name == "over-remove" || name == "saturation" ? "counting" : name == "growth" ? "scalable" : layout;
             const std::string scenario = opt.scenario;
             opt.scenario = name;
             std::printf("%s: layout %s, api %s, %u threads, %g s, seed %llu\n", name.c_str(), opt.spec.layout.c_str(),

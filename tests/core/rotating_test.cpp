@@ -103,6 +103,34 @@ BOOST_AUTO_TEST_CASE(a_long_pause_catches_up_with_at_most_g_rotations) {
     BOOST_TEST(t.filter.rotations() == 4u);
 }
 
+// Defect 5: a period near 2^64 ns (an obvious "never") made the deadline wrap to the past, so
+// every call rotated and a key was gone after two calls; deadlines now saturate.
+BOOST_AUTO_TEST_CASE(a_period_near_two_to_the_64_never_rotates) {
+    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+    for (std::uint64_t period : {max, max - 1, max / 2 + 1}) {
+        timed t(2, false, period);
+        t.filter.add(std::string("k"));
+        for (int call = 0; call < 5; ++call) BOOST_TEST(t.filter.contains(std::string("k")));
+        t.now += 1000 * second;
+        BOOST_TEST(t.filter.contains(std::string("k")));
+        BOOST_TEST(t.filter.rotations() == 0u);
+    }
+}
+
+// ... and so did tick(now) with `now` near 2^64: the next deadline wrapped below `now`.
+BOOST_AUTO_TEST_CASE(a_tick_near_two_to_the_64_saturates_the_deadline) {
+    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+    timed t(3, false, second);
+    t.filter.tick(max - 5);  // all G rotations due; the next deadline would pass 2^64
+    BOOST_TEST(t.filter.rotations() == 3u);
+    t.filter.add(std::string("k"));
+    for (int call = 0; call < 5; ++call) {
+        t.filter.tick(max);
+        BOOST_TEST(t.filter.contains(std::string("k")));
+    }
+    BOOST_TEST(t.filter.rotations() == 3u);
+}
+
 BOOST_AUTO_TEST_CASE(tick_from_a_timer_thread_instead_of_the_request_path) {
     std::atomic<std::uint64_t> now{0};
     rotating_options o = timed::options(2, false, second, now);

@@ -86,8 +86,12 @@ BOOST_AUTO_TEST_CASE(full_at_the_cap_with_a_clear_error_and_nothing_changed) {
     BOOST_TEST(f.stats(1).items == items);
     BOOST_TEST(f.stats().near_capacity);
     for (const auto& k : added) BOOST_REQUIRE(f.contains(k));
-    // a key already present is not an add, so it is not refused
+    // a key already present is not an add, so it is not refused: in the oldest sub-filter, and
+    // (defect 4: once refused as full) in the newest, the one that is full
     BOOST_TEST(!f.add(added.front()));
+    BOOST_REQUIRE(f.stats(1).items > 0);
+    BOOST_TEST(!f.add(added.back()));
+    BOOST_TEST(f.stats(1).items == items);
 
     // the memory cap: the first sub-filter fits, the second does not
     scalable_options small;

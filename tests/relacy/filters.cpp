@@ -1,0 +1,129 @@
+// Model checks of the bit and counting filters' word operations (see runner.hpp).
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "lfbloom/lfbloom.hpp"
+#include "model.hpp"
+#include "runner.hpp"
+
+namespace {
+
+using namespace lfbloom;
+using blocked = bloom_filter<blocked_layout, model::storage>;
+using classic = bloom_filter<classic_layout, model::storage>;
+using counting = basic_counting_bloom_filter<model::storage>;
+
+// ---- bit filters: racing adds keep every bit, and of racing adds of one new key one says "new" ----
+
+/// Two keys whose probes share a word (so a lost read-modify-write would lose one's bits), found
+/// with the production filter of the same shape: keys `first`, first+1, ...
+template <class Production>
+std::pair<std::uint64_t, std::uint64_t> keys_sharing_a_word(std::uint64_t bits, std::uint32_t k) {
+    auto words_of = [&](std::uint64_t key) {
+        auto f = Production::with_geometry(bits, k);
+        f.add(key);
+        std::uint64_t mask = 0;
+        for (std::size_t w = 0; w < f.words().size(); ++w) mask |= std::uint64_t{f.words()[w] != 0} << w;
+        return mask;
+    };
+    for (std::uint64_t a = 1;; ++a)
+        for (std::uint64_t b = a + 1; b < a + 64; ++b)
+            if (words_of(a) & words_of(b)) return {a, b};
+}
+
+// Property: adds racing on shared words keep every bit (after both, both keys are present; each
+// adder sees its own key), and of two racing adds of one new key at least one returns true.
+// Bounds: 3 threads (add A, add B, add A), one add each; random scheduler.
+template <class Filter, class Production>
+struct racing_adds : rl::test_suite<racing_adds<Filter, Production>, 3> {
+    static inline std::pair<std::uint64_t, std::uint64_t> keys;
+    static void prepare() { keys = keys_sharing_a_word<Production>(bits(), 4); }
+    static std::uint64_t bits() { return Filter::kind == layout::blocked ? 512 : 128; }
+
+    Filter f = Filter::with_geometry(bits(), 4);
+    model::atomic<int> fresh{0};
+
+    void thread(unsigned index) {
+        const std::uint64_t key = index == 1 ? keys.second : keys.first;
+        if (f.add(key)) fresh.fetch_add(1);
+        RL_ASSERT(f.contains(key));
+    }
+    void after() {
+        RL_ASSERT(f.contains(keys.first) && f.contains(keys.second));
+        RL_ASSERT(fresh.load() >= 2);  // A's first add and B's add: each found a bit missing
+    }
+};
+
+// ---- counting: remove is all or nothing, saturated counters stay ----
+
+/// A key whose probes fall in at least two words of a one-line counting filter (so a remove can
+/// take one word and then find the next at zero: the rollback path).
+std::uint64_t key_in_two_words(std::uint64_t counters, std::uint32_t k) {
+    for (std::uint64_t key = 1;; ++key) {
+        auto f = counting_bloom_filter::with_geometry(counters, k);
+        f.add(key);
+        int touched = 0;
+        for (std::uint64_t w : f.words()) touched += w != 0;
+        if (touched >= 2) return key;
+    }
+}
+
+// Property: every remove either takes all of its key's counters (returns true) or changes nothing
+// (returns false, after putting back what it took): the final words equal those of a fresh filter
+// given the same adds and only the removes that returned true. Scenario: A added once; threads
+// remove A, remove A, add A (the second remove can pass its check, take the first word, and find
+// the next zeroed by the first remove: it must roll back). So A, added twice and removed at most
+// twice successfully, has the right count, and is present if fewer removes than adds succeeded.
+// Bounds: 3 threads, one operation each; random scheduler.
+struct counting_remove_rollback : rl::test_suite<counting_remove_rollback, 3> {
+    static inline std::uint64_t key;
+    static void prepare() { key = key_in_two_words(128, 3); }
+
+    counting f = counting::with_geometry(128, 3);
+    model::atomic<int> removed{0};
+
+    counting_remove_rollback() { f.add(key); }
+    void thread(unsigned index) {
+        if (index == 2) {
+            f.add(key);
+            return;
+        }
+        if (f.remove(key)) removed.fetch_add(1);
+    }
+    void after() {
+        auto expected = counting_bloom_filter::with_geometry(128, 3);
+        expected.add(key);
+        expected.add(key);
+        for (int i = 0; i < removed.load(); ++i) RL_ASSERT(expected.remove(key));
+        for (std::size_t w = 0; w < expected.words().size(); ++w)
+            RL_ASSERT(load_word(f.words()[w]) == expected.words()[w]);
+    }
+};
+
+// Property: a saturated counter is never decremented, whatever races with it: A added 15 times
+// (its counters saturate at 15); racing removes and an add leave every counter of A at 15.
+// Bounds: 3 threads (remove, remove, add), one operation each; random scheduler.
+struct counting_saturation : rl::test_suite<counting_saturation, 3> {
+    static inline std::uint64_t key;
+    static void prepare() { key = key_in_two_words(128, 3); }
+
+    counting f = counting::with_geometry(128, 3);
+
+    counting_saturation() {
+        for (int i = 0; i < 15; ++i) f.add(key);
+    }
+    void thread(unsigned index) {
+        if (index == 2) f.add(key);
+        else f.remove(key);
+    }
+    void after() { RL_ASSERT(f.count(key) == 15); }
+};
+
+}  // namespace
+
+LFBLOOM_RELACY_TESTS({"racing_adds.blocked", lfbloom::relacy::make<racing_adds<blocked, blocked_bloom_filter>>()},
+                     {"racing_adds.classic", lfbloom::relacy::make<racing_adds<classic, classic_bloom_filter>>()},
+                     {"counting.remove_rollback", lfbloom::relacy::make<counting_remove_rollback>()},
+                     {"counting.saturation", lfbloom::relacy::make<counting_saturation>()})

@@ -1,0 +1,161 @@
+// The Sync policy under Relacy (tests/relacy): the core's concurrent templates instantiated with
+// Relacy's atomics, mutex and scheduler, so its search explores their interleavings and every
+// value the C++ memory model lets each load return. Include this after the core headers.
+//
+// relacy.hpp itself is not included: it #defines memory_order_relaxed, new, delete, ... which
+// would rewrite the core and the standard library. The headers it gathers are included instead.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <source_location>
+
+#include <boost/memory_order.hpp>
+
+#include <relacy/base.hpp>
+#include <relacy/context.hpp>
+#include <relacy/context_base_impl.hpp>
+#include <relacy/backoff.hpp>
+#include <relacy/atomic_fence.hpp>
+#include <relacy/atomic.hpp>
+#include <relacy/var.hpp>
+#include <relacy/thread_local.hpp>
+#include <relacy/test_suite.hpp>
+#include <relacy/dyn_thread.hpp>
+#include <relacy/stdlib/mutex.hpp>
+#include <relacy/stdlib/condition_variable.hpp>
+#include <relacy/stdlib/semaphore.hpp>
+#include <relacy/stdlib/event.hpp>
+
+namespace lfbloom::model {
+
+inline rl::debug_info here(const std::source_location& at) {
+    return rl::debug_info(at.function_name(), at.file_name(), at.line());
+}
+
+inline rl::memory_order to_rl(std::memory_order mo) {
+    switch (mo) {
+        case std::memory_order::relaxed: return rl::mo_relaxed;
+        case std::memory_order::consume: return rl::mo_consume;
+        case std::memory_order::acquire: return rl::mo_acquire;
+        case std::memory_order::release: return rl::mo_release;
+        case std::memory_order::acq_rel: return rl::mo_acq_rel;
+        default: return rl::mo_seq_cst;
+    }
+}
+
+inline rl::memory_order to_rl(boost::memory_order mo) {
+    switch (mo) {
+        case boost::memory_order::relaxed: return rl::mo_relaxed;
+        case boost::memory_order::consume: return rl::mo_consume;
+        case boost::memory_order::acquire: return rl::mo_acquire;
+        case boost::memory_order::release: return rl::mo_release;
+        case boost::memory_order::acq_rel: return rl::mo_acq_rel;
+        default: return rl::mo_seq_cst;
+    }
+}
+
+/// std::atomic's interface over rl::atomic; every access is a scheduling point with its call
+/// site recorded in Relacy's history. Default-constructed atomics hold T{} (as std::atomic's
+/// value-initialization does), so a load before any store is defined.
+template <class T>
+class atomic {
+public:
+    using loc = std::source_location;
+    using order = std::memory_order;
+
+    atomic() : atomic(T{}) {}
+    atomic(T value) { a_.store(value, rl::mo_relaxed, here(loc::current())); }
+    atomic(const atomic&) = delete;
+    atomic& operator=(const atomic&) = delete;
+
+    T load(order mo = order::seq_cst, loc at = loc::current()) const { return a_.load(to_rl(mo), here(at)); }
+    void store(T v, order mo = order::seq_cst, loc at = loc::current()) { a_.store(v, to_rl(mo), here(at)); }
+    T exchange(T v, order mo = order::seq_cst, loc at = loc::current()) { return a_.exchange(v, to_rl(mo), here(at)); }
+    T fetch_add(T v, order mo = order::seq_cst, loc at = loc::current()) { return a_.fetch_add(v, to_rl(mo), here(at)); }
+    T fetch_sub(T v, order mo = order::seq_cst, loc at = loc::current()) { return a_.fetch_sub(v, to_rl(mo), here(at)); }
+    bool compare_exchange_strong(T& expected, T desired, order mo = order::seq_cst, loc at = loc::current()) {
+        return a_.compare_exchange_strong(expected, desired, to_rl(mo), here(at));
+    }
+
+private:
+    rl::atomic<T> a_;
+};
+
+/// One filter word under the checker; word_ref (found by argument-dependent lookup from
+/// storage.hpp's word operations) hands it to them in place of boost::ipc_atomic_ref.
+class word {
+public:
+    using loc = std::source_location;
+    using order = boost::memory_order;
+
+    word() { a_.store(0, rl::mo_relaxed, here(loc::current())); }
+
+    std::uint64_t load(order mo, loc at = loc::current()) const { return a_.load(to_rl(mo), here(at)); }
+    void store(std::uint64_t v, order mo, loc at = loc::current()) { a_.store(v, to_rl(mo), here(at)); }
+    std::uint64_t fetch_or(std::uint64_t v, order mo, loc at = loc::current()) {
+        return a_.fetch_or(v, to_rl(mo), here(at));
+    }
+    bool compare_exchange_weak(std::uint64_t& expected, std::uint64_t desired, order mo, order, loc at = loc::current()) {
+        return a_.compare_exchange_weak(expected, desired, to_rl(mo), here(at));
+    }
+
+private:
+    rl::atomic<std::uint64_t> a_;
+};
+
+inline word& word_ref(word& w) noexcept { return w; }
+
+/// The word array of a filter under the checker: a few Relacy words, built per iteration.
+class storage {
+public:
+    storage(std::uint64_t words, std::uint64_t /*memory_limit*/, bool /*process_shared*/)
+        : words_(std::make_unique<word[]>(words)), size_(words) {}
+    word* data() const noexcept { return words_.get(); }
+    std::uint64_t size() const noexcept { return size_; }
+    std::uint64_t bytes() const noexcept { return size_ * 8; }
+    void flush() const noexcept {}
+
+private:
+    std::unique_ptr<word[]> words_;
+    std::uint64_t size_;
+};
+
+class mutex {
+public:
+    void lock() { m_.lock($); }
+    bool try_lock() { return m_.try_lock($); }
+    void unlock() { m_.unlock($); }
+
+private:
+    rl::mutex m_;
+};
+
+/// Runs its callable at once on the calling thread: under the checker a scalable filter's
+/// ahead-of-time build is one more racer of install(), on the thread that triggered it.
+class inline_thread {
+public:
+    inline_thread() = default;
+    template <class F>
+    explicit inline_thread(F f) {
+        f();
+    }
+    bool joinable() const noexcept { return false; }
+    void join() noexcept {}
+};
+
+struct sync {
+    template <class T>
+    using atomic = model::atomic<T>;
+    using mutex = model::mutex;
+    using storage = model::storage;
+    using thread = inline_thread;
+
+    static constexpr unsigned reader_stripes = 2;
+
+    static void yield() { rl::yield(1, $); }
+    static unsigned thread_slot() { return rl::ctx().current_thread(); }
+};
+
+}  // namespace lfbloom::model
