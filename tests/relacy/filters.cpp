@@ -39,10 +39,14 @@ std::pair<std::uint64_t, std::uint64_t> keys_sharing_a_word(std::uint64_t bits, 
 template <class Filter, class Production>
 struct racing_adds : rl::test_suite<racing_adds<Filter, Production>, 3> {
     static inline std::pair<std::uint64_t, std::uint64_t> keys;
-    static void prepare() { keys = keys_sharing_a_word<Production>(bits(), 4); }
+    static inline geometry shape;  // sized outside the model: building from a shape is cheap
+    static void prepare() {
+        keys = keys_sharing_a_word<Production>(bits(), 4);
+        shape = Production::with_geometry(bits(), 4).shape();
+    }
     static std::uint64_t bits() { return Filter::kind == layout::blocked ? 512 : 128; }
 
-    Filter f = Filter::with_geometry(bits(), 4);
+    Filter f{shape, filter_options{}};
     model::atomic<int> fresh{0};
 
     void thread(unsigned index) {
@@ -57,6 +61,12 @@ struct racing_adds : rl::test_suite<racing_adds<Filter, Production>, 3> {
 };
 
 // ---- counting: remove is all or nothing, saturated counters stay ----
+
+/// One line of 4-bit counters (128), k = 3, sized once outside the model.
+const geometry& counting_shape() {
+    static const geometry shape = counting_bloom_filter::with_geometry(128, 3).shape();
+    return shape;
+}
 
 /// A key whose probes fall in at least two words of a one-line counting filter (so a remove can
 /// take one word and then find the next at zero: the rollback path).
@@ -79,9 +89,12 @@ std::uint64_t key_in_two_words(std::uint64_t counters, std::uint32_t k) {
 // Bounds: 3 threads, one operation each; random scheduler.
 struct counting_remove_rollback : rl::test_suite<counting_remove_rollback, 3> {
     static inline std::uint64_t key;
-    static void prepare() { key = key_in_two_words(128, 3); }
+    static void prepare() {
+        key = key_in_two_words(128, 3);
+        (void)counting_shape();
+    }
 
-    counting f = counting::with_geometry(128, 3);
+    counting f{counting_shape(), 4, filter_options{}};
     model::atomic<int> removed{0};
 
     counting_remove_rollback() { f.add(key); }
@@ -93,7 +106,7 @@ struct counting_remove_rollback : rl::test_suite<counting_remove_rollback, 3> {
         if (f.remove(key)) removed.fetch_add(1);
     }
     void after() {
-        auto expected = counting_bloom_filter::with_geometry(128, 3);
+        counting_bloom_filter expected(counting_shape(), 4, filter_options{});
         expected.add(key);
         expected.add(key);
         for (int i = 0; i < removed.load(); ++i) RL_ASSERT(expected.remove(key));
@@ -107,9 +120,12 @@ struct counting_remove_rollback : rl::test_suite<counting_remove_rollback, 3> {
 // Bounds: 3 threads (remove, remove, add), one operation each; random scheduler.
 struct counting_saturation : rl::test_suite<counting_saturation, 3> {
     static inline std::uint64_t key;
-    static void prepare() { key = key_in_two_words(128, 3); }
+    static void prepare() {
+        key = key_in_two_words(128, 3);
+        (void)counting_shape();
+    }
 
-    counting f = counting::with_geometry(128, 3);
+    counting f{counting_shape(), 4, filter_options{}};
 
     counting_saturation() {
         for (int i = 0; i < 15; ++i) f.add(key);

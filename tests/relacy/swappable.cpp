@@ -19,7 +19,11 @@ using blocked = bloom_filter<blocked_layout, model::storage>;
 /// write Relacy watches) where it would free it, and every use reads the mark. A use that is not
 /// ordered before the retirement is a data race Relacy reports; one that sees the mark fails.
 struct retirable {
-    blocked filter = blocked::with_geometry(512, 3);
+    blocked filter{shape(), filter_options{}};
+    static const geometry& shape() {  // sized once, outside the model (prepare)
+        static const geometry one_line = blocked_bloom_filter::with_geometry(512, 3).shape();
+        return one_line;
+    }
     rl::var<int> retired{0};
 
     bool add(std::uint64_t key) {
@@ -49,6 +53,7 @@ struct retired_list {
 // after every reader of it has left (else a race on its mark). Bounds: 3 threads (writer,
 // rebuilder, reader pinning twice across the publish); random scheduler.
 struct swappable_rebuild : rl::test_suite<swappable_rebuild, 3> {
+    static void prepare() { (void)retirable::shape(); }
     static constexpr std::uint64_t key = 42;
     swappable s{std::make_unique<retirable>()};
     model::atomic<bool> recorded{false};  // the source of truth (a seq_cst flag, as a database's commit)
@@ -78,6 +83,7 @@ struct swappable_rebuild : rl::test_suite<swappable_rebuild, 3> {
 // (replace takes a complete filter), but one made through the new filter is. Bounds: 3 threads
 // (adder, replacer: stage, stage again, publish, then replace; reader); random scheduler.
 struct swappable_reclamation : rl::test_suite<swappable_reclamation, 3> {
+    static void prepare() { (void)retirable::shape(); }
     swappable s{std::make_unique<retirable>()};
     retired_list retired;
 

@@ -16,9 +16,11 @@
 // installed per sub-filter, adds never pile into a full one (beyond the few that raced its last
 // slot), and nothing is freed before the filter is destroyed. To keep that work off the adds,
 // the first add past half of the newest's capacity starts a thread that builds the successor
-// ahead (sizing takes milliseconds for large filters; no add waits for it), joined by the next
-// such add or the destructor. Only if the newest fills before that build is done does an add
-// build one itself.
+// ahead and then sizes the one after it (sizing takes 1-9 ms, mostly FPR models that
+// sizing.hpp keeps for later sizings; the mmap takes microseconds). No add waits for a builder;
+// the destructor joins them. Only if the newest fills before its successor is built does an add
+// build it itself (sub-filters that fill within a few ms of reaching half capacity: small
+// initial capacities); the constructor sizes sub-filter 1 ahead for that reason.
 // Guarantee: if add(key) happens-before contains(key), contains returns true, growth or not: the
 // sub-filter the add wrote to is published before the add began and is checked by every later
 // query. When the cap on sub-filters or memory is reached, an add of a key not already present
@@ -30,7 +32,6 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <system_error>
 
@@ -67,11 +68,13 @@ public:
         if (!first) throw error(errc::too_large, "the first sub-filter exceeds the memory limit or the largest filter");
         stages_[0].store(first.release(), std::memory_order_relaxed);          // relaxed: constructor
         size_.store(1, std::memory_order_relaxed);                            // relaxed: constructor
+        size_ahead(1);
     }
     basic_scalable_bloom_filter(const basic_scalable_bloom_filter&) = delete;
     basic_scalable_bloom_filter& operator=(const basic_scalable_bloom_filter&) = delete;
     ~basic_scalable_bloom_filter() {
-        if (builder_.joinable()) builder_.join();
+        for (auto& b : builders_)
+            if (b.thread.joinable()) b.thread.join();
         for (auto& s : stages_) delete s.load(std::memory_order_relaxed);  // exclusive access: no concurrency left
     }
 
@@ -208,9 +211,9 @@ private:
     }
 
     /// At half of sub-filter n-1's capacity, the first add to notice starts a thread that builds
-    /// n ahead (one CAS on a flag keeps the others out), so it is usually installed when n-1
-    /// fills and no add pays for it. The add waits only to join the previous builder, which
-    /// finished long ago unless sub-filter n-1 filled while n-1 was being built.
+    /// n ahead and sizes n+1 (one CAS on a flag keeps the others out, so builders_[n] has one
+    /// writer), so n is usually installed when n-1 fills and no add pays for it. The add joins
+    /// earlier builders that have finished (a moment at most) and never waits for a running one.
     void prepare(std::uint32_t n) {
         stage& previous = stage_at(n - 1);
         bool expected = false;
@@ -218,26 +221,45 @@ private:
         if (previous.prepared.load(std::memory_order_relaxed) ||
             !previous.prepared.compare_exchange_strong(expected, true, std::memory_order_relaxed))
             return;
-        const std::lock_guard lock(builder_mutex_);
-        if (builder_.joinable()) builder_.join();
+        for (std::uint32_t i = 1; i < n; ++i)  // acquire: the builder's end happens-before the join
+            if (builders_[i].done.load(std::memory_order_acquire) && builders_[i].thread.joinable()) builders_[i].thread.join();
         try {
-            builder_ = typename Sync::thread([this, n] {
+            builders_[n].thread = typename Sync::thread([this, n] {
                 try {
                     if (stages_[n].load(std::memory_order_acquire) == nullptr) install(n);  // acquire: see install
+                    size_ahead(n + 1);
                 } catch (...) {
                     // full or no memory now: advance() reports it when sub-filter n-1 is really full
                 }
+                builders_[n].done.store(true, std::memory_order_release);  // release: see the join above
             });
         } catch (const std::system_error&) {
             // no thread to be had: advance() builds sub-filter n when n-1 is full
         }
     }
 
+    /// Sizes sub-filter n and discards the result: what makes sizing slow (FPR models) stays
+    /// cached in sizing.hpp, so building n later costs microseconds.
+    void size_ahead(std::uint32_t n) const noexcept {
+        if (n >= options_.max_filters) return;
+        try {
+            (void)sub_filter::size_for(static_cast<std::uint64_t>(capacity_of(n)), rate_of(n));
+        } catch (...) {
+            // make(n) will say that n cannot exist
+        }
+    }
+
+    double capacity_of(std::uint32_t n) const noexcept {
+        return std::ceil(static_cast<double>(initial_capacity_) * std::pow(options_.growth, n));
+    }
+    double rate_of(std::uint32_t n) const noexcept {
+        return fpr_ * (1.0 - options_.tightening) * std::pow(options_.tightening, n);
+    }
+
     /// A new sub-filter n, or null if it may never exist (memory limit, or a size or rate beyond
     /// what one filter can have). Throws only when the system refuses memory.
     std::unique_ptr<stage> make(std::uint32_t n) const {
-        const double capacity = std::ceil(static_cast<double>(initial_capacity_) * std::pow(options_.growth, n));
-        const double rate = fpr_ * (1.0 - options_.tightening) * std::pow(options_.tightening, n);
+        const double capacity = capacity_of(n), rate = rate_of(n);
         if (!(capacity <= 0x1p53 && rate > 0.0)) return nullptr;
         geometry g;
         try {
@@ -265,8 +287,11 @@ private:
     atomic<std::uint32_t> size_{0};
     atomic<bool> capped_{false};
     std::array<atomic<stage*>, max_sub_filters> stages_{};
-    typename Sync::mutex builder_mutex_;  ///< serializes the adds that start builders
-    typename Sync::thread builder_;       ///< the latest builder; joined before the next and on destruction
+    struct builder {
+        typename Sync::thread thread;  ///< started by the one add that prepares sub-filter i
+        atomic<bool> done{false};      ///< set as the thread's last act
+    };
+    std::array<builder, max_sub_filters> builders_;  ///< [i] builds sub-filter i; joined at the latest by the destructor
 };
 
 using scalable_bloom_filter = basic_scalable_bloom_filter<>;

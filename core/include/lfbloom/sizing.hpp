@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/math/distributions/poisson.hpp>
@@ -152,9 +155,29 @@ private:
     std::vector<double> stay_, move_;    ///< x/S and (S-x+1)/S
 };
 
-/// One-off blocked FPR: see blocked_fpr_model.
+namespace detail {
+
+/// The blocked FPR models of this process, one per (k, S) ever used, kept for its lifetime
+/// (about 20 KB each for S = 512; sizing uses a dozen k around the optimum). A model's chain
+/// depends only on (k, S), and building it is most of the cost of sizing: 5-9 ms for one
+/// blocked filter from scratch, tens of microseconds once the models exist. A scalable filter
+/// sizes a sub-filter at every growth and a rotating or swappable one every rebuild, so they
+/// share them. Callers hold models_mutex() while they use a model.
+inline std::mutex& models_mutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+inline blocked_fpr_model& cached_model(std::uint32_t k, std::uint32_t block_slots) {
+    static std::map<std::pair<std::uint32_t, std::uint32_t>, blocked_fpr_model> models;
+    return models.try_emplace({k, block_slots}, k, block_slots).first->second;
+}
+
+}  // namespace detail
+
+/// Blocked FPR: see blocked_fpr_model. Thread-safe (serialized on the shared models).
 inline double blocked_fpr(double n, std::uint64_t blocks, std::uint32_t k, std::uint32_t block_slots) {
-    return blocked_fpr_model(k, block_slots)(n, blocks);
+    const std::lock_guard lock(detail::models_mutex());
+    return detail::cached_model(k, block_slots)(n, blocks);
 }
 
 /// Estimated number of distinct keys in a filter with `set` of `m` slots non-zero, probes falling
@@ -205,12 +228,13 @@ inline geometry classic_geometry(std::uint64_t n, double p) {
 /// expected blocked FPR at n keys is <= p (ties go to the smaller k).
 inline geometry blocked_geometry(std::uint64_t n, double p, std::uint32_t block_slots) {
     const geometry classic = guava_geometry(n, p);
+    const std::lock_guard lock(detail::models_mutex());
     std::uint64_t best_blocks = 0;
     std::uint32_t best_k = 0;
     // The optimum lies near the classic k; the range is generous because it is cheap to scan.
     const std::uint32_t k_max = std::min<std::uint32_t>(max_hashes, 2 * classic.hashes + 4);
     for (std::uint32_t k = std::max<std::uint32_t>(1, classic.hashes / 2); k <= k_max; ++k) {
-        blocked_fpr_model fpr(k, block_slots);
+        blocked_fpr_model& fpr = detail::cached_model(k, block_slots);
         std::uint64_t blocks;
         try {
             blocks = detail::smallest_satisfying(

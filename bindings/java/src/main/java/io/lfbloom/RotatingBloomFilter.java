@@ -48,7 +48,10 @@ public final class RotatingBloomFilter extends KeyFilter {
             return new Options(generations, period, doubleWrite, manualClock, filter);
         }
 
-        /** W / G; zero rotates only in {@link #rotate()}. */
+        /**
+         * W / G; zero rotates only in {@link #rotate()}. A period past {@code Long.MAX_VALUE}
+         * nanoseconds (292 years) counts as that many, which no clock reaches: it never rotates.
+         */
         public Options period(Duration period) {
             if (period == null || period.isNegative()) throw new IllegalArgumentException("period must be >= 0");
             return new Options(generations, period, doubleWrite, manualClock, filter);
@@ -91,7 +94,11 @@ public final class RotatingBloomFilter extends KeyFilter {
         Native.load();
         long[] out = new long[1];
         return new RotatingBloomFilter(Native.handleOf(LfbNative.lfb_rotating_create(expectedInsertions, fpp,
-                options.generations, options.period.toNanos(), flags, options.filter.toNative(4), out), out));
+                options.generations, saturatedNanos(options.period), flags, options.filter.toNative(4), out), out));
+    }
+
+    private static long saturatedNanos(Duration d) {
+        return d.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : d.toNanos();
     }
 
     /** One rotation now; waits only for another rotation in progress. */

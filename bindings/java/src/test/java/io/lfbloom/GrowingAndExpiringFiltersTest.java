@@ -98,6 +98,37 @@ class GrowingAndExpiringFiltersTest {
     }
 
     @Test
+    void rotatingWithAPeriodOfCenturiesOrTicksAtTheEndOfTimeNeverDropsAKey() {
+        for (Duration period : new Duration[] {Duration.ofSeconds(Long.MAX_VALUE), Duration.ofNanos(Long.MAX_VALUE)}) {
+            for (boolean manual : new boolean[] {false, true}) {
+                RotatingBloomFilter.Options o =
+                        RotatingBloomFilter.Options.defaults().generations(2).period(period).manualClock(manual);
+                try (RotatingBloomFilter f = RotatingBloomFilter.create(1000, 0.01, o)) {
+                    f.put("k");
+                    for (int i = 0; i < 5; i++) {
+                        f.tick(Long.MAX_VALUE);
+                        assertTrue(f.mightContain("k"));
+                    }
+                    assertEquals(0, f.rotations());
+                }
+            }
+        }
+        // with a period of one second, a tick at the end of time performs G rotations, then none
+        RotatingBloomFilter.Options o =
+                RotatingBloomFilter.Options.defaults().generations(3).period(Duration.ofSeconds(1)).manualClock(true);
+        try (RotatingBloomFilter f = RotatingBloomFilter.create(1000, 0.01, o)) {
+            f.tick(Long.MAX_VALUE);
+            assertEquals(3, f.rotations());
+            f.put("k");
+            for (int i = 0; i < 5; i++) {
+                f.tick(Long.MAX_VALUE);
+                assertTrue(f.mightContain("k"));
+            }
+            assertEquals(3, f.rotations());
+        }
+    }
+
+    @Test
     void rotatingWithAManualClockHonoursBothEdgesOfTheWindow() {
         long second = 1_000_000_000L;
         RotatingBloomFilter.Options o =
