@@ -1,4 +1,5 @@
 // Model checks of the composite filters: scalable growth and rotation (see runner.hpp).
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -15,6 +16,13 @@ using blocked = bloom_filter<blocked_layout, model::storage>;
 using scalable = basic_scalable_bloom_filter<model::sync>;
 using rotating = basic_rotating_bloom_filter<model::sync>;
 
+/// Sizing keeps its FPR models for the process (sizing.hpp); memory allocated inside a model run
+/// must be freed inside it, so the sizings the checks will do are done once before, outside.
+void size_sub_filters(std::uint64_t capacity, double fpr, std::uint32_t count) {
+    for (std::uint32_t n = 0; n < count; ++n)
+        (void)blocked_bloom_filter::size_for(capacity << n, fpr * 0.5 * std::ldexp(1.0, -static_cast<int>(n)));
+}
+
 // ---- scalable: growth publishes a sub-filter before any add uses it ----
 
 // Property: adds racing through growth (initial capacity 1, growth 2: sub-filters of 1, 2 and 4
@@ -25,6 +33,7 @@ using rotating = basic_rotating_bloom_filter<model::sync>;
 // message string Relacy's allocator hook mistakes for a foreign pointer; the cap's rules, defect 4
 // included, are tested in tests/core/scalable_test.cpp and by stress.growth.)
 struct scalable_growth : rl::test_suite<scalable_growth, 3> {
+    static void prepare() { size_sub_filters(1, 0.1, 8); }
     scalable f{1, 0.1};
 
     void thread(unsigned index) {
@@ -44,6 +53,39 @@ struct scalable_growth : rl::test_suite<scalable_growth, 3> {
     }
 };
 
+// Property (defect 4): at the cap (one sub-filter of capacity 1), racing adds either succeed or
+// throw full, and a key already present (added by this thread before) is never refused: it is
+// in the newest sub-filter, the full one. Every key whose add succeeded is found afterwards.
+// Bounds: 2 threads, 3 adds each (two keys, then the first again); random scheduler.
+struct scalable_cap : rl::test_suite<scalable_cap, 2> {
+    static void prepare() { size_sub_filters(1, 0.1, 1); }
+    scalable f{1, 0.1, options()};
+    static scalable_options options() {
+        scalable_options o;
+        o.max_filters = 1;
+        return o;
+    }
+    bool added[2][2] = {};  // written by thread i only; read in after()
+
+    void thread(unsigned index) {
+        const std::uint64_t keys[] = {10 * index + 1, 10 * index + 2, 10 * index + 1};
+        for (int i = 0; i < 3; ++i) {
+            try {
+                f.add(keys[i]);
+                added[index][i % 2] = true;
+            } catch (const error& e) {
+                RL_ASSERT(e.code() == errc::full);
+                RL_ASSERT(!added[index][i % 2]);  // present already, yet refused
+            }
+        }
+    }
+    void after() {
+        for (std::uint64_t t = 0; t < 2; ++t)
+            for (std::uint64_t i = 0; i < 2; ++i)
+                if (added[t][i]) RL_ASSERT(f.contains(10 * t + 1 + i));
+    }
+};
+
 // ---- rotating: a key lives through G-1 rotations, and is gone after G ----
 
 // Property ("present" in rotating_bloom_filter.hpp): with at most G-1 rotations overlapping an
@@ -54,6 +96,7 @@ struct scalable_growth : rl::test_suite<scalable_growth, 3> {
 template <std::uint32_t G, bool double_write>
 struct rotation : rl::test_suite<rotation<G, double_write>, 3> {
     static constexpr std::uint64_t a = 1, b = 2;
+    static void prepare() { (void)rotating_bloom_filter(1, 0.1, options()); }  // sizes its generations (see size_sub_filters)
     rotating f{1, 0.1, options()};
     static rotating_options options() {
         rotating_options o;
@@ -82,6 +125,7 @@ struct rotation : rl::test_suite<rotation<G, double_write>, 3> {
 }  // namespace
 
 LFBLOOM_RELACY_TESTS({"scalable.growth", lfbloom::relacy::make<scalable_growth>()},
+                     {"scalable.cap", lfbloom::relacy::make<scalable_cap>()},
                      {"rotating.g2", lfbloom::relacy::make<rotation<2, false>>()},
                      {"rotating.g2.double_write", lfbloom::relacy::make<rotation<2, true>>()},
                      {"rotating.g3", lfbloom::relacy::make<rotation<3, false>>()},

@@ -28,6 +28,16 @@
 #include <relacy/stdlib/semaphore.hpp>
 #include <relacy/stdlib/event.hpp>
 
+// Relacy replaces operator new and delete with inline definitions, so the compiler emits an
+// out-of-line copy (which the dynamic linker then gives libstdc++ too) only of those it does not
+// inline everywhere. Where delete was emitted and new was not, memory libstdc++ allocated
+// itself (std::runtime_error's message) went to Relacy's delete: "incorrect address passed to
+// free()". Taking their addresses emits all four.
+[[gnu::used]] static void* (*const relacy_new)(std::size_t) = &::operator new;
+[[gnu::used]] static void* (*const relacy_new_array)(std::size_t) = &::operator new[];
+[[gnu::used]] static void (*const relacy_delete)(void*) noexcept = &::operator delete;
+[[gnu::used]] static void (*const relacy_delete_array)(void*) noexcept = &::operator delete[];
+
 namespace lfbloom::model {
 
 inline rl::debug_info here(const std::source_location& at) {
