@@ -38,6 +38,10 @@ public:
         else return filter_api::count(key);
     }
     lfb_stats stats() const override { return to_c_stats(f_.stats()); }
+    std::int64_t rollbacks() const override {
+        if constexpr (requires { f_.rollbacks(); }) return static_cast<std::int64_t>(f_.rollbacks());
+        else return filter_api::rollbacks();
+    }
     std::unique_ptr<filter_api> empty_twin() const override {
         if constexpr (std::is_same_v<Filter, lfbloom::counting_bloom_filter>)
             return std::make_unique<core_filter>(Filter(f_.shape(), f_.counter_bits(), {.seed = f_.seed()}));

@@ -40,6 +40,9 @@ public:
     virtual lfb_stats stats() const = 0;
     /// An empty filter of the same kind, geometry and seed.
     virtual std::unique_ptr<filter_api> empty_twin() const = 0;
+    /// A counting filter's removes that rolled back (counting_bloom_filter::rollbacks), or -1
+    /// where the API does not tell (the C ABI).
+    virtual std::int64_t rollbacks() const { return -1; }
     /// A scalable filter's sub-filters as (items counted, capacity); empty for other kinds.
     virtual std::vector<std::pair<std::uint64_t, std::uint64_t>> sub_filters() const { return {}; }
 };

@@ -412,10 +412,13 @@ void over_remove() {
                 violation(describe("counter mismatch for thread ", t, " key ", index));
             ++checked;
         }
+    const std::int64_t rollbacks = filter->rollbacks();
     std::printf("over-remove: %llu removes of never-added keys, %llu passed the check (undone by an add), %llu refused "
-                "after reading present (rollback or race); %llu held keys present, counters equal the reference\n",
+                "after reading present; %s rollbacks; %llu held keys present, counters equal the reference\n",
                 static_cast<unsigned long long>(attempts.load()), static_cast<unsigned long long>(passed.load()),
-                static_cast<unsigned long long>(refused_after_present.load()), static_cast<unsigned long long>(checked));
+                static_cast<unsigned long long>(refused_after_present.load()),
+                rollbacks < 0 ? "(the C ABI does not count)" : std::to_string(rollbacks).c_str(),
+                static_cast<unsigned long long>(checked));
 }
 
 // ---- 4: saturation --------------------------------------------------------------------------------
