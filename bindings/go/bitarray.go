@@ -14,37 +14,59 @@ import (
 // cgo call costs about 40 ns here, and its fences keep one lookup's cache miss from overlapping
 // the next one's, so a C call per Test took 1.6x as long as a pure-Go filter
 // (docs/PERFORMANCE.md). Batches and everything else still call C. The key-to-bits mapping is
-// hash and probe rule 1 of docs/FORMAT.md, which the file format fixes; bitarray_test.go checks
-// every answer against C's and that both set the same bits.
+// the filter's hash and probe rule of docs/FORMAT.md, which the file format records: rule 1
+// (classic filters, and blocked ones loaded from files of lfbloom 1.3 or older) or rule 2 (new
+// blocked filters). A rule this package does not know is refused (ErrUnsupportedVersion), never
+// guessed at. bitarray_test.go checks every answer against C's and that both set the same bits.
 //
 // Every word is read with an atomic load and written with an atomic OR (Go's atomics are
 // sequentially consistent), because other goroutines, C callers and processes sharing the file
 // set bits in it at any time.
 type bitArray struct {
-	words   []uint64 // the C filter's words: valid until it is freed, which the handle guards
-	bits    uint64   // m
-	lines   uint64   // blocked: m / 512
-	seed    uint64
-	hashes  uint32 // k
-	blocked bool
+	words    []uint64 // the C filter's words: valid until it is freed, which the handle guards
+	bits     uint64   // m
+	lines    uint64   // blocked: m / 512
+	seed     uint64
+	hashes   uint32 // k
+	blocked  bool
+	distinct bool // blocked, probe rule 2: a key's probes are stepped apart (see blockedProbes)
 }
+
+// The hash and probe rules of docs/FORMAT.md that this package implements.
+const (
+	ruleFields   = 1 // classic; blocked filters of lfbloom 1.0-1.3
+	ruleDistinct = 2 // blocked filters since 1.4
+)
 
 // bitArrayOf describes the words of the C filter p (lfb_filter_bit_array).
 func bitArrayOf(p uintptr) (*bitArray, error) {
-	v := make([]uint64, 5) // words address, bits, seed, layout, hashes
+	v := make([]uint64, 6) // words address, bits, seed, layout, hashes, probe rule
 	if _, err := check(native.Lfb_filter_bit_array(p, v)); err != nil {
 		return nil, err
 	}
-	if layout := Layout(v[3]); layout != Blocked && layout != Classic {
-		return nil, fmt.Errorf("%w: this package does not know the C library's layout %d", ErrUnsupportedVersion, layout)
+	layout, rule := Layout(v[3]), v[5]
+	if err := implemented(layout, rule); err != nil {
+		return nil, err
 	}
 	// The address is C memory, which Go's collector neither moves nor frees: reading it back as
 	// a pointer is sound (and vet's uintptr-to-pointer check does not apply).
 	words := *(*unsafe.Pointer)(unsafe.Pointer(&v[0]))
 	return &bitArray{
 		words: unsafe.Slice((*uint64)(words), v[1]/64),
-		bits:  v[1], lines: v[1] / 512, seed: v[2], hashes: uint32(v[4]), blocked: Layout(v[3]) == Blocked,
+		bits:  v[1], lines: v[1] / 512, seed: v[2], hashes: uint32(v[4]), blocked: layout == Blocked,
+		distinct: rule == ruleDistinct,
 	}, nil
+}
+
+// implemented says whether Add and Test can run in Go for a filter of this layout and probe rule.
+func implemented(layout Layout, rule uint64) error {
+	if layout != Blocked && layout != Classic {
+		return fmt.Errorf("%w: this package does not know the C library's layout %d", ErrUnsupportedVersion, layout)
+	}
+	if rule != ruleFields && (layout != Blocked || rule != ruleDistinct) {
+		return fmt.Errorf("%w: this package does not know probe rule %d (layout %d)", ErrUnsupportedVersion, rule, layout)
+	}
+	return nil
 }
 
 // contains is lfb_filter_contains.
@@ -61,13 +83,10 @@ func (a *bitArray) contains(key []byte) bool {
 	}
 	line := a.line(h1)
 	all := uint64(1)
-	x, field := h2, 0
-	for i := uint32(0); i < a.hashes; i, field = i+1, field+1 {
-		if field == 7 {
-			x, field = refill(x), 0
-		}
-		slot := x >> (9 * field)
-		all &= atomic.LoadUint64(&line[slot>>6&7]) >> (slot & 63)
+	probes := a.probes(h1, h2)
+	for i := uint32(0); i < a.hashes; i++ {
+		slot := probes.next()
+		all &= atomic.LoadUint64(&line[slot>>6]) >> (slot & 63)
 	}
 	return all&1 != 0
 }
@@ -116,16 +135,44 @@ func refill(x uint64) uint64 {
 	return hi ^ lo
 }
 
-// blockedMasks is the key's line and, per word of it, the bits of its k probes: the 9-bit fields
-// of h2, seven per value, then of its refills.
-func (a *bitArray) blockedMasks(h1, h2 uint64) (line []uint64, masks [8]uint64) {
-	x, field := h2, 0
-	for i := uint32(0); i < a.hashes; i, field = i+1, field+1 {
-		if field == 7 {
-			x, field = refill(x), 0
+// blockedProbes yields a blocked key's slots in its 512-bit line, as line_probes in
+// core/include/lfbloom/blocked_layout.hpp. Rule 1: the 9-bit fields of h2, seven per value, then
+// of its refills. Rule 2: each of those fields moved on by the odd stride (h1 | 1) mod 512 until
+// it reaches a slot the key has not probed yet, so the first 512 probes are distinct.
+type blockedProbes struct {
+	x, step  uint64
+	field, i uint32
+	distinct bool
+	taken    [8]uint64 // rule 2: the slots probed so far
+}
+
+func (a *bitArray) probes(h1, h2 uint64) blockedProbes {
+	return blockedProbes{x: h2, step: (h1 | 1) & 511, distinct: a.distinct}
+}
+
+// next is the key's next slot, in [0, 512).
+func (p *blockedProbes) next() uint64 {
+	if p.field == 7 {
+		p.x, p.field = refill(p.x), 0
+	}
+	slot := p.x >> (9 * p.field) & 511
+	p.field++
+	if p.distinct && p.i < 512 {
+		for p.taken[slot>>6]>>(slot&63)&1 != 0 {
+			slot = (slot + p.step) & 511
 		}
-		slot := x >> (9 * field)
-		masks[slot>>6&7] |= 1 << (slot & 63)
+		p.taken[slot>>6] |= 1 << (slot & 63)
+	}
+	p.i++
+	return slot
+}
+
+// blockedMasks is the key's line and, per word of it, the bits of its k probes.
+func (a *bitArray) blockedMasks(h1, h2 uint64) (line []uint64, masks [8]uint64) {
+	probes := a.probes(h1, h2)
+	for i := uint32(0); i < a.hashes; i++ {
+		slot := probes.next()
+		masks[slot>>6] |= 1 << (slot & 63)
 	}
 	return a.line(h1), masks
 }

@@ -2,8 +2,10 @@ package lfbloom
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
+	"os"
 	"testing"
 )
 
@@ -134,5 +136,92 @@ func TestSingleKeyCallsDoNotAllocate(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { c.AddUint64(7); c.TestUint64(7); c.TestString("x"); c.Add(key) }); n != 0 {
 		t.Errorf("CountingFilter: %v allocations per round of single-key calls", n)
+	}
+}
+
+// Blocked filters loaded from files of lfbloom 1.3 or older keep probe rule 1, in Go as in C: the
+// golden file's words are queried and extended by Go exactly as C does.
+func TestRuleOneFiltersAgree(t *testing.T) {
+	data, err := os.ReadFile("../../tests/data/format-v1/blocked.lfb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inGo, _ := New(10, 0.5)
+	inC, _ := New(10, 0.5)
+	defer inGo.Close()
+	defer inC.Close()
+	if err := inGo.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := inC.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if inGo.bits.distinct {
+		t.Fatal("a rule-1 file loaded with rule 2")
+	}
+	keys := make([][]byte, 3000)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("golden:%d", i)) // the first 100 are in the file
+	}
+	fromC, err := inC.TestMany(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		if got := inGo.Test(k); got != fromC[i] || (i < 100 && !got) {
+			t.Fatalf("key %q: Go says %v, C %v", k, got, fromC[i])
+		}
+	}
+	for _, k := range keys[100:600] {
+		inGo.Add(k)
+	}
+	if _, err := inC.AddMany(keys[100:600]); err != nil {
+		t.Fatal(err)
+	}
+	goBytes, _ := inGo.MarshalBinary()
+	cBytes, _ := inC.MarshalBinary()
+	if !bytes.Equal(goBytes, cBytes) || goBytes[11] != ruleFields {
+		t.Fatal("Go's rule-1 adds differ from C's, or the rule changed")
+	}
+}
+
+// Go answers only for the rules it implements; any other makes the filter unusable from Go
+// rather than wrong.
+func TestUnknownRulesAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		layout Layout
+		rule   uint64
+		ok     bool
+	}{{Blocked, 1, true}, {Blocked, 2, true}, {Classic, 1, true}, {Classic, 2, false}, {Blocked, 3, false},
+		{Blocked, 0, false}, {Layout(3), 1, false}} {
+		if err := implemented(c.layout, c.rule); (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrUnsupportedVersion)) {
+			t.Errorf("layout %d, rule %d: %v", c.layout, c.rule, err)
+		}
+	}
+}
+
+// Defect 8 through Go's own Add and Test: the empty key (hash (0, 0) under the default seed 0) is
+// present in at most 19 of 500 full blocked filters at p = 1%, the (1 - 1e-6) quantile of
+// Binomial(500, 0.01); probe rule 1 put it in about 38% of them.
+func TestEmptyKeyIsNoLikelierPresent(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	present := 0
+	key := make([]byte, 8)
+	for i := 0; i < 500; i++ {
+		f, err := New(1000, 0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 1000; j++ {
+			rng.Read(key)
+			f.Add(key)
+		}
+		if f.Test(nil) {
+			present++
+		}
+		f.Close()
+	}
+	if present > 19 {
+		t.Fatalf("the empty key is present in %d of 500 full filters", present)
 	}
 }

@@ -89,7 +89,11 @@ type Layout int
 const (
 	// Blocked puts all of a key's bits in one 64-byte cache line: one cache miss per call (default).
 	Blocked Layout = 2
-	// Classic spreads them over the whole array, exactly as Guava's BloomFilter.
+	// Classic spreads them over the whole array, exactly as Guava's BloomFilter, flaw included:
+	// a key whose second hash half is 0 probes one bit k times. Under seed 0 (Guava's, the
+	// default) the empty key is such a key, present in about half of all full classic filters;
+	// give a classic filter never exchanged with Guava a non-zero seed (WithSeed). Blocked
+	// filters spread every key's probes whatever the seed.
 	Classic Layout = 1
 )
 

@@ -63,9 +63,13 @@ enum lfb_status {
     LFB_ERR_FULL = -10                /* a scalable filter reached its cap on sub-filters or memory (1.1) */
 };
 
-/* Layouts, numbered as in serialized filters. */
+/* Layouts, numbered as in serialized filters. Classic filters keep Guava's flaw with its
+ * bits: a key whose second hash half is 0 probes one bit k times, and under seed 0 (Guava's, the
+ * default) the empty key is such a key, "maybe present" in about half of all full classic filters.
+ * Give a classic filter never exchanged with Guava a non-zero seed. Blocked and counting filters
+ * spread every key's probes (probe rule 2, docs/FORMAT.md), whatever the seed. */
 enum lfb_layout {
-    LFB_LAYOUT_CLASSIC = 1, /* k probes anywhere: bit-exact with Guava's BloomFilter */
+    LFB_LAYOUT_CLASSIC = 1, /* k probes anywhere: bit-exact with Guava's BloomFilter, flaw included */
     LFB_LAYOUT_BLOCKED = 2, /* k probes in one 64-byte cache line: the default, fastest */
     LFB_LAYOUT_COUNTING = 3 /* counting filters (reported by lfb_stats.layout only) */
 };
@@ -93,10 +97,15 @@ typedef struct lfb_key {
  * this library cost more than a lookup (a cgo call from Go: 40 ns, and its fences keep lookups'
  * cache misses from overlapping). With it the binding answers contains and add itself, bit-exact
  * with lfb_filter_contains and lfb_filter_add: MurmurHash3 x64_128 of the key with `seed`, then
- * the bits that hash and probe rule 1 of docs/FORMAT.md assigns for (layout, bits, hashes). Read
- * the words with atomic 64-bit loads, since adds set bits at any time; an add sets its bits with
- * atomic 64-bit ORs and nothing else (the memory is writable; `const` only because a reader needs
- * no more). Set struct_size before the call. */
+ * the bits that hash and probe rule `probe_rule` of docs/FORMAT.md assigns for (layout, bits,
+ * hashes). A binding must not touch the words of a filter whose rule it does not implement (it
+ * can call lfb_filter_add and lfb_filter_contains instead): new blocked filters use rule 2 since
+ * 1.4, filters loaded from older files keep rule 1, classic filters are always rule 1. A caller
+ * compiled before 1.4 (struct_size 40) cannot see the rule, so it gets LFB_ERR_UNSUPPORTED_VERSION
+ * for any filter whose rule is not 1 rather than words it would read wrongly. Read the words with
+ * atomic 64-bit loads, since adds set bits at any time; an add sets its bits with atomic 64-bit
+ * ORs and nothing else (the memory is writable; `const` only because a reader needs no more). Set
+ * struct_size before the call. */
 typedef struct lfb_bit_array {
     uint32_t struct_size;  /* sizeof(lfb_bit_array) as the caller compiled it */
     uint32_t layout;       /* LFB_LAYOUT_CLASSIC or LFB_LAYOUT_BLOCKED */
@@ -105,6 +114,8 @@ typedef struct lfb_bit_array {
     uint64_t seed;         /* the hash seed */
     uint32_t hashes;       /* k */
     uint32_t reserved;
+    uint32_t probe_rule;   /* since 1.4: the hash and probe rule of docs/FORMAT.md, 1 or 2 */
+    uint32_t reserved2;
 } lfb_bit_array;
 
 /* Creation options. Initialize with lfb_options_init, then change what you need. */

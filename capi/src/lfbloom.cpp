@@ -2,6 +2,8 @@
 // catches everything, and maps lfbloom::error codes to LFB_ERR_* values.
 #include "lfbloom.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -501,15 +503,23 @@ int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out) {
 int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out) {
     return with_filter(filter, [&](const auto& f) {
         require(out != nullptr, "bit array output is NULL");
-        require(out->struct_size >= sizeof(lfb_bit_array), "lfb_bit_array.struct_size is too small");
+        // A 1.2 caller's struct ends before probe_rule: it knows rule 1 only, and would compute
+        // another rule's bits wrongly (false negatives), so it gets no words for such a filter.
+        constexpr std::size_t size_1_2 = offsetof(lfb_bit_array, probe_rule);
+        require(out->struct_size >= size_1_2, "lfb_bit_array.struct_size is too small");
+        const auto rule = static_cast<std::uint32_t>(f.probes());
+        if (out->struct_size < sizeof(lfb_bit_array) && rule != static_cast<std::uint32_t>(lfbloom::probe_rule::fields))
+            throw lfbloom::error(errc::unsupported_version, "the filter's probe rule " + std::to_string(rule) +
+                                                                " needs an lfb_bit_array of lfbloom 1.4 or later");
         lfb_bit_array v{};
-        v.struct_size = sizeof(lfb_bit_array);
+        v.struct_size = static_cast<std::uint32_t>(std::min<std::size_t>(out->struct_size, sizeof(lfb_bit_array)));
         v.layout = static_cast<std::uint32_t>(f.kind);
         v.words = f.words().data();
         v.bits = f.shape().slots;
         v.seed = f.seed();
         v.hashes = f.shape().hashes;
-        std::memcpy(out, &v, sizeof v);  // a newer caller's extra fields stay as they were
+        v.probe_rule = rule;
+        std::memcpy(out, &v, v.struct_size);  // an older caller's struct gets its fields only, a newer one's extra fields stay
         return LFB_OK;
     });
 }

@@ -88,6 +88,8 @@ BOOST_AUTO_TEST_CASE(every_layout_round_trips_exactly) {
             BOOST_TEST(back.shape().capacity == f.shape().capacity);
             BOOST_TEST(back.shape().target_fpr == f.shape().target_fpr);
             BOOST_TEST(back.seed() == f.seed());
+            BOOST_TEST((back.probes() == f.probes()));
+            BOOST_TEST(static_cast<int>(data[11]) == (F::kind == layout::classic ? 1 : 2));
             BOOST_TEST(back.counter_bits() == f.counter_bits());
             for (int i = 0; i < 500; ++i) BOOST_TEST_REQUIRE(back.contains("key:" + std::to_string(i)));
             BOOST_TEST(std::holds_alternative<F>(load_exact<any_filter>(data, [](const byte_source& s, std::uint64_t n) { return load_any(s, 0, n); })));
@@ -191,7 +193,14 @@ BOOST_AUTO_TEST_CASE(hostile_headers_are_refused_before_allocating) {
     BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint64_t>(b, 24, 1000); })) == errc::corrupt)); // partial line
     BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint64_t>(b, 40, 0); })) == errc::corrupt));    // capacity 0
     BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 10, 9); })) == errc::unsupported_version));
-    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 11, 2); })) == errc::unsupported_version));
+    // Byte 11, the hash and probe rule: 1 and 2 load (the filter is rule 2), others are unknown.
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 11, 1); })) == errc{}));
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 11, 0); })) == errc::unsupported_version));
+    BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 11, 3); })) == errc::unsupported_version));
+    bytes classic = saved(classic_bloom_filter::with_geometry(4096, 3));
+    BOOST_TEST(static_cast<int>(classic[11]) == 1);
+    patch_header<std::uint8_t>(classic, 11, 2);  // Guava's rule only
+    BOOST_TEST((load_error(classic) == errc::unsupported_version));
     BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint16_t>(b, 8, 2); })) == errc::unsupported_version));
     BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 12, 4); })) == errc::corrupt));     // 4-bit blocked
     BOOST_TEST((load_error(with([](bytes& b) { b[0] = std::byte{'X'}; })) == errc::corrupt));
@@ -204,7 +213,10 @@ BOOST_AUTO_TEST_CASE(loading_the_wrong_kind_is_incompatible) {
 }
 
 // Files written by format version 1 must load in every later version. Regenerate (only when the
-// format version changes, into a new directory) with LFBLOOM_WRITE_GOLDEN=1.
+// format version changes, into a new directory) with LFBLOOM_WRITE_GOLDEN=1. The files without
+// "rule2" were written by lfbloom 1.0-1.3 with probe rule 1 (byte 11 = 1): they must load with
+// that rule and answer every key, added or not, as a rule-1 filter does (a loader that gave them
+// rule 2 would keep the words but lose keys). The "rule2" files pin rule 2 (lfbloom 1.4 on).
 BOOST_AUTO_TEST_CASE(golden_files_of_format_v1_still_load) {
     const std::filesystem::path dir = std::filesystem::path(LFBLOOM_TEST_DATA) / "format-v1";
     auto check = [&](const std::string& name, auto filter) {
@@ -215,12 +227,21 @@ BOOST_AUTO_TEST_CASE(golden_files_of_format_v1_still_load) {
         const auto& loaded = std::get<decltype(filter)>(back);
         BOOST_TEST(same_words(filter, loaded), name);
         BOOST_TEST(loaded.shape().capacity == filter.shape().capacity);
+        BOOST_TEST((loaded.probes() == filter.probes()), name);
         for (int i = 0; i < 100; ++i) BOOST_TEST_REQUIRE(loaded.contains("golden:" + std::to_string(i)));
+        std::uint64_t differ = 0;
+        for (int i = 0; i < 20000; ++i) differ += loaded.contains("absent:" + std::to_string(i)) != filter.contains("absent:" + std::to_string(i));
+        BOOST_TEST(differ == 0u, name);
+        BOOST_TEST(static_cast<int>(saved(loaded)[11]) == static_cast<int>(filter.probes()), name);  // saved again as it was
     };
-    check("blocked.lfb", blocked_bloom_filter::for_capacity(1000, 0.01));
+    const filter_options rule1{.probes = probe_rule::fields};
+    check("blocked.lfb", blocked_bloom_filter::for_capacity(1000, 0.01, rule1));
     check("classic.lfb", classic_bloom_filter::for_capacity(1000, 0.01));
-    check("counting4.lfb", counting_bloom_filter::for_capacity(1000, 0.01, 4));
-    check("counting8-seed9.lfb", counting_bloom_filter::for_capacity(1000, 0.001, 8, {.seed = 9}));
+    check("counting4.lfb", counting_bloom_filter::for_capacity(1000, 0.01, 4, rule1));
+    check("counting8-seed9.lfb", counting_bloom_filter::for_capacity(1000, 0.001, 8, {.seed = 9, .probes = probe_rule::fields}));
+    check("blocked-rule2.lfb", blocked_bloom_filter::for_capacity(1000, 0.01));
+    check("counting4-rule2.lfb", counting_bloom_filter::for_capacity(1000, 0.01, 4));
+    check("counting8-seed9-rule2.lfb", counting_bloom_filter::for_capacity(1000, 0.001, 8, {.seed = 9}));
 }
 
 // ---- Guava's format ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -33,7 +34,8 @@ namespace detail {
 /// Fills the fields every layout computes the same way.
 inline filter_stats make_stats(layout kind, const geometry& g, std::uint32_t slot_bits, std::uint64_t bytes,
                                std::uint64_t set, std::uint64_t saturated, std::uint64_t block_slots,
-                               double (*expected_fpr)(double, std::uint64_t, std::uint32_t)) {
+                               double (*expected_fpr)(double, std::uint64_t, std::uint32_t),
+                               probe_rule rule = probe_rule::fields) {
     filter_stats s;
     s.kind = kind;
     s.slots = g.slots;
@@ -46,6 +48,9 @@ inline filter_stats make_stats(layout kind, const geometry& g, std::uint32_t slo
     s.saturated = saturated;
     s.fill_ratio = static_cast<double>(set) / static_cast<double>(g.slots);
     s.estimated_count = estimated_count(set, g.slots, g.hashes, block_slots);
+    if (rule == probe_rule::distinct && g.hashes < block_slots && set < g.slots)  // each key sets exactly k slots of its block
+        s.estimated_count *= -std::expm1(g.hashes * std::log1p(-1.0 / static_cast<double>(block_slots))) /
+                             (static_cast<double>(g.hashes) / static_cast<double>(block_slots));
     s.estimated_fpr = set >= g.slots ? 1.0 : expected_fpr(s.estimated_count, g.slots, g.hashes);
     s.near_capacity = s.estimated_count > near_capacity_fraction * static_cast<double>(g.capacity);
     return s;
@@ -107,7 +112,7 @@ public:
 
     /// Over given storage of exactly slots / 64 words (a shared file mapping, say).
     bloom_filter(const geometry& g, const filter_options& options, Storage storage)
-        : shape_(valid(g)), seed_(options.seed), layout_(g.slots, g.hashes), words_(std::move(storage)) {
+        : shape_(valid(g)), seed_(options.seed), layout_(g.slots, g.hashes, checked_probe_rule(options.probes)), words_(std::move(storage)) {
         if (words_.size() != g.slots / 64) throw error(errc::invalid_argument, "storage does not match the geometry");
     }
 
@@ -130,10 +135,11 @@ public:
 
     /// ORs `other` into this filter. Afterwards this filter contains every key whose add to
     /// `other` happened-before the merge. Both may be in use by other threads. Throws
-    /// incompatible (different bits, k or seed) with nothing changed.
+    /// incompatible (different bits, k, seed or probe rule) with nothing changed.
     void merge(const bloom_filter& other) {
-        if (other.shape_.slots != shape_.slots || other.shape_.hashes != shape_.hashes || other.seed_ != seed_)
-            throw error(errc::incompatible, "cannot merge filters of different bits, hashes or seed");
+        if (other.shape_.slots != shape_.slots || other.shape_.hashes != shape_.hashes || other.seed_ != seed_ ||
+            other.probes() != probes())
+            throw error(errc::incompatible, "cannot merge filters of different bits, hashes, seed or probe rule");
         const word_type* from = other.words_.data();
         for (std::uint64_t i = 0; i < words_.size(); ++i)
             if (const std::uint64_t bits = load_word(from[i])) set_bits(words_.data()[i], bits);
@@ -144,11 +150,14 @@ public:
         std::uint64_t set = 0;
         for (std::uint64_t i = 0; i < words_.size(); ++i) set += std::popcount(load_word(words_.data()[i]));
         return detail::make_stats(Layout::kind, shape_, 1, words_.bytes(), set, 0, Layout::block_slots(shape_.slots),
-                                  Layout::expected_fpr);
+                                  Layout::expected_fpr, probes());
     }
 
     const geometry& shape() const noexcept { return shape_; }
     std::uint64_t seed() const noexcept { return seed_; }
+    /// How keys map to bits (saved in files): probe_rule::fields for classic filters and blocked
+    /// ones loaded from lfbloom 1.3 or older, else probe_rule::distinct.
+    probe_rule probes() const noexcept { return layout_.rule(); }
     /// The raw words, for serialization; read them with load_word while others may write.
     std::span<word_type> words() noexcept { return {words_.data(), words_.size()}; }
     std::span<const word_type> words() const noexcept { return {words_.data(), words_.size()}; }

@@ -104,7 +104,8 @@ public:
         : shape_(valid(g, counter_bits)),
           seed_(options.seed),
           lanes_(counter_bits),
-          probes_(g.slots / slots_per_line(counter_bits), g.hashes),
+          // 8-bit counters use the top 6 bits of a 7-bit slot: rule 2 keeps those distinct.
+          probes_(g.slots / slots_per_line(counter_bits), g.hashes, checked_probe_rule(options.probes), counter_bits == 8 ? 1 : 0),
           words_(std::move(storage)) {
         if (words_.size() != g.slots * counter_bits / 64) throw error(errc::invalid_argument, "storage does not match the geometry");
     }
@@ -183,7 +184,7 @@ public:
     std::uint32_t count_hash(hash128 h) const noexcept {
         const word_type* line = line_of(h);
         std::uint32_t least = lanes_.max();
-        probes_.for_each_slot<7>(h, [&](unsigned slot) {
+        probes_.for_each_slot<7, true>(h, [&](unsigned slot) {  // stops at a zero counter
             const unsigned s = slot >> shift_;  // 4-bit: 128 slots; 8-bit: 64 (top 6 of 7 bits)
             least = std::min(least, lanes_.get(load_word(line[s >> lane_shift_]), s & lane_mask_));
             return least != 0;
@@ -207,11 +208,12 @@ public:
     }
 
     /// Adds `other`'s counters to this filter's, saturating. Throws incompatible (different
-    /// counters, k, counter width or seed) with nothing changed.
+    /// counters, k, counter width, seed or probe rule) with nothing changed.
     void merge(const basic_counting_bloom_filter& other) {
         if (other.shape_.slots != shape_.slots || other.shape_.hashes != shape_.hashes ||
-            other.lanes_.width() != lanes_.width() || other.seed_ != seed_)
-            throw error(errc::incompatible, "cannot merge counting filters of different counters, hashes, width or seed");
+            other.lanes_.width() != lanes_.width() || other.seed_ != seed_ || other.probes() != probes())
+            throw error(errc::incompatible,
+                        "cannot merge counting filters of different counters, hashes, width, seed or probe rule");
         for (std::uint64_t i = 0; i < words_.size(); ++i) {
             const std::uint64_t add = load_word(other.words_.data()[i]);
             if (add != 0)
@@ -231,11 +233,14 @@ public:
         }
         const std::uint32_t per_line = slots_per_line(lanes_.width());
         return detail::make_stats(kind, shape_, lanes_.width(), words_.bytes(), nonzero, saturated, per_line,
-                                  expected_fpr_for(per_line));
+                                  expected_fpr_for(per_line), probes());
     }
 
     const geometry& shape() const noexcept { return shape_; }
     std::uint64_t seed() const noexcept { return seed_; }
+    /// How keys map to counters (saved in files): probe_rule::distinct, or fields for a filter
+    /// loaded from lfbloom 1.3 or older.
+    probe_rule probes() const noexcept { return probes_.rule(); }
     std::uint32_t counter_bits() const noexcept { return lanes_.width(); }
     std::span<word_type> words() noexcept { return {words_.data(), words_.size()}; }
     std::span<const word_type> words() const noexcept { return {words_.data(), words_.size()}; }

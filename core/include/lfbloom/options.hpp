@@ -12,10 +12,27 @@ enum class layout : std::uint8_t {
     counting = 3,  ///< blocked, with a 4- or 8-bit saturating counter per slot
 };
 
+/// How blocked and counting filters place a key's probes inside its line, numbered as in
+/// serialized filters (byte 11 of the header, docs/FORMAT.md; values never change). Classic filters
+/// have one rule, Guava's, saved as 1. See line_probes (blocked_layout.hpp) for both rules.
+enum class probe_rule : std::uint8_t {
+    fields = 1,    ///< lfbloom 1.0-1.3: bit fields of h2; one key's probes may coincide, all of them when h2 = 0
+    distinct = 2,  ///< since 1.4, for new filters: rule 1's fields, each moved on to a slot the key has not probed yet
+};
+
+/// The rule new blocked and counting filters get.
+inline constexpr probe_rule current_probe_rule = probe_rule::distinct;
+
 struct filter_options {
     std::uint64_t memory_limit = 0;  ///< bytes the filter may use; 0 = only the machine's memory bounds it
-    std::uint64_t seed = 0;          ///< MurmurHash3 seed; 0 is Guava's. Filters merge only with equal seeds.
-    bool process_shared = false;     ///< memory shared with child processes forked after creation
+    /// MurmurHash3 seed; 0 is Guava's. Filters merge only with equal seeds. Seed 0 hashes the empty
+    /// key to (0, 0): harmless for blocked and counting filters (probe_rule::distinct spreads every
+    /// hash), but a classic filter then probes one bit k times, as Guava does (classic_layout.hpp).
+    std::uint64_t seed = 0;
+    bool process_shared = false;  ///< memory shared with child processes forked after creation
+    /// Blocked and counting filters: the probe rule. Only a filter loaded from a file written with
+    /// an older rule needs another; classic filters ignore it.
+    probe_rule probes = current_probe_rule;
 };
 
 /// A consistent-enough snapshot: counts are read word by word while other threads may write.

@@ -5,7 +5,7 @@
 //   0  8  magic "LFBLOOM\0"          40  8  capacity
 //   8  2  format version (1)         48  8  target FPR (IEEE-754 double)
 //  10  1  layout (1, 2, 3)           56  8  slots set when the save began
-//  11  1  hash (1 = MurmurHash3 x64_128)  64  8  payload bytes (= slots * slot bits / 8)
+//  11  1  hash and probe rule (1, 2)  64  8  payload bytes (= slots * slot bits / 8)
 //  12  1  slot bits (1, 4, 8)        72  8  XXH3-64 of bytes 0..71
 //  13  3  zero                       payload, then XXH3-64 of the payload
 //  16  8  seed
@@ -61,6 +61,9 @@ using any_filter = std::variant<blocked_bloom_filter, classic_bloom_filter, coun
 inline constexpr std::uint16_t format_version = 1;
 inline constexpr std::size_t header_size = 80;
 inline constexpr std::size_t trailer_size = 8;
+/// Byte 11 is the hash and probe rule: MurmurHash3 x64_128 and probe_rule 1 or 2 (options.hpp).
+/// Classic files are always 1 (Guava's rule); blocked and counting files of lfbloom 1.0-1.3 are
+/// 1 and load with that rule, newer ones 2. An id this lfbloom does not know is unsupported_version.
 inline constexpr std::uint8_t hash_murmur3_x64_128 = 1;
 /// `available` argument of the loaders when the length of the data is not known (a pipe).
 inline constexpr std::uint64_t unknown_length = ~std::uint64_t{0};
@@ -70,6 +73,7 @@ struct file_header {
     layout kind = layout::blocked;
     std::uint32_t slot_bits = 1;
     std::uint64_t seed = 0;
+    probe_rule probes = current_probe_rule;  ///< always probe_rule::fields for classic
     geometry shape;
     std::uint64_t slots_set = 0;
     std::uint64_t payload_bytes = 0;
@@ -160,7 +164,7 @@ std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8
     std::memcpy(h.data(), magic_bytes, 8);
     put_le<std::uint16_t>(&h[8], format_version);
     h[10] = static_cast<unsigned char>(Filter::kind);
-    h[11] = hash_murmur3_x64_128;
+    h[11] = static_cast<unsigned char>(filter.probes());
     h[12] = static_cast<unsigned char>(filter.counter_bits());
     put_le<std::uint64_t>(&h[16], filter.seed());
     put_le<std::uint64_t>(&h[24], filter.shape().slots);
@@ -182,9 +186,13 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
                                                    " is not supported (this lfbloom reads version 1)");
     if (get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) corrupt("header checksum mismatch");
     file_header out;
-    if (h[10] < 1 || h[10] > 3 || h[11] != hash_murmur3_x64_128)
-        throw error(errc::unsupported_version, "unknown layout or hash function in the header");
+    if (h[10] < 1 || h[10] > 3) throw error(errc::unsupported_version, "unknown layout in the header");
     out.kind = static_cast<layout>(h[10]);
+    const bool rule_ok = h[11] == static_cast<unsigned char>(probe_rule::fields) ||
+                         (h[11] == static_cast<unsigned char>(probe_rule::distinct) && out.kind != layout::classic);
+    if (!rule_ok)
+        throw error(errc::unsupported_version, "hash and probe rule " + std::to_string(h[11]) + " is unknown for this layout");
+    out.probes = static_cast<probe_rule>(h[11]);
     out.slot_bits = h[12];
     const bool bits_ok = out.kind == layout::counting ? (out.slot_bits == 4 || out.slot_bits == 8) : out.slot_bits == 1;
     if (!bits_ok || h[13] != 0 || h[14] != 0 || h[15] != 0 || get_le<std::uint32_t>(&h[36]) != 0)
@@ -208,7 +216,7 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
 /// Builds an empty filter of the header's kind; geometry errors in a file mean corruption.
 template <class Filter, class... Storage>
 Filter make_for(const file_header& h, std::uint64_t memory_limit, Storage&&... storage) {
-    const filter_options options{.memory_limit = memory_limit, .seed = h.seed};
+    const filter_options options{.memory_limit = memory_limit, .seed = h.seed, .probes = h.probes};
     try {
         if constexpr (std::is_same_v<Filter, counting_bloom_filter>) return Filter(h.shape, h.slot_bits, options, std::forward<Storage>(storage)...);
         else return Filter(h.shape, options, std::forward<Storage>(storage)...);

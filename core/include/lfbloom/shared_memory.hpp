@@ -60,7 +60,8 @@ Filter create_shared_file(const std::string& path, const geometry& g, const filt
                           std::uint32_t counter_bits = 4) {
     const std::uint32_t slot_bits = Filter::kind == layout::counting ? counter_bits : 1;
     if (Filter::kind == layout::counting) counting_bloom_filter::slots_per_line(counter_bits);  // validates the width
-    const file_header h = detail::header_of(Filter::kind, slot_bits, g, options.seed);
+    file_header h = detail::header_of(Filter::kind, slot_bits, g, options.seed);
+    h.probes = options.probes;  // the filter's own rule is what its header records
     check_memory(h.payload_bytes, options.memory_limit);
     std::string tmp = path + ".creating.XXXXXX";
     detail::fd_guard fd{::mkstemp(tmp.data())};

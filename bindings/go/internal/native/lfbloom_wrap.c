@@ -539,16 +539,16 @@ intgo _wrap_lfb_filter_bit_array_native_0cd4c3958ae14609(lfb_filter *_swig_go_0,
   arg1 = (lfb_filter *)_swig_go_0; 
   
   array2.struct_size = sizeof array2;
-  arg2 = _swig_go_1.len == 5 ? &array2 : NULL;
+  arg2 = _swig_go_1.len == 6 ? &array2 : NULL;
   
   
   result = (int)lfb_filter_bit_array((struct lfb_filter const *)arg1,arg2);
   _swig_go_result = result; 
   
-  if (result == LFB_OK && _swig_go_1.len == 5) {
+  if (result == LFB_OK && _swig_go_1.len == 6) {
     uint64_t* v = (uint64_t*)_swig_go_1.array;
     v[0] = (uint64_t)(uintptr_t)array2.words; v[1] = array2.bits; v[2] = array2.seed;
-    v[3] = array2.layout; v[4] = array2.hashes;
+    v[3] = array2.layout; v[4] = array2.hashes; v[5] = array2.probe_rule;
   }
   
   return _swig_go_result;

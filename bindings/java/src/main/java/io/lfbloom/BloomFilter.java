@@ -37,7 +37,13 @@ public final class BloomFilter extends KeyFilter {
     public enum Layout {
         /** All of a key's bits in one 64-byte cache line: one cache miss per call. */
         BLOCKED,
-        /** Bits anywhere in the array, exactly as Guava's BloomFilter (strategy MURMUR128_MITZ_64). */
+        /**
+         * Bits anywhere in the array, exactly as Guava's BloomFilter (strategy MURMUR128_MITZ_64),
+         * flaw included: a key whose second hash half is 0 probes one bit k times. Under seed 0
+         * (Guava's, the default) the empty key is such a key, "maybe present" in about half of all
+         * full classic filters; give a classic filter never exchanged with Guava a non-zero seed.
+         * {@link #BLOCKED} filters spread every key's probes whatever the seed.
+         */
         CLASSIC
     }
 
