@@ -6,10 +6,11 @@ import (
 	"time"
 )
 
-// A period of math.MaxInt64 ns (292 years, the longest time.Duration: a way to say "never") and
-// ticks at the end of time never rotate, with the real clock or a manual one. (The C ABI takes
-// periods up to 2^64 - 1 ns, where the deadline once wrapped and rotated on every call; the
-// core now saturates it.)
+// A period of math.MaxInt64 ns (292 years, the longest time.Duration: a way to say "never") does
+// not rotate before the clock gets there: a manual clock starting at 0 reaches the deadline only
+// at math.MaxInt64, the real one never. (The C ABI takes periods up to 2^64 - 1 ns, where the
+// deadline once wrapped past 2^64 and rotated on every call; Go's int64 durations cannot reach
+// the wrap, so this documents the behaviour and the C and C++ tests guard the fix.)
 func TestRotatingWithAPeriodOfCenturiesNeverDropsAKey(t *testing.T) {
 	for _, manual := range []bool{false, true} {
 		r, err := NewRotating(1000, 0.01, RotatingConfig{Period: math.MaxInt64, ManualClock: manual})
@@ -18,7 +19,7 @@ func TestRotatingWithAPeriodOfCenturiesNeverDropsAKey(t *testing.T) {
 		}
 		r.AddUint64(42)
 		for i := 0; i < 5; i++ {
-			if err := r.Tick(math.MaxInt64); err != nil {
+			if err := r.Tick(math.MaxInt64 - 1); err != nil {
 				t.Fatal(err)
 			}
 			if !r.TestUint64(42) {
@@ -30,7 +31,8 @@ func TestRotatingWithAPeriodOfCenturiesNeverDropsAKey(t *testing.T) {
 		}
 		r.Close()
 	}
-	// With a period of one second, a tick at the end of time performs G rotations, then none.
+	// With a period of one second, a tick at the end of Go's time performs G rotations, then
+	// none: the next deadline saturates instead of wrapping.
 	r, err := NewRotating(1000, 0.01, RotatingConfig{Generations: 3, Period: time.Second, ManualClock: true})
 	if err != nil {
 		t.Fatal(err)

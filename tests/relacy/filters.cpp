@@ -17,20 +17,23 @@ using counting = basic_counting_bloom_filter<model::storage>;
 
 // ---- bit filters: racing adds keep every bit, and of racing adds of one new key one says "new" ----
 
-/// Two keys whose probes share a word (so a lost read-modify-write would lose one's bits), found
-/// with the production filter of the same shape: keys `first`, first+1, ...
+/// Two keys whose probes share a word (so a lost read-modify-write would lose one's bits), and
+/// neither of whose bits covers the other's (so each add of a new key must set a bit), found with
+/// the production filter of the same shape among keys 1, 2, ...
 template <class Production>
 std::pair<std::uint64_t, std::uint64_t> keys_sharing_a_word(std::uint64_t bits, std::uint32_t k) {
-    auto words_of = [&](std::uint64_t key) {
+    auto alone = [&](std::uint64_t key) {
         auto f = Production::with_geometry(bits, k);
         f.add(key);
-        std::uint64_t mask = 0;
-        for (std::size_t w = 0; w < f.words().size(); ++w) mask |= std::uint64_t{f.words()[w] != 0} << w;
-        return mask;
+        return f;
     };
     for (std::uint64_t a = 1;; ++a)
-        for (std::uint64_t b = a + 1; b < a + 64; ++b)
-            if (words_of(a) & words_of(b)) return {a, b};
+        for (std::uint64_t b = a + 1; b < a + 64; ++b) {
+            const auto fa = alone(a), fb = alone(b);
+            bool share = false;
+            for (std::size_t w = 0; w < fa.words().size(); ++w) share |= (fa.words()[w] & fb.words()[w]) != 0;
+            if (share && !fa.contains(b) && !fb.contains(a)) return {a, b};
+        }
 }
 
 // Property: adds racing on shared words keep every bit (after both, both keys are present; each

@@ -85,6 +85,7 @@ public:
     T exchange(T v, order mo = order::seq_cst, loc at = loc::current()) { return a_.exchange(v, to_rl(mo), here(at)); }
     T fetch_add(T v, order mo = order::seq_cst, loc at = loc::current()) { return a_.fetch_add(v, to_rl(mo), here(at)); }
     T fetch_sub(T v, order mo = order::seq_cst, loc at = loc::current()) { return a_.fetch_sub(v, to_rl(mo), here(at)); }
+    T fetch_or(T v, order mo = order::seq_cst, loc at = loc::current()) { return a_.fetch_or(v, to_rl(mo), here(at)); }
     bool compare_exchange_strong(T& expected, T desired, order mo = order::seq_cst, loc at = loc::current()) {
         return a_.compare_exchange_strong(expected, desired, to_rl(mo), here(at));
     }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Mutation proof for the Relacy checks: each mutant breaks one guard of the core (in a copy of
 core/include), is compiled into the program holding the check for that guard, and must make that
-check fail. A mutant whose code no longer matches fails too, so the list keeps up with the code.
+check fail with a verdict about the code (an assertion, a data race, an access to freed memory),
+where the unmutated program passes it. A mutant whose code no longer matches fails too, so the
+list keeps up with the code.
 
 Usage: mutants.py --cxx g++ --core core/include --relacy /usr/include [--boost DIR] [--only NAME]
 """
@@ -23,6 +25,19 @@ MUTANTS = [
      "        Filter* filter_;\n",
      "        Filter* filter_;\n        Filter* staged_;\n",
      "swappable", "swappable.rebuild"),
+    ("swappable: the guard announces itself after loading the pointers",
+     "swappable_filter.hpp",
+     "        typename detail::reader_registry<Sync>::token token_;\n"
+     "        Filter* staged_;  // declared (so initialized) before filter_: the load order matters\n"
+     "        Filter* filter_;\n",
+     "        Filter* staged_;  // declared (so initialized) before filter_: the load order matters\n"
+     "        Filter* filter_;\n        typename detail::reader_registry<Sync>::token token_;\n",
+     "swappable", "swappable.rebuild"),
+    ("swappable: stage frees the filter it discards without synchronize()",
+     "swappable_filter.hpp",
+     "        if (old) registry_.synchronize();\n",
+     "",
+     "swappable", "swappable.reclamation"),
     ("swappable: publish returns the old filter without synchronize()",
      "swappable_filter.hpp",
      "        registry_.synchronize();\n        return old;\n",
@@ -68,6 +83,30 @@ MUTANTS = [
 ]
 
 
+VERDICTS = ("USER ASSERT FAILED", "DATA RACE", "ACCESS TO FREED MEMORY")
+
+
+def run_check(binary, check):
+    """Relacy's verdict line for one check ("iterations: N" when it passes), and the exit code."""
+    try:
+        ran = subprocess.run([str(binary), check], capture_output=True, text=True, errors="replace", timeout=600)
+    except subprocess.TimeoutExpired:
+        return "timed out", -1
+    # Relacy prints the test's name, then "iterations: N" on success, or the failure's kind and
+    # "iteration: N" (then the history); it may abort while unwinding after a failure.
+    lines = ran.stdout.splitlines()[:4]
+    verdict = lines[1] if len(lines) > 1 else ran.stderr.strip()[:200]
+    iteration = next((line for line in lines if line.startswith("iteration:")), "")
+    return f"{verdict}; {iteration}" if iteration else verdict, ran.returncode
+
+
+def compile_program(args, include, program, binary):
+    cmd = [args.cxx, "-std=c++20", "-O1", "-fno-sized-deallocation", f"-I{include}", f"-I{HERE}",
+           f"-I{args.relacy}"] + ([f"-I{args.boost}"] if args.boost else []) + \
+          [str(HERE / f"{program}.cpp"), "-o", str(binary)]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cxx", default="g++")
@@ -77,12 +116,22 @@ def main():
     ap.add_argument("--only", default="")
     args = ap.parse_args()
 
-    failures = runs = 0
+    chosen = [m for m in MUTANTS if not args.only or args.only in m[0]]
+    failures = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name, header, original, mutated, program, check in MUTANTS:
-            if args.only and args.only not in name:
-                continue
-            runs += 1
+        # The unmutated checks must pass, or a failing mutant proves nothing.
+        for program in sorted({m[4] for m in chosen}):
+            binary = pathlib.Path(tmp) / f"{program}-baseline"
+            built = compile_program(args, args.core, program, binary)
+            if built.returncode != 0:
+                print(f"FAIL  baseline {program} does not compile\n{built.stderr[-2000:]}")
+                return 1
+            for check in sorted({m[5] for m in chosen if m[4] == program}):
+                verdict, code = run_check(binary, check)
+                if code != 0:
+                    print(f"FAIL  baseline: {check} fails unmutated ({verdict})")
+                    return 1
+        for name, header, original, mutated, program, check in chosen:
             start = time.monotonic()
             include = pathlib.Path(tmp) / "include"
             shutil.rmtree(include, ignore_errors=True)
@@ -95,27 +144,19 @@ def main():
                 continue
             path.write_text(text.replace(original, mutated))
             binary = pathlib.Path(tmp) / program
-            cmd = [args.cxx, "-std=c++20", "-O1", "-fno-sized-deallocation", f"-I{include}", f"-I{HERE}",
-                   f"-I{args.relacy}"] + ([f"-I{args.boost}"] if args.boost else []) + \
-                  [str(HERE / f"{program}.cpp"), "-o", str(binary)]
-            built = subprocess.run(cmd, capture_output=True, text=True)
+            built = compile_program(args, include, program, binary)
             if built.returncode != 0:
                 print(f"FAIL  {name}: mutant does not compile\n{built.stderr[-2000:]}")
                 failures += 1
                 continue
-            ran = subprocess.run([str(binary), check], capture_output=True, text=True, errors="replace", timeout=600)
+            verdict, code = run_check(binary, check)
             seconds = time.monotonic() - start
-            # Relacy prints the test's name, then "iterations: N" on success or the failure's kind
-            # and "iteration: N" (then the history). Exit 1, or an abort while unwinding after it.
-            lines = ran.stdout.splitlines()[:4]
-            verdict = lines[1] if len(lines) > 1 else ""
-            if ran.returncode != 0 and verdict.strip() and not verdict.startswith("iterations:"):
-                iteration = next((line for line in lines if line.startswith("iteration:")), "")
-                print(f"ok    {name}: {check} fails ({verdict}; {iteration}) [{seconds:.0f} s]")
+            if code != 0 and verdict.startswith(VERDICTS):
+                print(f"ok    {name}: {check} fails ({verdict}) [{seconds:.0f} s]")
             else:
-                print(f"FAIL  {name}: {check} still passes (exit {ran.returncode}) [{seconds:.0f} s]")
+                print(f"FAIL  {name}: {check} does not catch it ({verdict}, exit {code}) [{seconds:.0f} s]")
                 failures += 1
-    print(f"{runs - failures} passed, {failures} failed")
+    print(f"{len(chosen) - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

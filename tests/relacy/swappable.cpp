@@ -78,10 +78,10 @@ struct swappable_rebuild : rl::test_suite<swappable_rebuild, 3> {
     void after() { RL_ASSERT(s.contains(key)); }
 };
 
-// Property: replace and a re-stage (which discards a staged filter) free nothing a reader or
-// writer still holds, and an add that completed before a replace is not required to survive it
-// (replace takes a complete filter), but one made through the new filter is. Bounds: 3 threads
-// (adder, replacer: stage, stage again, publish, then replace; reader); random scheduler.
+// Property: replace and a re-stage (which frees the staged filter it discards, after
+// synchronize) free nothing a reader or writer still holds. Retired filters carry the mark;
+// the discarded staged one is freed for real, where Relacy reports any later access. Bounds: 3
+// threads (adder, replacer: stage, stage again, publish, then replace; reader); random scheduler.
 struct swappable_reclamation : rl::test_suite<swappable_reclamation, 3> {
     static void prepare() { (void)retirable::shape(); }
     swappable s{std::make_unique<retirable>()};

@@ -29,7 +29,8 @@ inline constexpr std::size_t batch_size = 16;
 /// and optionally on_key_call(), run once at the start of every key-level call or batch (a
 /// rotating filter reads its clock there, once per batch instead of once per key).
 /// Every member has the thread-safety of the Filter member it calls (all lock-free, see there).
-/// Adds are noexcept when Filter::add_hash is (only a scalable filter's may throw: full).
+/// Adds are noexcept when Filter::add_hash is (only a scalable filter's may throw: full, or
+/// out_of_memory while building a sub-filter).
 template <class Filter>
 class key_operations {
     static constexpr bool nothrow_add() noexcept { return noexcept(std::declval<Filter&>().add_hash(hash128{})); }

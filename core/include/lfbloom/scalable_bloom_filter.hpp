@@ -10,7 +10,8 @@
 // per thread), because an add that finds it full moves on to the successor.
 //
 // Thread safety: add, contains (single and batch) and stats run concurrently from any threads,
-// lock-free; nobody waits for anybody. Growth: an add that finds the newest sub-filter full and
+// lock-free, with one exception: an add that must size a successor itself waits for any sizing
+// under way in the process (sizing.hpp's models are behind a mutex). Growth: an add that finds the newest sub-filter full and
 // no successor installed builds one and installs it with one CAS (racing builders that lose free
 // theirs), then publishes it with one CAS of the sub-filter count. So at most one successor is
 // installed per sub-filter, adds never pile into a full one (beyond the few that raced its last
@@ -18,9 +19,11 @@
 // the first add past half of the newest's capacity starts a thread that builds the successor
 // ahead and then sizes the one after it (sizing takes 1-9 ms, mostly FPR models that
 // sizing.hpp keeps for later sizings; the mmap takes microseconds). No add waits for a builder;
-// the destructor joins them. Only if the newest fills before its successor is built does an add
+// the destructor waits for any still running. Only if the newest fills before its successor is built does an add
 // build it itself (sub-filters that fill within a few ms of reaching half capacity: small
-// initial capacities); the constructor sizes sub-filter 1 ahead for that reason.
+// initial capacities); the constructor sizes sub-filter 1 ahead for that reason. Because of these
+// threads, a process that forks while a filter may be growing should not use that filter (nor
+// size filters) in the child: the child has none of the parent's threads.
 // Guarantee: if add(key) happens-before contains(key), contains returns true, growth or not: the
 // sub-filter the add wrote to is published before the add began and is checked by every later
 // query. When the cap on sub-filters or memory is reached, an add of a key not already present
@@ -33,7 +36,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <system_error>
 
 #include "lfbloom/bloom_filter.hpp"
 #include "lfbloom/sync.hpp"
@@ -96,7 +98,8 @@ public:
             if (items >= newest.capacity / 2) prepare(n);
             if (items >= newest.capacity) {
                 if (newest.filter.contains_hash(h)) return false;  // present already: no growth, never "full"
-                if (advance(n)) continue;
+                advance(n);
+                continue;
             }
             const bool fresh = newest.filter.add_hash(h);
             // relaxed: the count orders nothing; it only decides when to grow
@@ -107,17 +110,17 @@ public:
 
     /// Wait-free: checks every published sub-filter, newest first.
     bool contains_hash(hash128 h) const noexcept {
-        for (std::uint32_t i = size_.load(std::memory_order_acquire); i-- > 0;)  // acquire: see publish
+        for (std::uint32_t i = size_.load(std::memory_order_acquire); i-- > 0;)  // acquire: see advance
             if (stage_at(i).filter.contains_hash(h)) return true;
         return false;
     }
 
     void prefetch(hash128 h, bool for_write) const noexcept {
-        stage_at(size_.load(std::memory_order_acquire) - 1).filter.prefetch(h, for_write);  // acquire: see publish
+        stage_at(size_.load(std::memory_order_acquire) - 1).filter.prefetch(h, for_write);  // acquire: see advance
     }
 
     /// Number of sub-filters published so far (grows, never shrinks).
-    std::uint32_t filters() const noexcept { return size_.load(std::memory_order_acquire); }  // acquire: see publish
+    std::uint32_t filters() const noexcept { return size_.load(std::memory_order_acquire); }  // acquire: see advance
 
     /// Sub-filter `index` (0 = oldest); throws invalid_argument past filters().
     sub_filter_stats stats(std::uint32_t index) const {
@@ -182,25 +185,25 @@ private:
     }
 
     /// Sub-filter n-1 is full: publishes sub-filter n with one CAS of size_, after installing it
-    /// if nobody has yet. Returns true (retry the add there). Throws error(errc::full) when n may
+    /// if nobody has yet; the caller retries its add there. Throws error(errc::full) when n may
     /// never exist, out_of_memory if the system refused it now; nothing changed either way.
-    bool advance(std::uint32_t n) {
-        if (size_.load(std::memory_order_acquire) > n) return true;  // acquire: see below
-        if (stages_[n].load(std::memory_order_acquire) == nullptr) install(n);  // acquire: see install
+    void advance(std::uint32_t n) {
+        if (size_.load(std::memory_order_acquire) > n) return;  // acquire: see below
+        install_if_missing(n);
         std::uint32_t expected = n;
         // acq_rel: publishes the stage to adds and queries; losers find it published
         size_.compare_exchange_strong(expected, n + 1, std::memory_order_acq_rel);
-        return true;
     }
 
-    /// Builds a candidate for sub-filter n and installs it with one CAS; a loser of the race
-    /// frees its own. Throws as advance does when there is none on return.
-    void install(std::uint32_t n) {
+    /// Makes sure sub-filter n is installed: builds a candidate and installs it with one CAS (a
+    /// loser of the race frees its own). Throws as advance does when there is none on return.
+    void install_if_missing(std::uint32_t n) {
+        if (n < options_.max_filters && stages_[n].load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
         std::unique_ptr<stage> candidate;
         if (may_grow(n)) candidate = make(n);
         if (!candidate) {
             capped_.store(true, std::memory_order_relaxed);  // relaxed: advisory, checked by may_grow
-            if (stages_[n].load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
+            if (n < options_.max_filters && stages_[n].load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
             throw error(errc::full, "scalable filter is full: sub-filter " + std::to_string(n) +
                                         " would pass the cap on sub-filters or memory, or the largest filter");
         }
@@ -211,29 +214,32 @@ private:
     }
 
     /// At half of sub-filter n-1's capacity, the first add to notice starts a thread that builds
-    /// n ahead and sizes n+1 (one CAS on a flag keeps the others out, so builders_[n] has one
-    /// writer), so n is usually installed when n-1 fills and no add pays for it. The add joins
-    /// earlier builders that have finished (a moment at most) and never waits for a running one.
+    /// n ahead and sizes n+1, so n is usually installed when n-1 fills and no add pays for it.
+    /// One CAS on a flag keeps the other adds out: builders_[n].thread has one writer. The add
+    /// also joins earlier builders that have finished (see builder) and never waits for a
+    /// running one.
     void prepare(std::uint32_t n) {
+        if (!may_grow(n)) return;
         stage& previous = stage_at(n - 1);
         bool expected = false;
-        // relaxed: the flag only avoids duplicate work; install() is safe to race
+        // relaxed: the CAS only elects the one add that starts builders_[n], whose own state
+        // orders the thread object for its joiner (see builder)
         if (previous.prepared.load(std::memory_order_relaxed) ||
             !previous.prepared.compare_exchange_strong(expected, true, std::memory_order_relaxed))
             return;
-        for (std::uint32_t i = 1; i < n; ++i)  // acquire: the builder's end happens-before the join
-            if (builders_[i].done.load(std::memory_order_acquire) && builders_[i].thread.joinable()) builders_[i].thread.join();
+        for (std::uint32_t i = 1; i < n; ++i) builders_[i].join_if_finished();
         try {
             builders_[n].thread = typename Sync::thread([this, n] {
                 try {
-                    if (stages_[n].load(std::memory_order_acquire) == nullptr) install(n);  // acquire: see install
+                    install_if_missing(n);
                     size_ahead(n + 1);
                 } catch (...) {
                     // full or no memory now: advance() reports it when sub-filter n-1 is really full
                 }
-                builders_[n].done.store(true, std::memory_order_release);  // release: see the join above
+                builders_[n].state.fetch_or(builder::finished, std::memory_order_release);  // release: see builder
             });
-        } catch (const std::system_error&) {
+            builders_[n].state.fetch_or(builder::started, std::memory_order_release);  // release: see builder
+        } catch (...) {
             // no thread to be had: advance() builds sub-filter n when n-1 is full
         }
     }
@@ -287,9 +293,21 @@ private:
     atomic<std::uint32_t> size_{0};
     atomic<bool> capped_{false};
     std::array<atomic<stage*>, max_sub_filters> stages_{};
+    /// The thread that builds one sub-filter. Its creator sets `started` once the thread object
+    /// is assigned, the thread sets `finished` as its last act (both release); whoever then moves
+    /// the state to `joined` with one CAS (acquire: the assignment and the thread's work come
+    /// first) is the only one to join it. The destructor joins what is left.
     struct builder {
-        typename Sync::thread thread;  ///< started by the one add that prepares sub-filter i
-        atomic<bool> done{false};      ///< set as the thread's last act
+        static constexpr unsigned started = 1, finished = 2, joined = 4;
+        typename Sync::thread thread;
+        atomic<unsigned> state{0};
+
+        void join_if_finished() {
+            unsigned expected = started | finished;
+            if (state.load(std::memory_order_relaxed) == expected &&  // relaxed: the CAS decides
+                state.compare_exchange_strong(expected, expected | joined, std::memory_order_acquire))
+                thread.join();
+        }
     };
     std::array<builder, max_sub_filters> builders_;  ///< [i] builds sub-filter i; joined at the latest by the destructor
 };

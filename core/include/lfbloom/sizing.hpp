@@ -157,27 +157,28 @@ private:
 
 namespace detail {
 
-/// The blocked FPR models of this process, one per (k, S) ever used, kept for its lifetime
-/// (about 20 KB each for S = 512; sizing uses a dozen k around the optimum). A model's chain
-/// depends only on (k, S), and building it is most of the cost of sizing: 5-9 ms for one
-/// blocked filter from scratch, tens of microseconds once the models exist. A scalable filter
-/// sizes a sub-filter at every growth and a rotating or swappable one every rebuild, so they
-/// share them. Callers hold models_mutex() while they use a model.
+/// The blocked FPR models sizing has built, one per (k, S), kept for the life of the process
+/// (about 20 KB each for S = 512; sizing one filter uses a dozen k around the optimum). A model's
+/// chain depends only on (k, S) and building it is most of the cost of sizing: 5-9 ms for one
+/// blocked filter from scratch, tens of microseconds to 2 ms once neighbouring models exist. A
+/// scalable filter sizes a sub-filter at every growth and a rotating or swappable one at every
+/// rebuild, so they share them. Callers hold models_mutex() while they use one. Both are never
+/// destroyed, so a sizing still running on another thread at exit is safe. Only sizing takes the
+/// mutex: stats() evaluates its one-off model (blocked_fpr) without it.
 inline std::mutex& models_mutex() {
-    static std::mutex mutex;
+    static std::mutex& mutex = *new std::mutex;
     return mutex;
 }
 inline blocked_fpr_model& cached_model(std::uint32_t k, std::uint32_t block_slots) {
-    static std::map<std::pair<std::uint32_t, std::uint32_t>, blocked_fpr_model> models;
+    static auto& models = *new std::map<std::pair<std::uint32_t, std::uint32_t>, blocked_fpr_model>;
     return models.try_emplace({k, block_slots}, k, block_slots).first->second;
 }
 
 }  // namespace detail
 
-/// Blocked FPR: see blocked_fpr_model. Thread-safe (serialized on the shared models).
+/// One-off blocked FPR: see blocked_fpr_model.
 inline double blocked_fpr(double n, std::uint64_t blocks, std::uint32_t k, std::uint32_t block_slots) {
-    const std::lock_guard lock(detail::models_mutex());
-    return detail::cached_model(k, block_slots)(n, blocks);
+    return blocked_fpr_model(k, block_slots)(n, blocks);
 }
 
 /// Estimated number of distinct keys in a filter with `set` of `m` slots non-zero, probes falling

@@ -61,7 +61,8 @@ public:
     /// Call after publishing a new pointer with a seq_cst store; callers serialize. A reader that
     /// loaded the old pointer incremented its counter before (seq_cst order), so the seq_cst loads
     /// here see that increment and wait for the matching decrement. Flipping the phase first sends
-    /// new readers to the other set, so the set being drained only ever empties.
+    /// most new readers to the other set (one that read the phase just before the flip may still
+    /// enter the set being drained), so the wait ends: this is about progress, not safety.
     void synchronize() const noexcept {
         for (int round = 0; round < 2; ++round) {
             const unsigned old = phase_.load(std::memory_order_relaxed);  // relaxed: only synchronizers write it
@@ -125,7 +126,9 @@ public:
     template <class Key>
     bool add(const Key& key) {
         const guard g = pin();
-        if (Filter* s = g.staged()) s->add(key);
+        // During a publish a writer may see staged == current (next in both): one add is enough
+        // there, and a second one would answer "not new" for a new key.
+        if (Filter* s = g.staged(); s != nullptr && s != &*g) s->add(key);
         return g->add(key);
     }
     /// Adds to the staged filter only: the rebuild reading its source of truth. Throws
@@ -176,8 +179,9 @@ private:
     // A writer (guard) loads staged_ first, then current_; publish writes current_ first, then
     // staged_, all seq_cst. So a writer that sees staged_ null after the publish also sees the
     // new current_; one that sees the old current_ read staged_ earlier still, so it saw next, or
-    // it began before stage() returned, a key the rebuild reads from the source (see the top). (With the loads the other way round, a writer could read the old current_
-    // and then a null staged_, and add only to the filter being retired: keys lost.)
+    // it began before stage() returned, a key the rebuild reads from the source (see the top).
+    // (With the loads the other way round, a writer could read the old current_ and then a null
+    // staged_, and add only to the filter being retired: keys lost.)
     std::unique_ptr<Filter> publish_locked() {
         Filter* next = staged_.load(std::memory_order_relaxed);  // relaxed: only replacers write it, under the lock
         if (next == nullptr) throw error(errc::invalid_argument, "nothing is staged to publish");

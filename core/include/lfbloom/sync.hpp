@@ -4,7 +4,7 @@
 // interleaving and every outcome the C++ memory model allows).
 //
 // A Sync policy provides:
-// - `atomic<T>`: std::atomic's interface (load, store, exchange, fetch_add, fetch_sub,
+// - `atomic<T>`: std::atomic's interface (load, store, exchange, fetch_add, fetch_sub, fetch_or,
 //   compare_exchange_strong), with std::memory_order arguments;
 // - `mutex`: a Lockable (lock, try_lock, unlock);
 // - `storage`: the word array type, whose data() yields words that the word operations of

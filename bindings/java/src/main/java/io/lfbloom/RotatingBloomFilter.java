@@ -50,7 +50,8 @@ public final class RotatingBloomFilter extends KeyFilter {
 
         /**
          * W / G; zero rotates only in {@link #rotate()}. A period past {@code Long.MAX_VALUE}
-         * nanoseconds (292 years) counts as that many, which no clock reaches: it never rotates.
+         * nanoseconds (292 years) counts as that many, instead of throwing from
+         * {@code Duration.toNanos}: the real clock never gets there, a manual one at {@code Long.MAX_VALUE}.
          */
         public Options period(Duration period) {
             if (period == null || period.isNegative()) throw new IllegalArgumentException("period must be >= 0");
