@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 3
+#define LFB_VERSION_MINOR 4
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -60,7 +60,8 @@ enum lfb_status {
     LFB_ERR_UNSUPPORTED_VERSION = -7, /* struct_size or data from a newer lfbloom */
     LFB_ERR_IO = -8,                  /* reading or writing failed */
     LFB_ERR_INTERNAL = -9,            /* a bug in lfbloom: please report it */
-    LFB_ERR_FULL = -10                /* a scalable filter reached its cap on sub-filters or memory (1.1) */
+    LFB_ERR_FULL = -10,               /* a scalable filter reached its cap on sub-filters or memory (1.1) */
+    LFB_ERR_READ_ONLY = -11           /* a write to a filter opened read-only (1.4) */
 };
 
 /* Layouts, numbered as in serialized filters. Classic filters keep Guava's flaw with its
@@ -218,11 +219,16 @@ LFB_API int lfb_filter_serialized_size(const lfb_filter* filter, uint32_t format
 LFB_API int lfb_filter_save(const lfb_filter* filter, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written);
 /** Writes the filter to an open file descriptor, in chunks. */
 LFB_API int lfb_filter_save_fd(const lfb_filter* filter, uint32_t format, int fd);
-/** Writes the filter to `path` atomically (a temporary file, flushed, then renamed over path). */
+/**
+ * Writes the filter to `path` atomically (a temporary file, flushed, then renamed over path). A
+ * file replacing an existing one keeps its permission bits; a new one gets 0666 less the umask.
+ */
 LFB_API int lfb_filter_save_file(const lfb_filter* filter, uint32_t format, const char* path);
 /** Loads a filter from exactly `len` bytes. */
 LFB_API int lfb_filter_load(uint32_t format, const void* data, uint64_t len, const lfb_options* options, lfb_filter** out);
-/** Loads one filter from a file descriptor (reading no further than its end). */
+/** Loads one filter from a file descriptor, from its offset (reading no further than the filter's
+ *  end). From a regular file, a header declaring more than the file holds is refused before
+ *  anything is allocated; from a pipe, memory grows only with the bytes that really arrive. */
 LFB_API int lfb_filter_load_fd(uint32_t format, int fd, const lfb_options* options, lfb_filter** out);
 /** Loads a filter from a file that must hold exactly one. */
 LFB_API int lfb_filter_load_file(uint32_t format, const char* path, const lfb_options* options, lfb_filter** out);
@@ -239,6 +245,22 @@ LFB_API int lfb_filter_create_shared_file(const char* path, uint64_t capacity, d
 LFB_API int lfb_filter_open_shared_file(const char* path, const lfb_options* options, lfb_filter** out);
 /** Writes a file-backed filter's words to disk (msync); a no-op for other filters. */
 LFB_API int lfb_filter_flush(const lfb_filter* filter);
+
+/*
+ * File permissions and read-only sharing (since 1.4).
+ * - Files are created with permission bits `mode` (0 to 0777, else LFB_ERR_INVALID_ARGUMENT) less
+ *   the process umask, as open(2) does; the functions without a mode use 0666. A save over an
+ *   existing file keeps that file's permission bits whatever the mode.
+ * - lfb_*_open_shared_file_read_only opens a shared file with read permission only (another user's
+ *   0644 or 0444 file, say) and maps it read-only. The handle queries, reports stats, saves and
+ *   sees the adds of the file's writers; every call that would write to it (add, remove, clear,
+ *   merge into it, lfb_filter_bit_array, handing it to lfb_swap_*) returns LFB_ERR_READ_ONLY and
+ *   changes nothing. Thread safety as for any handle.
+ */
+LFB_API int lfb_filter_save_file_mode(const lfb_filter* filter, uint32_t format, const char* path, uint32_t mode);
+LFB_API int lfb_filter_create_shared_file_mode(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
+                                               uint32_t mode, lfb_filter** out);
+LFB_API int lfb_filter_open_shared_file_read_only(const char* path, const lfb_options* options, lfb_filter** out);
 
 /* ---- counting filters ------------------------------------------------------------------------- */
 
@@ -296,6 +318,11 @@ LFB_API int lfb_counting_create_shared_file(const char* path, uint64_t capacity,
                                             lfb_counting** out);
 LFB_API int lfb_counting_open_shared_file(const char* path, const lfb_options* options, lfb_counting** out);
 LFB_API int lfb_counting_flush(const lfb_counting* filter);
+/** File permissions and read-only sharing (since 1.4), as for lfb_filter. */
+LFB_API int lfb_counting_save_file_mode(const lfb_counting* filter, const char* path, uint32_t mode);
+LFB_API int lfb_counting_create_shared_file_mode(const char* path, uint64_t capacity, double fpr,
+                                                 const lfb_options* options, uint32_t mode, lfb_counting** out);
+LFB_API int lfb_counting_open_shared_file_read_only(const char* path, const lfb_options* options, lfb_counting** out);
 
 /* ---- scalable filters (since 1.1) ------------------------------------------------------------ */
 /*

@@ -13,12 +13,16 @@
 
 #include "lfbloom/lfbloom.hpp"
 
+// read_only: opened by lfb_*_open_shared_file_read_only, so its words are mapped PROT_READ and
+// every call that writes to them is refused (require_writable) instead of faulting.
 struct lfb_filter {
     std::variant<lfbloom::blocked_bloom_filter, lfbloom::classic_bloom_filter> impl;
+    bool read_only = false;
 };
 
 struct lfb_counting {
     lfbloom::counting_bloom_filter impl;
+    bool read_only = false;
 };
 
 struct lfb_scalable {
@@ -58,6 +62,7 @@ int status_of(errc code) noexcept {
         case errc::unsupported_version: return LFB_ERR_UNSUPPORTED_VERSION;
         case errc::io: return LFB_ERR_IO;
         case errc::full: return LFB_ERR_FULL;
+        case errc::read_only: return LFB_ERR_READ_ONLY;
     }
     return LFB_ERR_INTERNAL;
 }
@@ -171,10 +176,19 @@ constexpr bool is_variant = false;
 template <class... Ts>
 constexpr bool is_variant<std::variant<Ts...>> = true;
 
-/// Applies `op` to the filter inside the handle (for lfb_filter, whichever layout it holds).
+/// Refuses to write into a handle opened read-only: its pages are mapped PROT_READ.
+template <class Handle>
+void require_writable(const Handle& handle) {
+    if constexpr (requires { handle.read_only; })
+        if (handle.read_only) throw lfbloom::error(errc::read_only, "the filter was opened read-only: it cannot be changed");
+}
+
+/// Applies `op` to the filter inside the handle (for lfb_filter, whichever layout it holds). Entry
+/// points that take a non-const handle write to it, so those are refused on read-only handles.
 template <class Handle, class Op>
 int with_filter(Handle* handle, Op op) {
     return guarded([&] {
+        if constexpr (!std::is_const_v<Handle>) require_writable(deref(handle));
         auto& impl = deref(handle).impl;
         if constexpr (is_variant<std::remove_const_t<std::remove_reference_t<decltype(impl)>>>) return std::visit(op, impl);
         else return op(impl);
@@ -225,9 +239,9 @@ int save_to_fd(const Filter& f, std::uint32_t format, int fd) {
 }
 
 template <class Filter>
-int save_to_file(const Filter& f, std::uint32_t format, const char* path) {
+int save_to_file(const Filter& f, std::uint32_t format, const char* path, std::uint32_t mode = lfbloom::default_file_mode) {
     require(path != nullptr, "path is NULL");
-    lfbloom::write_file_atomically(path, [&](const lfbloom::byte_sink& sink) { save_as(f, format, sink); });
+    lfbloom::write_file_atomically(path, [&](const lfbloom::byte_sink& sink) { save_as(f, format, sink); }, mode);
     return LFB_OK;
 }
 
@@ -244,8 +258,9 @@ decltype(Handle::impl) load_from(std::uint32_t format, const lfbloom::byte_sourc
         const lfbloom::file_header h = lfbloom::read_header(source, limit, available);
         if (h.kind == lfbloom::layout::counting)
             throw lfbloom::error(errc::incompatible, "the data holds a counting filter: use lfb_counting_load*");
-        if (h.kind == lfbloom::layout::classic) return lfbloom::load_payload<lfbloom::classic_bloom_filter>(h, source, limit);
-        return lfbloom::load_payload<lfbloom::blocked_bloom_filter>(h, source, limit);
+        if (h.kind == lfbloom::layout::classic)
+            return lfbloom::load_payload<lfbloom::classic_bloom_filter>(h, source, limit, available);
+        return lfbloom::load_payload<lfbloom::blocked_bloom_filter>(h, source, limit, available);
     }
 }
 
@@ -267,7 +282,7 @@ template <class Handle>
 int load_fd(std::uint32_t format, int fd, const lfb_options* options, Handle** out) {
     return load_handle(options, out, [&](std::uint64_t limit) {
         require(fd >= 0, "file descriptor is negative");
-        return load_from<Handle>(format, lfbloom::fd_source(fd), limit);
+        return load_from<Handle>(format, lfbloom::fd_source(fd), limit, lfbloom::fd_remaining(fd));
     });
 }
 
@@ -279,11 +294,12 @@ int load_file(std::uint32_t format, const char* path, const lfb_options* options
     });
 }
 
-/// The shared file at `path` as a handle of kind Handle.
+/// The filter in the shared file at `path` for a handle of kind Handle, mapped read-write or
+/// read-only.
 template <class Handle>
-decltype(Handle::impl) open_shared(const char* path, std::uint64_t limit) {
+decltype(Handle::impl) open_shared(const char* path, std::uint64_t limit, bool writable) {
     require(path != nullptr, "path is NULL");
-    lfbloom::any_filter any = lfbloom::open_shared_file(path, limit);
+    lfbloom::any_filter any = lfbloom::detail::map_shared_file(path, limit, writable);
     if constexpr (std::is_same_v<Handle, lfb_counting>) {
         auto* c = std::get_if<lfbloom::counting_bloom_filter>(&any);
         if (c == nullptr) throw lfbloom::error(errc::incompatible, "the file holds a bit filter: use lfb_filter_open_shared_file");
@@ -293,6 +309,15 @@ decltype(Handle::impl) open_shared(const char* path, std::uint64_t limit) {
         if (auto* c = std::get_if<lfbloom::classic_bloom_filter>(&any)) return std::move(*c);
         throw lfbloom::error(errc::incompatible, "the file holds a counting filter: use lfb_counting_open_shared_file");
     }
+}
+
+template <class Handle>
+int open_shared_handle(const char* path, const lfb_options* options, bool writable, Handle** out) {
+    return guarded([&] {
+        require(out != nullptr, "output handle pointer is NULL");
+        *out = new Handle{open_shared<Handle>(path, options_or_default(options).memory_limit, writable), !writable};
+        return LFB_OK;
+    });
 }
 
 /// Keys of a batch given as an array of lfb_key, validated before any is used.
@@ -383,9 +408,11 @@ int with_swap(Swap* swap, Op op) {
     });
 }
 
-/// Takes ownership of a caller's filter for a swap handle; the caller keeps it if this throws.
+/// Takes ownership of a caller's filter for a swap handle (which adds to it); the caller keeps it
+/// if this throws.
 std::unique_ptr<lfb_filter> adopt(lfb_filter* filter) {
     require(filter != nullptr, "filter handle is NULL");
+    require_writable(*filter);
     return std::unique_ptr<lfb_filter>(filter);
 }
 
@@ -412,6 +439,7 @@ const char* lfb_strerror(int code) {
         case LFB_ERR_IO: return "I/O error";
         case LFB_ERR_INTERNAL: return "internal error";
         case LFB_ERR_FULL: return "scalable filter full: its cap on sub-filters or memory is reached";
+        case LFB_ERR_READ_ONLY: return "the filter was opened read-only";
     }
     return "unknown status";
 }
@@ -483,6 +511,7 @@ int lfb_filter_clear(lfb_filter* filter) {
 
 int lfb_filter_merge(lfb_filter* dst, const lfb_filter* src) {
     return guarded([&] {
+        require_writable(deref(dst));
         const auto& from = deref(src).impl;
         return std::visit(
             [&](auto& f) {
@@ -502,6 +531,7 @@ int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out) {
 
 int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out) {
     return with_filter(filter, [&](const auto& f) {
+        require_writable(*filter);  // whoever takes the words may add through them
         require(out != nullptr, "bit array output is NULL");
         // A 1.2 caller's struct ends before probe_rule: it knows rule 1 only, and would compute
         // another rule's bits wrongly (false negatives), so it gets no words for such a filter.
@@ -558,14 +588,27 @@ int lfb_filter_load_file(uint32_t format, const char* path, const lfb_options* o
 
 int lfb_filter_create_shared_file(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
                                   lfb_filter** out) {
-    return create_filter(options, out, [&]<class F>(const lfb_options& o) {
-        require(path != nullptr, "path is NULL");
-        return lfbloom::create_shared_file<F>(path, F::size_for(capacity, fpr), core_options(o));
-    });
+    return lfb_filter_create_shared_file_mode(path, capacity, fpr, options, lfbloom::default_file_mode, out);
 }
 
 int lfb_filter_open_shared_file(const char* path, const lfb_options* options, lfb_filter** out) {
-    return load_handle(options, out, [&](std::uint64_t limit) { return open_shared<lfb_filter>(path, limit); });
+    return open_shared_handle(path, options, true, out);
+}
+
+int lfb_filter_save_file_mode(const lfb_filter* filter, uint32_t format, const char* path, uint32_t mode) {
+    return with_filter(filter, [&](const auto& f) { return save_to_file(f, format, path, mode); });
+}
+
+int lfb_filter_create_shared_file_mode(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
+                                       uint32_t mode, lfb_filter** out) {
+    return create_filter(options, out, [&]<class F>(const lfb_options& o) {
+        require(path != nullptr, "path is NULL");
+        return lfbloom::create_shared_file<F>(path, F::size_for(capacity, fpr), core_options(o), 4, mode);
+    });
+}
+
+int lfb_filter_open_shared_file_read_only(const char* path, const lfb_options* options, lfb_filter** out) {
+    return open_shared_handle(path, options, false, out);
 }
 
 int lfb_filter_flush(const lfb_filter* filter) {
@@ -641,6 +684,7 @@ int lfb_counting_clear(lfb_counting* filter) {
 
 int lfb_counting_merge(lfb_counting* dst, const lfb_counting* src) {
     return guarded([&] {
+        require_writable(deref(dst));
         deref(dst).impl.merge(deref(src).impl);
         return LFB_OK;
     });
@@ -684,16 +728,29 @@ int lfb_counting_load_file(const char* path, const lfb_options* options, lfb_cou
 
 int lfb_counting_create_shared_file(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
                                     lfb_counting** out) {
+    return lfb_counting_create_shared_file_mode(path, capacity, fpr, options, lfbloom::default_file_mode, out);
+}
+
+int lfb_counting_open_shared_file(const char* path, const lfb_options* options, lfb_counting** out) {
+    return open_shared_handle(path, options, true, out);
+}
+
+int lfb_counting_save_file_mode(const lfb_counting* filter, const char* path, uint32_t mode) {
+    return with_filter(filter, [&](const auto& f) { return save_to_file(f, LFB_FORMAT_NATIVE, path, mode); });
+}
+
+int lfb_counting_create_shared_file_mode(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
+                                         uint32_t mode, lfb_counting** out) {
     return create(options, out, [&](const lfb_options& o) {
         require(path != nullptr, "path is NULL");
         const std::uint32_t per_line = lfbloom::counting_bloom_filter::slots_per_line(o.counter_bits);
         return lfbloom::create_shared_file<lfbloom::counting_bloom_filter>(
-            path, lfbloom::blocked_geometry(capacity, fpr, per_line), core_options(o), o.counter_bits);
+            path, lfbloom::blocked_geometry(capacity, fpr, per_line), core_options(o), o.counter_bits, mode);
     });
 }
 
-int lfb_counting_open_shared_file(const char* path, const lfb_options* options, lfb_counting** out) {
-    return load_handle(options, out, [&](std::uint64_t limit) { return open_shared<lfb_counting>(path, limit); });
+int lfb_counting_open_shared_file_read_only(const char* path, const lfb_options* options, lfb_counting** out) {
+    return open_shared_handle(path, options, false, out);
 }
 
 int lfb_counting_flush(const lfb_counting* filter) {

@@ -3,7 +3,7 @@
  * call with a bad argument must return its documented code and leave the filters unchanged.
  * Compiled as C11, and as C99 with -pedantic -Werror. Prints "N passed, N failed".
  */
-#define _POSIX_C_SOURCE 200809L /* mkstemp, open, lseek, unlink */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, open, lseek, unlink, fork, pipe, setrlimit, clock_gettime */
 
 #include <fcntl.h>
 #include <math.h>
@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lfbloom.h"
@@ -52,10 +56,10 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.3.0") == 0);
-    CHECK(lfb_version() == 10300);
+    CHECK(strcmp(lfb_version_string(), "1.4.0") == 0);
+    CHECK(lfb_version() == 10400);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
-    for (code = LFB_ERR_FULL; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
+    for (code = LFB_ERR_READ_ONLY; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
     CHECK(lfb_options_init(&o) == LFB_OK);
     CHECK(o.struct_size == sizeof o && o.layout == LFB_LAYOUT_BLOCKED && o.counter_bits == 4 && o.memory_limit == 0);
@@ -253,6 +257,184 @@ static void test_persistence(void) {
     unlink(path);
 }
 
+/* ---- file modes and read-only sharing --------------------------------------------------------- */
+
+static unsigned mode_of(const char* path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 07777u;
+}
+
+/* The permissions of this process's mapping of `path` ("r--s", "rw-s"; "" if none). */
+static const char* mapping_of(const char* path) {
+    static char perms[5];
+    char line[4096];
+    FILE* maps = fopen("/proc/self/maps", "r");
+    perms[0] = '\0';
+    while (maps != NULL && fgets(line, sizeof line, maps) != NULL) {
+        size_t len = strcspn(line, "\n"), n = strlen(path);
+        if (len > n && strncmp(line + len - n, path, n) == 0 && strchr(line, ' ') != NULL) {
+            memcpy(perms, strchr(line, ' ') + 1, 4);
+            perms[4] = '\0';
+        }
+    }
+    if (maps != NULL) fclose(maps);
+    return perms;
+}
+
+/* A reader with read permission only. Tests may run as root, whom permissions do not stop, so the
+ * file's mode and the read-only mapping are checked, and that every write is refused. */
+static void test_read_only_sharing(void) {
+    char path[] = "/tmp/lfbloom-capi-XXXXXX", copy[64];
+    lfb_filter *writer = NULL, *reader = NULL, *other = NULL;
+    lfb_counting *cwriter = NULL, *creader = NULL;
+    lfb_swap* swap = NULL;
+    lfb_bit_array bits;
+    lfb_key key;
+    const uint64_t ends[] = {0, 1, 2};
+    mode_t old_mask = umask(022);
+    int fd = mkstemp(path);
+    close(fd);
+    unlink(path);
+    sprintf(copy, "%s.copy", path);
+    key.data = "k";
+    key.len = 1;
+
+    CHECK(lfb_filter_create_shared_file_mode(path, 1000, 0.01, NULL, 0444, &writer) == LFB_OK);
+    CHECK(mode_of(path) == 0444);
+    CHECK(add_str(writer, "user:1") == 1);
+    CHECK(lfb_filter_open_shared_file_read_only(path, NULL, &reader) == LFB_OK);
+    lfb_filter_free(writer); /* the reader's mapping alone remains */
+    CHECK(strcmp(mapping_of(path), "r--s") == 0);
+    CHECK(lfb_filter_open_shared_file(path, NULL, &writer) == LFB_OK);
+    CHECK(has_str(reader, "user:1") == 1 && has_str(reader, "user:2") == 0);
+    CHECK(add_str(writer, "user:2") == 1 && has_str(reader, "user:2") == 1); /* it sees the writer's adds */
+    CHECK(stats_of_filter(reader).slots_set == stats_of_filter(writer).slots_set);
+    CHECK(add_str(reader, "user:3") == LFB_ERR_READ_ONLY && strstr(lfb_last_error(), "read-only") != NULL);
+    CHECK(lfb_filter_add_many(reader, "ab", ends, 2, NULL, NULL) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_filter_add_keys(reader, &key, 1, NULL, NULL) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_filter_clear(reader) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_filter_merge(reader, writer) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_filter_merge(writer, reader) == LFB_OK); /* reading from it is fine */
+    memset(&bits, 0, sizeof bits);
+    bits.struct_size = sizeof bits;
+    CHECK(lfb_filter_bit_array(reader, &bits) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_swap_create(reader, &swap) == LFB_ERR_READ_ONLY); /* and the reader is still ours */
+    CHECK(has_str(reader, "user:1") == 1 && has_str(reader, "k") == 0 && lfb_filter_flush(reader) == LFB_OK);
+    CHECK(lfb_filter_save_file_mode(reader, LFB_FORMAT_NATIVE, copy, 0600) == LFB_OK && mode_of(copy) == 0600);
+    CHECK(lfb_filter_save_file_mode(reader, LFB_FORMAT_NATIVE, copy, 0644) == LFB_OK && mode_of(copy) == 0600);
+    CHECK(lfb_counting_open_shared_file_read_only(path, NULL, &creader) == LFB_ERR_INCOMPATIBLE);
+    lfb_filter_free(reader);
+    lfb_filter_free(writer);
+    unlink(path);
+
+    CHECK(lfb_counting_create_shared_file_mode(path, 1000, 0.01, NULL, 0660, &cwriter) == LFB_OK);
+    CHECK(mode_of(path) == 0640); /* less the umask */
+    CHECK(cadd_str(cwriter, "n") == 1);
+    CHECK(lfb_counting_open_shared_file_read_only(path, NULL, &creader) == LFB_OK);
+    CHECK(lfb_counting_count(creader, "n", 1) == 1);
+    CHECK(cadd_str(creader, "n") == LFB_ERR_READ_ONLY && lfb_counting_remove(creader, "n", 1) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_counting_add_many(creader, "ab", ends, 2, NULL, NULL) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_counting_remove_many(creader, "ab", ends, 2, NULL, NULL) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_counting_remove_keys(creader, &key, 1, NULL, NULL) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_counting_clear(creader) == LFB_ERR_READ_ONLY && lfb_counting_merge(creader, cwriter) == LFB_ERR_READ_ONLY);
+    CHECK(lfb_counting_count(creader, "n", 1) == 1 && lfb_counting_count(cwriter, "n", 1) == 1);
+    CHECK(lfb_counting_save_file_mode(creader, copy, 0600) == LFB_OK && mode_of(copy) == 0600); /* kept */
+    CHECK(lfb_filter_open_shared_file_read_only(path, NULL, &other) == LFB_ERR_INCOMPATIBLE && other == NULL);
+    lfb_counting_free(creader);
+    lfb_counting_free(cwriter);
+    unlink(path);
+    unlink(copy);
+    umask(old_mask);
+}
+
+/* Saving over a file keeps its mode (a 0600 filter of user ids stays private); a new file gets 0666
+ * less the umask. */
+static void test_save_modes(void) {
+    char path[] = "/tmp/lfbloom-capi-XXXXXX";
+    lfb_filter* f = NULL;
+    lfb_counting* c = NULL;
+    mode_t old_mask = umask(077);
+    int fd = mkstemp(path);
+    close(fd);
+    unlink(path);
+    CHECK(lfb_filter_create(1000, 0.01, NULL, &f) == LFB_OK && lfb_counting_create(1000, 0.01, NULL, &c) == LFB_OK);
+    CHECK(lfb_filter_save_file(f, LFB_FORMAT_NATIVE, path) == LFB_OK && mode_of(path) == 0600);
+    umask(0);
+    CHECK(lfb_filter_save_file(f, LFB_FORMAT_NATIVE, path) == LFB_OK && mode_of(path) == 0600);
+    CHECK(chmod(path, 0640) == 0 && lfb_counting_save_file(c, path) == LFB_OK && mode_of(path) == 0640);
+    unlink(path);
+    CHECK(lfb_counting_save_file(c, path) == LFB_OK && mode_of(path) == 0666);
+    unlink(path);
+    lfb_filter_free(f);
+    lfb_counting_free(c);
+    umask(old_mask);
+}
+
+/* ---- headers that lie about their length -------------------------------------------------- */
+
+/* A valid native header (blocked, 2^37 bits, k = 7, correct checksum) declaring a 16 GiB payload. */
+static const char lying_header[] =
+    "\x4c\x46\x42\x4c\x4f\x4f\x4d\x00\x01\x00\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00"
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x20\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00"
+    "\x95\x01\x00\x00\x00\x00\x00\x00\xab\x27\x3d\x71\xc4\xd8\x82\x3f\x00\x00\x00\x00"
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x0c\x59\x2f\xda\xab\x1c\xa4\xbe";
+
+static int truncated(int code) { return code == LFB_ERR_CORRUPT && strstr(lfb_last_error(), "truncated") != NULL; }
+
+/* Loads `len` bytes of `data` from a pipe: a descriptor whose length is unknown. */
+static int load_from_pipe(uint32_t format, const char* data, size_t len) {
+    lfb_filter* out = NULL;
+    int fds[2], code;
+    if (pipe(fds) != 0) return 1;
+    CHECK(write(fds[1], data, len) == (ssize_t)len);
+    close(fds[1]);
+    code = lfb_filter_load_fd(format, fds[0], NULL, &out);
+    close(fds[0]);
+    lfb_filter_free(out);
+    return code;
+}
+
+/* Run in a child that may map at most 1 GiB more: a loader that mapped the declared 16 GiB
+ * would fail there with LFB_ERR_OUT_OF_MEMORY instead of reporting the truncation. */
+static void lying_header_checks(void) {
+    char path[] = "/tmp/lfbloom-capi-XXXXXX";
+    lfb_filter* out = NULL;
+    lfb_counting* cout = NULL;
+    struct timespec start, end;
+    char guava[80] = {1, 3, 0x7f, (char)0xff, (char)0xff, (char)0xff}; /* 2^31 - 1 words: 16 GiB */
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, "0123456789", 10) == 10 && write(fd, lying_header, 80) == 80);
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    CHECK(lseek(fd, 10, SEEK_SET) == 10); /* the filter starts at the descriptor's offset */
+    CHECK(truncated(lfb_filter_load_fd(LFB_FORMAT_NATIVE, fd, NULL, &out)) && out == NULL);
+    CHECK(lseek(fd, 10, SEEK_SET) == 10);
+    CHECK(truncated(lfb_counting_load_fd(fd, NULL, &cout)) && cout == NULL);
+    CHECK(truncated(load_from_pipe(LFB_FORMAT_NATIVE, lying_header, 80)));
+    CHECK(truncated(load_from_pipe(LFB_FORMAT_GUAVA, guava, sizeof guava)));
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    CHECK(end.tv_sec - start.tv_sec < 5);
+    close(fd);
+    unlink(path);
+}
+
+static void test_lying_headers(void) {
+    int status = -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE* statm = fopen("/proc/self/statm", "r");
+        unsigned long pages = 0;
+        struct rlimit r;
+        int before = failed;
+        if (statm == NULL || fscanf(statm, "%lu", &pages) != 1) _exit(2);
+        fclose(statm);
+        r.rlim_cur = r.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)1 << 30);
+        if (setrlimit(RLIMIT_AS, &r) != 0) _exit(3);
+        lying_header_checks();
+        _exit(failed == before ? 0 : 1);
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* ---- the bad-input sweep -------------------------------------------------------------------- */
 
 struct fixture {
@@ -404,6 +586,13 @@ static int options_sized(uint32_t size, int dirty_tail) {
     X(shared_open_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_open_shared_file(NULL, NULL, &fx.out_counting)) \
     X(shared_counting_width, LFB_ERR_INVALID_ARGUMENT, lfb_counting_create_shared_file("/tmp/never", 100, 0.01, &fx.width_3, &fx.out_counting)) \
     X(flush_null, LFB_ERR_INVALID_ARGUMENT, lfb_filter_flush(NULL)) \
+    X(save_mode_setuid, LFB_ERR_INVALID_ARGUMENT, lfb_filter_save_file_mode(fx.blocked, LFB_FORMAT_NATIVE, "/tmp/never", 04600)) \
+    X(counting_save_mode_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_save_file_mode(fx.counting, NULL, 0600)) \
+    X(shared_mode_sticky, LFB_ERR_INVALID_ARGUMENT, lfb_filter_create_shared_file_mode("/tmp/never", 100, 0.01, NULL, 01666, &fx.out_filter)) \
+    X(counting_shared_mode_bad, LFB_ERR_INVALID_ARGUMENT, lfb_counting_create_shared_file_mode("/tmp/never", 100, 0.01, NULL, 010000, &fx.out_counting)) \
+    X(read_only_missing, LFB_ERR_IO, lfb_filter_open_shared_file_read_only("/nonexistent-dir/f", NULL, &fx.out_filter)) \
+    X(read_only_null_path, LFB_ERR_INVALID_ARGUMENT, lfb_counting_open_shared_file_read_only(NULL, NULL, &fx.out_counting)) \
+    X(read_only_null_out, LFB_ERR_INVALID_ARGUMENT, lfb_filter_open_shared_file_read_only("/tmp/never", NULL, NULL)) \
     X(counting_flush_null, LFB_ERR_INVALID_ARGUMENT, lfb_counting_flush(NULL))
 
 #define AS_FUNCTION(name, expected, expr) \
@@ -572,7 +761,7 @@ static void test_rotating(void) {
     const char data[] = "pq";
     const uint64_t offsets[] = {0, 1, 2};
     uint8_t results[2];
-    uint32_t flags;
+    uint32_t flags, i;
 
     for (flags = 0; flags <= LFB_ROTATING_DOUBLE_WRITE; ++flags) {
         /* manual rotation, G = 3: a key survives 2 rotations and is gone at the 3rd */
@@ -604,6 +793,24 @@ static void test_rotating(void) {
     CHECK(lfb_rotating_rotations(r, &rotations) == LFB_OK && rotations == 0);
     CHECK(lfb_rotating_rotations(r, NULL) == LFB_ERR_INVALID_ARGUMENT);
     CHECK(lfb_rotating_add(r, NULL, 3) == LFB_ERR_INVALID_ARGUMENT);
+    lfb_rotating_free(r);
+    /* "never" spelled as the longest period (defect 5: the deadline wrapped past 2^64 and every
+     * call rotated), with the real clock and a manual one ticking almost to the end of time */
+    for (flags = 0; flags <= LFB_ROTATING_MANUAL_TICK; flags += LFB_ROTATING_MANUAL_TICK) {
+        CHECK(lfb_rotating_create(1000, 0.01, 2, UINT64_MAX, flags, NULL, &r) == LFB_OK);
+        CHECK(lfb_rotating_add(r, "k", 1) == 1);
+        for (i = 0; i < 4; ++i) {
+            CHECK(lfb_rotating_tick(r, UINT64_MAX - 1) == LFB_OK);
+            CHECK(lfb_rotating_contains(r, "k", 1) == 1);
+        }
+        CHECK(lfb_rotating_rotations(r, &rotations) == LFB_OK && rotations == 0);
+        lfb_rotating_free(r);
+    }
+    /* a period of 1 ns ticked at the end of time: G rotations, then the next deadline saturates */
+    CHECK(lfb_rotating_create(1000, 0.01, 3, 1, LFB_ROTATING_MANUAL_TICK, NULL, &r) == LFB_OK);
+    CHECK(lfb_rotating_tick(r, UINT64_MAX) == LFB_OK && lfb_rotating_add(r, "late", 4) == 1);
+    for (i = 0; i < 4; ++i) CHECK(lfb_rotating_tick(r, UINT64_MAX) == LFB_OK && lfb_rotating_contains(r, "late", 4) == 1);
+    CHECK(lfb_rotating_rotations(r, &rotations) == LFB_OK && rotations == 3);
     lfb_rotating_free(r);
     r = NULL;
     CHECK(lfb_rotating_create(1000, 0.01, 1, 0, 0, NULL, &r) == LFB_ERR_INVALID_ARGUMENT && r == NULL);
@@ -856,6 +1063,9 @@ int main(void) {
     test_filter(LFB_LAYOUT_CLASSIC);
     test_counting();
     test_persistence();
+    test_lying_headers();
+    test_save_modes();
+    test_read_only_sharing();
     test_bad_input_sweep();
     test_scalable();
     test_rotating();

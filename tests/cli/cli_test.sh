@@ -65,6 +65,25 @@ check "export-guava of a blocked filter" 3 "$lfbloom" export-guava f.lfb nope.bi
 check "demo" 0 "$lfbloom" demo --users 20000 --threads 4
 expect "demo passes its self-check" grep -q 'self-check: passed' out.txt
 expect "demo reports no false negatives" grep -q 'false negatives: 0' out.txt
+# A rewrite keeps the file's mode (a 0600 filter of user ids stays private); new files get 0666
+# less the umask.
+cp f.lfb private.lfb && chmod 600 private.lfb
+check "add to a 0600 filter" 0 "$lfbloom" add private.lfb absent.txt
+expect "add keeps mode 600" test "$(stat -c %a private.lfb)" = 600
+check "remove from a 0640 filter" 0 sh -c "chmod 640 c.lfb && \"$lfbloom\" remove c.lfb absent.txt"
+expect "remove keeps mode 640" test "$(stat -c %a c.lfb)" = 640
+check "build under umask 077" 0 sh -c "umask 077 && \"$lfbloom\" build -o u077.lfb -n 100 absent.txt"
+expect "new file under umask 077 is 600" test "$(stat -c %a u077.lfb)" = 600
+check "build under umask 002" 0 sh -c "umask 002 && \"$lfbloom\" build -o u002.lfb -n 100 absent.txt"
+expect "new file under umask 002 is 664" test "$(stat -c %a u002.lfb)" = 664
+# info --json is JSON whatever the path holds: quotes, backslashes, a newline, UTF-8; bytes that
+# are not UTF-8 become U+FFFD.
+odd=$(printf 'a "quoted" \\ back\nslash-\303\251-\346\227\245.lfb')
+cp f.lfb "$odd"
+check "info --json of an odd path" 0 sh -c '"$0" info --json "$1" | python3 -c "import json,os,sys; d = json.load(sys.stdin); assert d[\"file\"] == sys.argv[1], (d[\"file\"], sys.argv[1]); assert d[\"layout\"] == \"blocked\"" "$1"' "$lfbloom" "$odd"
+raw=$(printf 'raw-\377-byte.lfb')
+cp f.lfb "$raw"
+check "info --json of a non-UTF-8 path" 0 sh -c '"$0" info --json "$1" | python3 -c "import json,sys; assert json.load(sys.stdin)[\"file\"] == \"raw-\\ufffd-byte.lfb\""' "$lfbloom" "$raw"
 check "help" 0 "$lfbloom" --help
 check "build --help" 0 "$lfbloom" build --help
 

@@ -1,3 +1,8 @@
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -60,6 +65,63 @@ void patch_header(bytes& data, std::size_t offset, T value) {
     std::memcpy(data.data() + offset, &value, sizeof value);
     const std::uint64_t check = boost::endian::native_to_little(XXH3_64bits(data.data(), 72));
     std::memcpy(data.data() + 72, &check, 8);
+}
+
+struct temp_dir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() / ("lfbloom-modes-" + std::to_string(::getpid()));
+    temp_dir() { std::filesystem::create_directories(path); }
+    ~temp_dir() { std::filesystem::remove_all(path); }
+    std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+/// The permission bits of `path`.
+unsigned mode_of(const std::string& path) {
+    struct stat st {};
+    BOOST_REQUIRE(::stat(path.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+}
+
+/// The process umask for one scope (the tests of a suite run one at a time).
+struct umask_scope {
+    ::mode_t old;
+    explicit umask_scope(::mode_t mask) : old(::umask(mask)) {}
+    ~umask_scope() { ::umask(old); }
+};
+
+/// Runs body() in a forked child whose address space may grow by at most `headroom` bytes, so a
+/// loader that maps what a header declares fails there instead of succeeding lazily. Returns the
+/// child's exit status: body()'s result, or 99 if it threw something unexpected.
+template <class Body>
+int in_small_address_space(std::uint64_t headroom, Body body) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        int status = 99;
+        try {
+            std::ifstream statm("/proc/self/statm");
+            std::uint64_t pages = 0;
+            statm >> pages;  // the address space in use now
+            const rlim_t limit = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) + headroom;
+            const rlimit r{limit, limit};
+            if (pages != 0 && ::setrlimit(RLIMIT_AS, &r) == 0) status = body();
+        } catch (...) {
+        }
+        ::_exit(status);
+    }
+    int status = -1;
+    BOOST_REQUIRE(pid > 0);
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+/// 0 if load() throws corrupt and says "truncated"; otherwise 10 + the code it threw, or 1.
+template <class Load>
+int refused_as_truncated(Load load) {
+    try {
+        load();
+    } catch (const error& e) {
+        return e.code() == errc::corrupt && std::string(e.what()).find("truncated") != std::string::npos ? 0 : 10 + int(e.code());
+    }
+    return 1;
 }
 
 auto makers() {
@@ -205,6 +267,84 @@ BOOST_AUTO_TEST_CASE(hostile_headers_are_refused_before_allocating) {
     BOOST_TEST((load_error(with([](bytes& b) { patch_header<std::uint8_t>(b, 12, 4); })) == errc::corrupt));     // 4-bit blocked
     BOOST_TEST((load_error(with([](bytes& b) { b[0] = std::byte{'X'}; })) == errc::corrupt));
     BOOST_TEST((load_error({}) == errc::corrupt));
+}
+
+// A header that declares 16 GiB with nothing after it: from a source of unknown length (a pipe)
+// the payload is read in bounded chunks, so the lie costs no allocation; it ends as truncated.
+BOOST_AUTO_TEST_CASE(a_lying_header_on_a_stream_allocates_nothing) {
+    bytes native = saved(blocked_bloom_filter::with_geometry(4096, 7));
+    native.resize(header_size);
+    patch_header<std::uint64_t>(native, 24, std::uint64_t{1} << 37);  // bits
+    patch_header<std::uint64_t>(native, 64, std::uint64_t{1} << 34);  // payload bytes: 16 GiB
+    const bytes guava = {std::byte{1}, std::byte{3}, std::byte{0x7f}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}};
+    const int status = in_small_address_space(std::uint64_t{1} << 30, [&] {
+        std::span<const std::byte> a = native, b = guava;
+        if (const int r = refused_as_truncated([&] { load_any(span_source(a), 0, unknown_length); })) return r;
+        return refused_as_truncated([&] { load_guava(span_source(b), 0, unknown_length); });
+    });
+    BOOST_TEST(status == 0);
+    // Honest data of unknown length still loads, through the staged first half; any prefix fails.
+    auto f = counting_bloom_filter::for_capacity(20000, 0.01, 8);
+    for (int i = 0; i < 1000; ++i) f.add(std::uint64_t(i));
+    const bytes data = saved(f);
+    auto from_stream = [](std::span<const std::byte> d) { return load<counting_bloom_filter>(span_source(d), 0, unknown_length); };
+    BOOST_TEST(same_words(f, from_stream(data)));
+    for (const std::size_t cut : {header_size + 8, data.size() / 2, data.size() / 2 + 8, data.size() - 1})
+        BOOST_TEST((lfbloom_test::code_of([&] { from_stream(std::span(data).first(cut)); }) == errc::corrupt), "cut " << cut);
+    auto g = classic_bloom_filter::with_geometry(64 * 1001, 3);
+    g.add("guava");
+    bytes guava_data;
+    save_guava(g, vector_sink(guava_data));
+    std::span<const std::byte> rest = guava_data;
+    BOOST_TEST(same_words(g, load_guava(span_source(rest), 0, unknown_length)));
+    // The same header as a whole file: refused from its length before anything is read.
+    temp_dir dir;
+    std::ofstream(dir.file("lying.lfb"), std::ios::binary).write(reinterpret_cast<const char*>(native.data()), native.size());
+    BOOST_TEST(refused_as_truncated([&] { load_file(dir.file("lying.lfb")); }) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(new_files_get_0666_less_the_umask) {
+    temp_dir dir;
+    const auto f = blocked_bloom_filter::for_capacity(1000, 0.01);
+    for (const ::mode_t mask : {022, 077, 0, 027}) {
+        umask_scope scope(mask);
+        const std::string path = dir.file("new-" + std::to_string(mask));
+        save_file(f, path);
+        BOOST_TEST(mode_of(path) == (0666u & ~mask), "umask 0" << std::oct << mask);
+    }
+}
+
+// A rewrite (temporary file, then rename) must not widen or narrow who may read the filter.
+BOOST_AUTO_TEST_CASE(saving_over_a_file_keeps_its_mode) {
+    temp_dir dir;
+    const std::string path = dir.file("ids.lfb");
+    auto f = blocked_bloom_filter::for_capacity(1000, 0.01);
+    save_file(f, path);
+    for (const ::mode_t mode : {0600, 0640, 0604, 0444}) {
+        std::filesystem::permissions(path, static_cast<std::filesystem::perms>(mode));
+        f.add("user:" + std::to_string(mode));
+        umask_scope scope(mode == 0444 ? 0 : 077);  // the umask is for new files only
+        save_file(f, path);
+        BOOST_TEST(mode_of(path) == mode, "mode 0" << std::oct << mode);
+        BOOST_TEST(std::get<blocked_bloom_filter>(load_file(path)).contains("user:" + std::to_string(mode)));
+    }
+    BOOST_TEST(std::distance(std::filesystem::directory_iterator(dir.path), {}) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_caller_given_mode_is_for_new_files) {
+    temp_dir dir;
+    const auto f = blocked_bloom_filter::for_capacity(1000, 0.01);
+    umask_scope scope(022);
+    save_file(f, dir.file("private"), 0600);
+    BOOST_TEST(mode_of(dir.file("private")) == 0600u);
+    save_file(f, dir.file("group"), 0660);
+    BOOST_TEST(mode_of(dir.file("group")) == 0640u);  // less the umask, as open(2) does
+    save_file(f, dir.file("private"), 0644);          // an existing file keeps its mode
+    BOOST_TEST(mode_of(dir.file("private")) == 0600u);
+    write_file_atomically(dir.file("guava"), [&](const byte_sink& sink) { save(f, sink); }, 0400);
+    BOOST_TEST(mode_of(dir.file("guava")) == 0400u);
+    BOOST_TEST((lfbloom_test::code_of([&] { save_file(f, dir.file("bad"), 04755); }) == errc::invalid_argument));
+    BOOST_TEST(!std::filesystem::exists(dir.file("bad")));
 }
 
 BOOST_AUTO_TEST_CASE(loading_the_wrong_kind_is_incompatible) {

@@ -1,4 +1,5 @@
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +53,38 @@ pid_t spawn(Body body) {
     return pid;
 }
 
+unsigned mode_of(const std::string& path) {
+    struct stat st {};
+    BOOST_REQUIRE(::stat(path.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+}
+
+/// The permissions of the mapping of `path` in this process ("r--s", "rw-s"), or "" if none.
+std::string mapping_of(const std::string& path) {
+    std::ifstream maps("/proc/self/maps");
+    for (std::string line; std::getline(maps, line);)
+        if (line.size() > path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0)
+            return line.substr(line.find(' ') + 1, 4);
+    return "";
+}
+
+/// Whether anything reachable from R can add, remove or clear (a read_only_filter must not).
+template <class R>
+concept can_write = requires(R& r) { std::get<blocked_bloom_filter>(r.filter()).add("k"); } ||
+                    requires(R& r) { std::get<counting_bloom_filter>(r.filter()).remove("k"); } ||
+                    requires(R& r) { std::get<classic_bloom_filter>(r.filter()).clear(); };
+struct mutable_access {
+    any_filter& filter() const;  // unevaluated only
+};
+static_assert(can_write<mutable_access>);  // so the check can tell
+
+/// The process umask for one scope (the tests of a suite run one at a time).
+struct umask_scope {
+    ::mode_t old;
+    explicit umask_scope(::mode_t mask) : old(::umask(mask)) {}
+    ~umask_scope() { ::umask(old); }
+};
+
 int wait_for(pid_t pid) {
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -103,6 +136,52 @@ BOOST_AUTO_TEST_CASE(opening_validates_the_file) {
     f.put('\x7f');
     f.close();
     BOOST_TEST((open_error(dir.file("flipped")) == errc::corrupt));
+}
+
+BOOST_AUTO_TEST_CASE(new_shared_files_get_0666_less_the_umask) {
+    temp_dir dir;
+    for (const ::mode_t mask : {022, 077, 007}) {
+        umask_scope scope(mask);
+        const std::string path = dir.file("live-" + std::to_string(mask));
+        create_shared_file<blocked_bloom_filter>(path, blocked_layout::size_for(1000, 0.01));
+        BOOST_TEST(mode_of(path) == (0666u & ~mask), "umask 0" << std::oct << mask);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_caller_given_mode_is_the_shared_files) {
+    temp_dir dir;
+    umask_scope scope(022);
+    create_shared_file<blocked_bloom_filter>(dir.file("private"), blocked_layout::size_for(1000, 0.01), {}, 4, 0600);
+    BOOST_TEST(mode_of(dir.file("private")) == 0600u);
+    create_shared_file<counting_bloom_filter>(dir.file("group"), blocked_geometry(1000, 0.01, 128), {}, 4, 0660);
+    BOOST_TEST(mode_of(dir.file("group")) == 0640u);  // less the umask, as open(2) does
+    BOOST_CHECK_EXCEPTION(create_shared_file<blocked_bloom_filter>(dir.file("bad"), blocked_layout::size_for(10, 0.01), {}, 4, 01777),
+                          error, [](const error& e) { return e.code() == errc::invalid_argument; });
+    BOOST_TEST(!fs::exists(dir.file("bad")));
+}
+
+// A reader with only read permission: the file is 0444 and opened O_RDONLY, its words mapped
+// read-only. (Tests may run as root, whom permissions do not stop, so the mode and the mapping are
+// checked rather than a refused open.) Writes do not compile; the writer's adds are seen.
+BOOST_AUTO_TEST_CASE(a_read_only_opener_maps_the_file_read_only) {
+    temp_dir dir;
+    const std::string path = dir.file("ids.lfb");
+    auto writer = create_shared_file<blocked_bloom_filter>(path, blocked_layout::size_for(10000, 0.01), {.seed = 4}, 4, 0444);
+    BOOST_TEST(mode_of(path) == 0444u);
+    writer.add("user:1");
+    const read_only_filter reader = open_shared_file_read_only(path);
+    BOOST_TEST(mapping_of(path) == "r--s");
+    BOOST_TEST(reader.contains("user:1"));
+    BOOST_TEST(!reader.contains("user:2"));
+    writer.add("user:2");
+    BOOST_TEST(reader.contains("user:2"));
+    BOOST_TEST(reader.stats().slots_set == writer.stats().slots_set);
+    BOOST_TEST(std::get<blocked_bloom_filter>(reader.filter()).seed() == 4u);
+    static_assert(!can_write<read_only_filter>);
+    // The same validation as a read-write open.
+    BOOST_CHECK_EXCEPTION(open_shared_file_read_only(dir.file("missing")), error, [](const error& e) { return e.code() == errc::io; });
+    fs::resize_file(path, fs::file_size(path) - 8);
+    BOOST_CHECK_EXCEPTION(open_shared_file_read_only(path), error, [](const error& e) { return e.code() == errc::corrupt; });
 }
 
 // Several forked processes add disjoint keys to one file-mapped filter; then every key of every

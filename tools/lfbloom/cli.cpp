@@ -61,6 +61,44 @@ std::string grouped(std::uint64_t n) {
     return out;
 }
 
+std::string valid_utf8(std::string_view bytes) {
+    std::string out;
+    out.reserve(bytes.size());
+    for (std::size_t i = 0; i < bytes.size();) {
+        const auto lead = static_cast<unsigned char>(bytes[i]);
+        // The sequence length a lead byte announces, and the range of its second byte that rules
+        // out overlong forms, surrogates and code points past U+10FFFF (RFC 3629, section 4).
+        std::size_t length = 0;
+        unsigned char low = 0x80, high = 0xbf;
+        if (lead < 0x80) {
+            length = 1;
+        } else if (lead >= 0xc2 && lead <= 0xdf) {
+            length = 2;
+        } else if (lead >= 0xe0 && lead <= 0xef) {
+            length = 3;
+            if (lead == 0xe0) low = 0xa0;
+            if (lead == 0xed) high = 0x9f;
+        } else if (lead >= 0xf0 && lead <= 0xf4) {
+            length = 4;
+            if (lead == 0xf0) low = 0x90;
+            if (lead == 0xf4) high = 0x8f;
+        }
+        bool well_formed = length > 0 && i + length <= bytes.size();
+        for (std::size_t k = 1; well_formed && k < length; ++k) {
+            const auto next = static_cast<unsigned char>(bytes[i + k]);
+            well_formed = k == 1 ? next >= low && next <= high : next >= 0x80 && next <= 0xbf;
+        }
+        if (well_formed) {
+            out.append(bytes.substr(i, length));
+            i += length;
+        } else {
+            out += "\xef\xbf\xbd";  // U+FFFD for this byte; decoding resumes at the next
+            ++i;
+        }
+    }
+    return out;
+}
+
 std::uint64_t read_keys(const key_input_options& options, const std::function<void(std::span<const lfbloom::key_view>)>& on_batch) {
     std::ifstream file;
     std::istream* in = &std::cin;

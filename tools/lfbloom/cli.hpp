@@ -5,6 +5,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lfbloom/lfbloom.hpp"
@@ -44,6 +45,10 @@ void save_filter(const lfbloom::any_filter& filter, const std::string& path);
 
 /// "1,234,567".
 std::string grouped(std::uint64_t n);
+
+/// `bytes` as valid UTF-8, for JSON: well-formed sequences are kept, every other byte becomes
+/// U+FFFD (paths are bytes; JSON strings must be Unicode).
+std::string valid_utf8(std::string_view bytes);
 
 int run_demo(int argc, char** argv);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <boost/json.hpp>
 #include <boost/program_options.hpp>
 
 #include "cli.hpp"
@@ -176,7 +177,8 @@ int remove_keys(int argc, char** argv) {
 int info(int argc, char** argv) {
     std::string file;
     po::options_description flags("Show a saved filter's parameters and fill");
-    flags.add_options()("filter", po::value(&file)->required(), "the filter file")("json", "one JSON object");
+    flags.add_options()("filter", po::value(&file)->required(), "the filter file")(
+        "json", "one JSON object (\"file\" is the path as UTF-8, other bytes as U+FFFD; -1 for an infinite estimate)");
     po::positional_options_description positional;
     positional.add("filter", 1);
     po::variables_map vm;
@@ -188,13 +190,14 @@ int info(int argc, char** argv) {
     const char* layout = layouts[static_cast<int>(s.kind)];
     auto finite = [](double x) { return std::isfinite(x) ? x : -1.0; };
     if (vm.count("json")) {
-        std::printf("{\"file\":\"%s\",\"layout\":\"%s\",\"slots\":%llu,\"slot_bits\":%u,\"hashes\":%u,\"bytes\":%llu,"
-                    "\"seed\":%llu,\"capacity\":%llu,\"target_fpr\":%.17g,\"slots_set\":%llu,\"saturated\":%llu,"
-                    "\"fill_ratio\":%.17g,\"estimated_count\":%.17g,\"estimated_fpr\":%.17g,\"near_capacity\":%s}\n",
-                    file.c_str(), layout, (unsigned long long)s.slots, s.slot_bits, s.hashes, (unsigned long long)s.bytes,
-                    (unsigned long long)seed, (unsigned long long)s.capacity, s.target_fpr, (unsigned long long)s.slots_set,
-                    (unsigned long long)s.saturated, s.fill_ratio, finite(s.estimated_count), s.estimated_fpr,
-                    s.near_capacity ? "true" : "false");
+        // Built with Boost.JSON, which escapes quotes, backslashes and control characters.
+        const boost::json::object out{
+            {"file", valid_utf8(file)}, {"layout", layout}, {"slots", s.slots}, {"slot_bits", s.slot_bits},
+            {"hashes", s.hashes}, {"bytes", s.bytes}, {"seed", seed}, {"capacity", s.capacity},
+            {"target_fpr", s.target_fpr}, {"slots_set", s.slots_set}, {"saturated", s.saturated},
+            {"fill_ratio", s.fill_ratio}, {"estimated_count", finite(s.estimated_count)},
+            {"estimated_fpr", finite(s.estimated_fpr)}, {"near_capacity", s.near_capacity}};
+        std::printf("%s\n", boost::json::serialize(out).c_str());
         return exit_ok;
     }
     std::printf("file             %s\n", file.c_str());

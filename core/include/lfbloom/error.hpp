@@ -15,6 +15,7 @@ enum class errc {
     unsupported_version,   ///< serialized data of an unknown format version or kind
     io,                    ///< reading or writing failed
     full,                  ///< a scalable filter reached its cap on sub-filters or memory
+    read_only,             ///< a write to a filter opened read-only (the C ABI's read-only shared files)
 };
 
 /// Thrown for every refused request. The filter it was thrown from is unchanged.

@@ -13,8 +13,14 @@
 //  32  4  hashes (k)
 //  36  4  zero
 // Loading validates the whole header (magic, version, checksum, every field, the payload size
-// against the geometry, the memory limit) before allocating anything, streams the payload into the
-// new filter in 64 KiB chunks, and rejects it if its checksum or length is wrong.
+// against the geometry, the memory limit, and the length of the data when it is known) before
+// allocating anything, streams the payload into the new filter in 64 KiB chunks, and rejects it if
+// its checksum or length is wrong. From data of unknown length (a pipe) the filter is allocated
+// only once half its payload has arrived, so a header lying about its size costs no more memory
+// than about three times what was really sent.
+//
+// Files are written atomically (a temporary file, then rename). A file replacing another keeps
+// that file's permission bits; a new file gets 0666 (or the caller's mode) less the umask.
 //
 // Saving while other threads add is allowed: every word is read atomically after the save began,
 // so the snapshot holds every add that completed before the save began (racing adds may be in it
@@ -32,7 +38,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <cstdio>
 #include <functional>
+#include <random>
 #include <span>
 #include <string>
 #include <variant>
@@ -67,6 +75,9 @@ inline constexpr std::size_t trailer_size = 8;
 inline constexpr std::uint8_t hash_murmur3_x64_128 = 1;
 /// `available` argument of the loaders when the length of the data is not known (a pipe).
 inline constexpr std::uint64_t unknown_length = ~std::uint64_t{0};
+/// The permission bits of a new file unless the caller gives others; like open(2), the process
+/// umask is taken off them: 0644 under the usual umask 022, 0600 under 077.
+inline constexpr ::mode_t default_file_mode = 0666;
 
 /// The header of a native file, validated.
 struct file_header {
@@ -142,6 +153,33 @@ void read_words(std::span<std::uint64_t> words, const byte_source& source, Conve
         if (hash != nullptr) XXH3_64bits_update(hash, chunk.data(), n * 8);
         for (std::size_t i = 0; i < n; ++i) store_word(words[base + i], convert(chunk[i]));
     }
+}
+
+/// make()s the filter and reads its `payload_words` words into it (see read_words). When the
+/// length of the data is unknown, nothing has checked that the header's size is true: then the
+/// first half of the payload is staged in chunks as it arrives and the filter is made only once
+/// that half is in, so a lying header ends as "truncated" having cost memory in proportion to
+/// the bytes really sent (at most about three times), never what it declared.
+template <class Make, class Convert>
+auto read_filter(Make make, std::uint64_t payload_words, std::uint64_t available, const byte_source& source, Convert convert,
+                 XXH3_state_t* hash) {
+    std::vector<std::vector<std::uint64_t>> staged;
+    std::uint64_t at = 0;
+    for (const std::uint64_t half = available == unknown_length ? payload_words / 2 : 0; at < half;) {
+        staged.emplace_back(std::min<std::uint64_t>(chunk_words, half - at));
+        read_exact(source, staged.back().data(), staged.back().size() * 8, "payload");
+        at += staged.back().size();
+    }
+    auto filter = make();
+    const std::span<std::uint64_t> words = filter.words();
+    std::uint64_t i = 0;
+    for (std::vector<std::uint64_t>& chunk : staged) {
+        if (hash != nullptr) XXH3_64bits_update(hash, chunk.data(), chunk.size() * 8);
+        for (const std::uint64_t w : chunk) store_word(words[i++], convert(w));
+        std::vector<std::uint64_t>().swap(chunk);  // freed as it is copied: the peak stays at half plus the filter
+    }
+    read_words(words.subspan(at), source, convert, hash);
+    return filter;
 }
 
 inline std::uint64_t little(std::uint64_t w) { return boost::endian::native_to_little(w); }
@@ -256,13 +294,15 @@ inline file_header read_header(const byte_source& source, std::uint64_t memory_l
     return out;
 }
 
-/// Loads a filter of type Filter; throws incompatible if the data holds another kind.
+/// Loads the payload of a filter of type Filter after read_header(source, memory_limit,
+/// available), with the same `available`; throws incompatible if the data holds another kind.
 template <class Filter>
-Filter load_payload(const file_header& header, const byte_source& source, std::uint64_t memory_limit = 0) {
+Filter load_payload(const file_header& header, const byte_source& source, std::uint64_t memory_limit = 0,
+                    std::uint64_t available = unknown_length) {
     if (header.kind != Filter::kind) throw error(errc::incompatible, "the data holds a filter of another layout");
-    Filter f = detail::make_for<Filter>(header, memory_limit);
     detail::xxh3_state payload;
-    detail::read_words(f.words(), source, detail::little, payload.state);
+    Filter f = detail::read_filter([&] { return detail::make_for<Filter>(header, memory_limit); }, header.payload_bytes / 8,
+                                   available, source, detail::little, payload.state);
     std::array<unsigned char, trailer_size> trailer;
     detail::read_exact(source, trailer.data(), trailer.size(), "checksum");
     if (detail::get_le<std::uint64_t>(trailer.data()) != XXH3_64bits_digest(payload.state))
@@ -275,16 +315,16 @@ inline any_filter load_any(const byte_source& source, std::uint64_t memory_limit
                            std::uint64_t available = unknown_length) {
     const file_header h = read_header(source, memory_limit, available);
     switch (h.kind) {
-        case layout::classic: return load_payload<classic_bloom_filter>(h, source, memory_limit);
-        case layout::counting: return load_payload<counting_bloom_filter>(h, source, memory_limit);
+        case layout::classic: return load_payload<classic_bloom_filter>(h, source, memory_limit, available);
+        case layout::counting: return load_payload<counting_bloom_filter>(h, source, memory_limit, available);
         case layout::blocked: break;
     }
-    return load_payload<blocked_bloom_filter>(h, source, memory_limit);
+    return load_payload<blocked_bloom_filter>(h, source, memory_limit, available);
 }
 
 template <class Filter>
 Filter load(const byte_source& source, std::uint64_t memory_limit = 0, std::uint64_t available = unknown_length) {
-    return load_payload<Filter>(read_header(source, memory_limit, available), source, memory_limit);
+    return load_payload<Filter>(read_header(source, memory_limit, available), source, memory_limit, available);
 }
 
 // ---- Guava's format -----------------------------------------------------------------------------
@@ -328,9 +368,9 @@ inline classic_bloom_filter load_guava(const byte_source& source, std::uint64_t 
     const std::uint64_t bits = static_cast<std::uint64_t>(words) * 64;
     check_memory(bits / 8, memory_limit);
     detail::check_available(6 + bits / 8, available);
-    classic_bloom_filter f = classic_bloom_filter::with_geometry(bits, header[1], {.memory_limit = memory_limit});
-    detail::read_words(f.words(), source, [](std::uint64_t w) { return boost::endian::big_to_native(w); }, nullptr);
-    return f;
+    return detail::read_filter([&] { return classic_bloom_filter::with_geometry(bits, header[1], {.memory_limit = memory_limit}); },
+                               static_cast<std::uint64_t>(words), available, source,
+                               [](std::uint64_t w) { return boost::endian::big_to_native(w); }, nullptr);
 }
 
 // ---- sinks and sources --------------------------------------------------------------------------
@@ -384,15 +424,49 @@ Result load_exact(std::span<const std::byte> data, Load load) {
     return r;
 }
 
-/// Writes the filter to `path` atomically: into a temporary file beside it, flushed to disk, then
-/// renamed over `path`. On any failure nothing is left behind and `path` is untouched.
+namespace detail {
+
+/// Throws invalid_argument unless `mode` is permission bits only.
+inline void check_mode(::mode_t mode) {
+    if (mode > 0777) throw error(errc::invalid_argument, "file mode must be permission bits (0 to 0777)");
+}
+
+/// Creates and opens (read-write) a new file named `prefix` plus a random suffix, with `mode` as
+/// open(2) applies it (less the umask), and stores its name in `name`. Returns the descriptor, or
+/// -1 with errno set. (mkstemp cannot do this: it always creates 0600.)
+inline int create_unique(const std::string& prefix, ::mode_t mode, std::string& name) {
+    std::random_device random;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        char suffix[17];
+        std::snprintf(suffix, sizeof suffix, "%08x%08x", random(), random());
+        name = prefix + suffix;
+        const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;  // errno is EEXIST
+}
+
+}  // namespace detail
+
+/// Writes a file at `path` atomically: into a temporary file beside it, flushed to disk, then
+/// renamed over `path`. On any failure nothing is left behind and `path` is untouched. A file
+/// that replaces an existing one keeps its permission bits (a private filter stays private); a new
+/// one gets `mode` (at most 0777) less the umask, as open(2) gives. Thread-safe for different
+/// paths; concurrent writers of one path each leave a complete file, the last rename wins.
 template <class Write>
-void write_file_atomically(const std::string& path, Write write) {
-    std::string tmp = path + ".tmp.XXXXXX";
-    const int fd = ::mkstemp(tmp.data());
+void write_file_atomically(const std::string& path, Write write, ::mode_t mode = default_file_mode) {
+    detail::check_mode(mode);
+    struct stat old;
+    const bool replacing = ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode);
+    std::string tmp;
+    // When replacing, the temporary starts private and takes the old bits before any data is in it.
+    const int fd = detail::create_unique(path + ".tmp.", replacing ? 0600 : mode, tmp);
     if (fd < 0) throw error(errc::io, "cannot create a temporary file beside " + path + ": " + std::strerror(errno));
     try {
-        if (::fchmod(fd, 0644) != 0) throw error(errc::io, std::string("fchmod failed: ") + std::strerror(errno));
+        // fchmod ignores the umask: exactly the old permission bits (setuid, setgid and sticky
+        // bits are not carried over to new contents).
+        if (replacing && ::fchmod(fd, old.st_mode & 0777) != 0)
+            throw error(errc::io, std::string("fchmod failed: ") + std::strerror(errno));
         write(fd_sink(fd));
         if (::fsync(fd) != 0) throw error(errc::io, std::string("fsync failed: ") + std::strerror(errno));
         if (::close(fd) != 0) throw error(errc::io, std::string("close failed: ") + std::strerror(errno));
@@ -408,15 +482,22 @@ void write_file_atomically(const std::string& path, Write write) {
     }
 }
 
+/// Saves `filter` to `path` with write_file_atomically (its `mode` is for a new file). Thread-safe
+/// as save() is.
 template <class Filter>
-void save_file(const Filter& filter, const std::string& path) {
-    write_file_atomically(path, [&](const byte_sink& sink) { save(filter, sink); });
+void save_file(const Filter& filter, const std::string& path, ::mode_t mode = default_file_mode) {
+    write_file_atomically(path, [&](const byte_sink& sink) { save(filter, sink); }, mode);
 }
 
-/// The length of a regular file behind `fd`, or unknown_length.
-inline std::uint64_t fd_length(int fd) {
+/// The bytes a regular file behind `fd` holds from the descriptor's offset on, or unknown_length
+/// (a pipe, socket or terminal): the `available` argument of the loaders, so that a header
+/// declaring more than the file holds is refused before anything is allocated.
+inline std::uint64_t fd_remaining(int fd) {
     struct stat st;
-    return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : unknown_length;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return unknown_length;
+    const off_t at = ::lseek(fd, 0, SEEK_CUR);
+    if (at < 0) return unknown_length;
+    return at < st.st_size ? static_cast<std::uint64_t>(st.st_size - at) : 0;
 }
 
 /// Opens `path` and runs load(source, available); the whole file must be one filter.
@@ -429,7 +510,7 @@ auto read_file(const std::string& path, Load load) {
         ~closer() { ::close(fd); }
     } close_on_exit{fd};
     const byte_source source = fd_source(fd);
-    auto result = load(source, fd_length(fd));
+    auto result = load(source, fd_remaining(fd));
     char extra;
     if (source(&extra, 1) != 0) detail::corrupt(path + " has unexpected bytes after the filter");
     return result;

@@ -12,6 +12,11 @@
 // Creation is atomic for concurrent openers: the file is built and its header written under a
 // temporary name, then linked into place, so an opener sees either no file or a complete header.
 // Creating over an existing file fails (errc::io) rather than replacing a filter others may use.
+//
+// Access is the file's: it is created with 0666 (or the caller's mode) less the umask, so the
+// creator decides who may share it. Writers open it read-write; a process with only read
+// permission (another user, say) opens it with open_shared_file_read_only, which maps the words
+// read-only and gives only const access to the filter, since a store would fault.
 #pragma once
 
 #include <fcntl.h>
@@ -21,6 +26,8 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <variant>
 
 #include "lfbloom/serialization.hpp"
 
@@ -53,21 +60,23 @@ inline file_header header_of(layout kind, std::uint32_t slot_bits, const geometr
 }  // namespace detail
 
 /// Creates `path` holding an empty filter of geometry `g` (from Filter::size_for-style sizing or a
-/// loaded shape) and returns it mapped. `counter_bits` is for counting filters. Throws
+/// loaded shape) and returns it mapped. `counter_bits` is for counting filters; `mode` (at most
+/// 0777) less the umask are the file's permission bits, as open(2) gives them. Throws
 /// invalid_argument, too_large (memory limit or machine) or io (the file exists, no space, ...).
+/// Thread-safe, also across processes: of concurrent creators of one path exactly one succeeds.
 template <class Filter>
 Filter create_shared_file(const std::string& path, const geometry& g, const filter_options& options = {},
-                          std::uint32_t counter_bits = 4) {
+                          std::uint32_t counter_bits = 4, ::mode_t mode = default_file_mode) {
+    detail::check_mode(mode);
     const std::uint32_t slot_bits = Filter::kind == layout::counting ? counter_bits : 1;
     if (Filter::kind == layout::counting) counting_bloom_filter::slots_per_line(counter_bits);  // validates the width
     file_header h = detail::header_of(Filter::kind, slot_bits, g, options.seed);
     h.probes = options.probes;  // the filter's own rule is what its header records
     check_memory(h.payload_bytes, options.memory_limit);
-    std::string tmp = path + ".creating.XXXXXX";
-    detail::fd_guard fd{::mkstemp(tmp.data())};
+    std::string tmp;
+    detail::fd_guard fd{detail::create_unique(path + ".creating.", mode, tmp)};
     if (fd.fd < 0) detail::io_failure("cannot create a file beside " + path);
     try {
-        if (::fchmod(fd.fd, 0644) != 0) detail::io_failure("fchmod " + tmp);
         if (::ftruncate(fd.fd, static_cast<off_t>(shared_words_offset + h.payload_bytes)) != 0)
             detail::io_failure("cannot size " + path + " to " + std::to_string(shared_words_offset + h.payload_bytes) + " bytes");
         Filter f = detail::make_for<Filter>(h, options.memory_limit,
@@ -85,29 +94,73 @@ Filter create_shared_file(const std::string& path, const geometry& g, const filt
     }
 }
 
-/// Maps the filter in an existing shared file, validating its header and size first. Throws io,
-/// corrupt, unsupported_version or too_large (the caller's memory limit, 0 = none).
-inline any_filter open_shared_file(const std::string& path, std::uint64_t memory_limit = 0) {
-    detail::fd_guard fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
-    if (fd.fd < 0) detail::io_failure("cannot open " + path);
+namespace detail {
+
+/// Maps the filter in an existing shared file, validating its header and size first: opened
+/// O_RDWR and mapped read-write if `writable`, else O_RDONLY and mapped read-only, and then nothing
+/// may write to the result (open_shared_file_read_only wraps it so).
+inline any_filter map_shared_file(const std::string& path, std::uint64_t memory_limit, bool writable) {
+    fd_guard fd{::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC)};
+    if (fd.fd < 0) io_failure("cannot open " + path);
     std::array<unsigned char, header_size> raw;
     const ssize_t got = ::pread(fd.fd, raw.data(), raw.size(), 0);
-    if (got < 0) detail::io_failure("cannot read " + path);
-    if (got != static_cast<ssize_t>(raw.size())) detail::corrupt(path + " is too short for a header");
-    const file_header h = detail::decode_header(raw, shared_magic);
+    if (got < 0) io_failure("cannot read " + path);
+    if (got != static_cast<ssize_t>(raw.size())) corrupt(path + " is too short for a header");
+    const file_header h = decode_header(raw, shared_magic);
     check_memory(h.payload_bytes, memory_limit);
     struct stat st;
-    if (::fstat(fd.fd, &st) != 0) detail::io_failure("cannot stat " + path);
+    if (::fstat(fd.fd, &st) != 0) io_failure("cannot stat " + path);
     if (static_cast<std::uint64_t>(st.st_size) != shared_words_offset + h.payload_bytes)
-        detail::corrupt(path + " has " + std::to_string(st.st_size) + " bytes, its header declares " +
-                        std::to_string(shared_words_offset + h.payload_bytes));
-    word_array words = word_array::map_file(fd.fd, shared_words_offset, h.payload_bytes / 8, memory_limit);
+        corrupt(path + " has " + std::to_string(st.st_size) + " bytes, its header declares " +
+                std::to_string(shared_words_offset + h.payload_bytes));
+    word_array words = word_array::map_file(fd.fd, shared_words_offset, h.payload_bytes / 8, memory_limit, writable);
     switch (h.kind) {
-        case layout::classic: return detail::make_for<classic_bloom_filter>(h, memory_limit, std::move(words));
-        case layout::counting: return detail::make_for<counting_bloom_filter>(h, memory_limit, std::move(words));
+        case layout::classic: return make_for<classic_bloom_filter>(h, memory_limit, std::move(words));
+        case layout::counting: return make_for<counting_bloom_filter>(h, memory_limit, std::move(words));
         case layout::blocked: break;
     }
-    return detail::make_for<blocked_bloom_filter>(h, memory_limit, std::move(words));
+    return make_for<blocked_bloom_filter>(h, memory_limit, std::move(words));
+}
+
+}  // namespace detail
+
+/// Maps the filter in an existing shared file for reading and writing (the process needs write
+/// permission on the file), validating its header and size first. Throws io, corrupt,
+/// unsupported_version or too_large (the caller's memory limit, 0 = none). Thread-safe; the
+/// filter is as thread-safe as any, across every process that maps the file.
+inline any_filter open_shared_file(const std::string& path, std::uint64_t memory_limit = 0) {
+    return detail::map_shared_file(path, memory_limit, true);
+}
+
+/// A shared file's filter mapped read-only (open_shared_file_read_only). Only const access is
+/// offered: add, remove, clear and merge into it do not compile, where on the filter itself they
+/// would fault on the read-only pages. It sees the adds writers make to the file. Thread-safe as
+/// the filter's const functions are: queries from any number of threads at once.
+class read_only_filter {
+public:
+    const any_filter& filter() const noexcept { return filter_; }
+
+    /// The filter's contains(key) (any key type it takes).
+    template <class Key>
+    bool contains(const Key& key) const {
+        return std::visit([&](const auto& f) { return f.contains(key); }, filter_);
+    }
+
+    filter_stats stats() const {
+        return std::visit([](const auto& f) { return f.stats(); }, filter_);
+    }
+
+private:
+    explicit read_only_filter(any_filter mapped) : filter_(std::move(mapped)) {}
+    friend read_only_filter open_shared_file_read_only(const std::string& path, std::uint64_t memory_limit);
+
+    any_filter filter_;
+};
+
+/// Maps the filter in an existing shared file read-only: the process needs only read permission
+/// on the file. Validates and throws as open_shared_file does. Thread-safe.
+inline read_only_filter open_shared_file_read_only(const std::string& path, std::uint64_t memory_limit = 0) {
+    return read_only_filter(detail::map_shared_file(path, memory_limit, false));
 }
 
 }  // namespace lfbloom

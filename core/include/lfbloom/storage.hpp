@@ -64,9 +64,12 @@ public:
         : word_array(words, memory_limit, (process_shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0) {}
 
     /// `words` words of the open file `fd` from byte `offset` (a multiple of the page size),
-    /// mapped shared: every process mapping the file sees the same words.
-    static word_array map_file(int fd, std::uint64_t offset, std::uint64_t words, std::uint64_t memory_limit) {
-        return word_array(words, memory_limit, MAP_SHARED, fd, offset);
+    /// mapped shared: every process mapping the file sees the same words. Without `writable` the
+    /// pages are mapped read-only (fd may be O_RDONLY) and any store to them faults: the caller
+    /// must keep writers away (shared_memory.hpp's read_only_filter does).
+    static word_array map_file(int fd, std::uint64_t offset, std::uint64_t words, std::uint64_t memory_limit,
+                               bool writable = true) {
+        return word_array(words, memory_limit, MAP_SHARED, fd, offset, writable ? PROT_READ | PROT_WRITE : PROT_READ);
     }
 
     word_array(word_array&& other) noexcept
@@ -97,11 +100,12 @@ public:
     }
 
 private:
-    word_array(std::uint64_t words, std::uint64_t memory_limit, int flags, int fd, std::uint64_t offset)
+    word_array(std::uint64_t words, std::uint64_t memory_limit, int flags, int fd, std::uint64_t offset,
+               int protection = PROT_READ | PROT_WRITE)
         : size_(words), shared_((flags & MAP_SHARED) != 0 && fd >= 0) {
         if (words == 0 || words > (std::uint64_t{1} << 58)) throw error(errc::invalid_argument, "bad word count");
         check_memory(words * 8, memory_limit);
-        void* p = ::mmap(nullptr, words * 8, PROT_READ | PROT_WRITE, flags, fd, static_cast<off_t>(offset));
+        void* p = ::mmap(nullptr, words * 8, protection, flags, fd, static_cast<off_t>(offset));
         if (p == MAP_FAILED)
             throw error(fd < 0 ? errc::out_of_memory : errc::io,
                         "cannot map " + std::to_string(words * 8) + " bytes for the filter: " + std::strerror(errno));
