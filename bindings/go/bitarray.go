@@ -41,7 +41,7 @@ const (
 // bitArrayOf describes the words of the C filter p (lfb_filter_bit_array).
 func bitArrayOf(p uintptr) (*bitArray, error) {
 	v := make([]uint64, 6) // words address, bits, seed, layout, hashes, probe rule
-	if _, err := check(native.Lfb_filter_bit_array(p, v)); err != nil {
+	if _, err := nativeCall(func() int { return native.Lfb_filter_bit_array(p, v) }); err != nil {
 		return nil, err
 	}
 	layout, rule := Layout(v[3]), v[5]

@@ -10,13 +10,11 @@ import (
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
 
-// keysCall is a C batch call over lfb_key pairs (a *_keys function): results and n may be nil.
-type keysCall func(h uintptr, keys []uint64, count uint64, results []byte, n *uint64) int
-
-// nativeFns are the C functions behind one kind of filter.
+// nativeFns are the C functions behind one kind of filter: the ones taking keys through the shims
+// of cgo.go, the others through SWIG's internal/native.
 type nativeFns struct {
-	add, contains         func(h uintptr, key uintptr, n uint64) int
-	addMany, containsMany keysCall
+	add, contains         keyOp
+	addMany, containsMany batchOp
 	clear                 func(uintptr) int
 	merge                 func(uintptr, uintptr) int
 	stats                 func(uintptr, []uint64) int
@@ -91,19 +89,22 @@ func (b *keyed) TestString(s string) bool { return b.Test(keyOfString(s)) }
 // TestUint64 tests the 8 little-endian bytes of v.
 func (b *keyed) TestUint64(v uint64) bool { return b.Test(keyOfUint64(v)) }
 
-// AddMany adds every key in one C call, passing the keys in place; it returns how many were new.
+// AddMany adds every key in one C call (the keys copied into one buffer); it returns how many
+// were new.
 func (b *keyed) AddMany(keys [][]byte) (uint64, error) {
-	buf := arrange(keys)
+	return b.batch(b.fns.addMany, keys, nil)
+}
+
+// batch runs a batch call over keys under the guard; results, if not nil, gets an answer per key.
+func (b *keyed) batch(op batchOp, keys [][]byte, results []byte) (uint64, error) {
+	buf := pack(keys)
 	defer batchPool.Put(buf)
 	p, s, ok := b.h.acquire()
 	if !ok {
 		return 0, ErrClosed
 	}
 	defer b.h.release(s)
-	var added uint64
-	_, err := check(b.fns.addMany(p, buf.pairs, uint64(len(keys)), nil, &added))
-	runtime.KeepAlive(keys)
-	return added, err
+	return callBatchOp(op, p, buf, len(keys), results)
 }
 
 // TestMany tests every key in one C call; element i answers for keys[i].
@@ -111,19 +112,10 @@ func (b *keyed) TestMany(keys [][]byte) ([]bool, error) {
 	return b.answerEach(b.fns.containsMany, keys)
 }
 
-// answerEach runs a batch call that answers 1/0 per key (a *_keys function) over keys in place.
-func (b *keyed) answerEach(fn keysCall, keys [][]byte) ([]bool, error) {
-	buf := arrange(keys)
-	defer batchPool.Put(buf)
-	p, s, ok := b.h.acquire()
-	if !ok {
-		return nil, ErrClosed
-	}
-	defer b.h.release(s)
+// answerEach runs a batch call that answers 1/0 per key (a *_many function).
+func (b *keyed) answerEach(op batchOp, keys [][]byte) ([]bool, error) {
 	out := make([]bool, len(keys))
-	_, err := check(fn(p, buf.pairs, uint64(len(keys)), resultBytes(out), nil))
-	runtime.KeepAlive(keys)
-	if err != nil {
+	if _, err := b.batch(op, keys, resultBytes(out)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -158,7 +150,7 @@ func (b *base) merge(other *base) error {
 		return ErrClosed
 	}
 	defer other.h.release(s2)
-	_, err := check(b.fns.merge(p, o))
+	_, err := nativeCall(func() int { return b.fns.merge(p, o) })
 	return err
 }
 
@@ -171,12 +163,12 @@ func (b *base) MarshalBinary() ([]byte, error) {
 	}
 	defer b.h.release(s)
 	var size uint64
-	if _, err := check(b.fns.serializedSize(p, &size)); err != nil {
+	if _, err := nativeCall(func() int { return b.fns.serializedSize(p, &size) }); err != nil {
 		return nil, err
 	}
 	out := make([]byte, size)
 	var written uint64
-	if _, err := check(b.fns.save(p, out, &written)); err != nil {
+	if _, err := nativeCall(func() int { return b.fns.save(p, out, &written) }); err != nil {
 		return nil, err
 	}
 	return out[:written], nil
@@ -190,10 +182,9 @@ func (b *base) UnmarshalBinary(data []byte) error {
 	if len(data) == 0 {
 		data = []byte{0}[:0:1] // a non-nil empty slice: the loader reports it as truncated
 	}
-	if _, err := check(b.fns.load(data, nil, &loaded)); err != nil {
+	if _, err := nativeCall(func() int { return b.fns.load(data, nil, &loaded) }); err != nil {
 		return err
 	}
-	runtime.KeepAlive(data)
 	var bits *bitArray
 	if b.fns.bitArray != nil {
 		var err error
@@ -255,8 +246,7 @@ func (b *keyed) Close() error {
 type Filter struct{ *base }
 
 var filterFns = &nativeFns{
-	add: native.Lfb_filter_add, contains: native.Lfb_filter_contains,
-	addMany: native.Lfb_filter_add_keys, containsMany: native.Lfb_filter_contains_keys,
+	add: opFilterAdd, contains: opFilterContains, addMany: opFilterAddMany, containsMany: opFilterContainsMany,
 	clear: native.Lfb_filter_clear, merge: native.Lfb_filter_merge, stats: native.Lfb_filter_stats,
 	serializedSize: func(p uintptr, size *uint64) int { return native.Lfb_filter_serialized_size(p, 1, size) },
 	save:           func(p uintptr, out []byte, n *uint64) int { return native.Lfb_filter_save(p, 1, out, n) },
@@ -264,9 +254,10 @@ var filterFns = &nativeFns{
 	free:           native.Lfb_filter_free, bitArray: bitArrayOf,
 }
 
-// newFilter wraps a new C filter; it frees it if the wrapping fails.
-func newFilter(p uintptr, status int) (*Filter, error) {
-	if _, err := check(status); err != nil {
+// newFilter wraps the C filter that create makes; it frees it if the wrapping fails.
+func newFilter(create func(out *uintptr) int) (*Filter, error) {
+	var p uintptr
+	if _, err := nativeCall(func() int { return create(&p) }); err != nil {
 		return nil, err
 	}
 	bits, err := bitArrayOf(p)
@@ -283,25 +274,21 @@ func newFilter(p uintptr, status int) (*Filter, error) {
 // most fpr. Errors wrap ErrInvalidArgument (capacity 0, fpr outside (0, 1)), ErrTooLarge or
 // ErrOutOfMemory.
 func New(capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
-	var p uintptr
-	status := native.Lfb_filter_create(capacity, fpr, nativeOptions(opts), &p)
-	return newFilter(p, status)
+	return newFilter(func(p *uintptr) int { return native.Lfb_filter_create(capacity, fpr, nativeOptions(opts), p) })
 }
 
 // NewShared creates the file path holding a new filter that other processes (a JVM, C, another
 // Go program) open with OpenShared and use at the same time, with the same lock-free atomics.
 // An error wrapping ErrIO if the file exists.
 func NewShared(path string, capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
-	var p uintptr
-	status := native.Lfb_filter_create_shared_file(path, capacity, fpr, nativeOptions(opts), &p)
-	return newFilter(p, status)
+	return newFilter(func(p *uintptr) int {
+		return native.Lfb_filter_create_shared_file(path, capacity, fpr, nativeOptions(opts), p)
+	})
 }
 
 // OpenShared maps the filter in a shared file made by NewShared (in any process or language).
 func OpenShared(path string) (*Filter, error) {
-	var p uintptr
-	status := native.Lfb_filter_open_shared_file(path, nil, &p)
-	return newFilter(p, status)
+	return newFilter(func(p *uintptr) int { return native.Lfb_filter_open_shared_file(path, nil, p) })
 }
 
 // Flush writes a shared file's pages to disk (msync): durability across a machine crash only.
@@ -324,8 +311,7 @@ func (f *Filter) Merge(other *Filter) error {
 type CountingFilter struct{ *base }
 
 var countingFns = &nativeFns{
-	add: native.Lfb_counting_add, contains: native.Lfb_counting_contains,
-	addMany: native.Lfb_counting_add_keys, containsMany: native.Lfb_counting_contains_keys,
+	add: opCountingAdd, contains: opCountingContains, addMany: opCountingAddMany, containsMany: opCountingContainsMany,
 	clear: native.Lfb_counting_clear, merge: native.Lfb_counting_merge, stats: native.Lfb_counting_stats,
 	serializedSize: native.Lfb_counting_serialized_size, save: native.Lfb_counting_save,
 	load: native.Lfb_counting_load, free: native.Lfb_counting_free,
@@ -334,7 +320,7 @@ var countingFns = &nativeFns{
 // NewCounting returns a counting filter (4-bit counters unless WithCounterBits(8)).
 func NewCounting(capacity uint64, fpr float64, opts ...Option) (*CountingFilter, error) {
 	var p uintptr
-	if _, err := check(native.Lfb_counting_create(capacity, fpr, nativeOptions(opts), &p)); err != nil {
+	if _, err := nativeCall(func() int { return native.Lfb_counting_create(capacity, fpr, nativeOptions(opts), &p) }); err != nil {
 		return nil, err
 	}
 	return &CountingFilter{newBase(p, countingFns)}, nil
@@ -343,7 +329,7 @@ func NewCounting(capacity uint64, fpr float64, opts ...Option) (*CountingFilter,
 // Remove removes one copy of key; an error wrapping ErrNotPresent (nothing changed) if one of
 // its counters is zero. Removing keys never added can cause false negatives for other keys.
 func (c *CountingFilter) Remove(key []byte) error {
-	_, err := c.h.callKey(native.Lfb_counting_remove, key)
+	_, err := c.h.callKey(opCountingRemove, key)
 	return err
 }
 
@@ -355,12 +341,12 @@ func (c *CountingFilter) RemoveString(s string) error { return c.Remove(keyOfStr
 // if keys[i] was not present, in which case nothing changed for it; the error is only for a
 // closed filter.
 func (c *CountingFilter) RemoveMany(keys [][]byte) ([]bool, error) {
-	return c.answerEach(native.Lfb_counting_remove_keys, keys)
+	return c.answerEach(opCountingRemoveMany, keys)
 }
 
 // Count returns the smallest of key's counters: at least how often it was added (minus removed).
 func (c *CountingFilter) Count(key []byte) (int, error) {
-	return c.h.callKey(native.Lfb_counting_count, key)
+	return c.h.callKey(opCountingCount, key)
 }
 
 // Merge adds other's counters to c's, saturating (geometry, width and seed must match).

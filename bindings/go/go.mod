@@ -1,3 +1,3 @@
 module github.com/lfbloom/lfbloom/bindings/go
 
-go 1.23
+go 1.24

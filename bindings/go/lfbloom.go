@@ -24,8 +24,9 @@
 // 40 ns, and it keeps consecutive lookups' cache misses from overlapping) costs more than the
 // lookup. Every other call is one cgo call; batch calls (AddMany, TestMany) are one per batch.
 //
-// Keys are bytes, passed to C without copying; strings are their bytes (UTF-8 for Go source),
-// integers their 8 little-endian bytes (as Guava's longFunnel).
+// Keys are bytes: a single key is passed to C without copying, a batch is copied into one buffer;
+// strings are their bytes (UTF-8 for Go source), integers their 8 little-endian bytes (as Guava's
+// longFunnel). C keeps no key after a call returns.
 package lfbloom
 
 import (
@@ -37,8 +38,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
 
 // Errors, usable with errors.Is. Every error returned by this package wraps one of them.
@@ -74,13 +73,6 @@ func (e *statusError) Unwrap() error {
 		return statusErrors[i]
 	}
 	return ErrInternal
-}
-
-func check(status int) (int, error) {
-	if status >= 0 {
-		return status, nil
-	}
-	return status, &statusError{status, native.Lfb_last_error()}
 }
 
 // Layout is where a key's bits go.
@@ -218,32 +210,28 @@ func (h *handle) with(call func(p uintptr) error) error {
 	return call(p)
 }
 
-// call runs a C function on the handle under the guard and checks its status.
+// call runs a SWIG-wrapped C function on the handle under the guard (see nativeCall).
 func (h *handle) call(fn func(p uintptr) int) (r int, err error) {
 	err = h.with(func(p uintptr) error {
-		r, err = check(fn(p))
+		r, err = nativeCall(func() int { return fn(p) })
 		return err
 	})
 	return r, err
 }
 
-// callKey runs a C function on the handle and one key, keeping the key alive until C returns:
-// the status checked, or ErrClosed.
-func (h *handle) callKey(fn func(h, key uintptr, n uint64) int, key []byte) (int, error) {
+// callKey runs a C function on the handle and one key (see callKeyOp): its status, or ErrClosed.
+func (h *handle) callKey(op keyOp, key []byte) (int, error) {
 	p, s, ok := h.acquire()
 	if !ok {
 		return 0, ErrClosed
 	}
 	defer h.release(s)
-	k, n := keyArg(key)
-	r := fn(p, k, n)
-	runtime.KeepAlive(key)
-	return check(r)
+	return callKeyOp(op, p, key)
 }
 
 // mustCallKey is callKey for methods whose only result is a bool: after Close they panic.
-func (h *handle) mustCallKey(method string, fn func(h, key uintptr, n uint64) int, key []byte) int {
-	r, err := h.callKey(fn, key)
+func (h *handle) mustCallKey(method string, op keyOp, key []byte) int {
+	r, err := h.callKey(op, key)
 	if errors.Is(err, ErrClosed) {
 		panicClosed(method)
 	}
@@ -251,12 +239,6 @@ func (h *handle) mustCallKey(method string, fn func(h, key uintptr, n uint64) in
 }
 
 func panicClosed(method string) { panic("lfbloom: " + method + " called on a closed filter") }
-
-// keyArg is a key as the C functions take it: its address and length. The caller keeps key alive
-// with runtime.KeepAlive until C returns (see the key typemap in bindings/swig/lfbloom_go.swg).
-func keyArg(key []byte) (uintptr, uint64) {
-	return uintptr(unsafe.Pointer(unsafe.SliceData(key))), uint64(len(key))
-}
 
 // keyOfString views a string's bytes without copying (C only reads them during the call).
 func keyOfString(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
@@ -267,31 +249,17 @@ func keyOfUint64(v uint64) []byte {
 	return b[:]
 }
 
-// batchBuffers lay out a batch as the C ABI takes it: keys as (address, length) pairs for the
-// *_keys functions (no copy of the keys), or copied into one buffer with len(keys)+1 offsets for
-// the rebuild path. Pooled, so batch calls do not allocate once warm. The caller keeps the keys
-// alive with runtime.KeepAlive until C returns.
+// batchBuffers lay out a batch as the C ABI's *_many functions take it: the keys copied into one
+// buffer, with len(keys)+1 offsets. A copy, not the keys in place, because an array of addresses
+// of Go memory handed to C would have to pin every key (runtime.Pinner, dearer per key than
+// copying a short key), and addresses kept as integers are not updated when a stack moves. Pooled,
+// so batch calls do not allocate once warm; a pool entry is used by one goroutine at a time.
 type batchBuffers struct {
-	pairs   []uint64
 	data    []byte
 	offsets []uint64
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchBuffers) }}
-
-// arrange describes keys in place, as lfb_key pairs.
-func arrange(keys [][]byte) *batchBuffers {
-	b := batchPool.Get().(*batchBuffers)
-	if cap(b.pairs) < 2*len(keys) || cap(b.pairs) == 0 { // never a nil array, even for no keys
-		b.pairs = make([]uint64, max(2*len(keys), 2))
-	}
-	b.pairs = b.pairs[:cap(b.pairs)]
-	for i, k := range keys {
-		p, n := keyArg(k)
-		b.pairs[2*i], b.pairs[2*i+1] = uint64(p), n
-	}
-	return b
-}
 
 // pack copies keys into one buffer with offsets.
 func pack(keys [][]byte) *batchBuffers {

@@ -20,8 +20,7 @@ import (
 type Rotating struct{ *keyed }
 
 var rotatingFns = &nativeFns{
-	add: native.Lfb_rotating_add, contains: native.Lfb_rotating_contains,
-	addMany: native.Lfb_rotating_add_keys, containsMany: native.Lfb_rotating_contains_keys,
+	add: opRotatingAdd, contains: opRotatingContains, addMany: opRotatingAddMany, containsMany: opRotatingContainsMany,
 	free:  native.Lfb_rotating_free,
 	stats: func(p uintptr, v []uint64) int { return native.Lfb_rotating_stats(p, 0, v) },
 }
@@ -53,9 +52,11 @@ func NewRotating(capacity uint64, fpr float64, config RotatingConfig, opts ...Op
 		flags |= 2
 	}
 	var p uintptr
-	status := native.Lfb_rotating_create(capacity, fpr, uint(config.Generations), uint64(config.Period), flags,
-		nativeOptions(opts), &p)
-	if _, err := check(status); err != nil {
+	create := func() int {
+		return native.Lfb_rotating_create(capacity, fpr, uint(config.Generations), uint64(config.Period), flags,
+			nativeOptions(opts), &p)
+	}
+	if _, err := nativeCall(create); err != nil {
 		return nil, err
 	}
 	return &Rotating{newKeyed(p, rotatingFns)}, nil

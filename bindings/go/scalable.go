@@ -17,8 +17,7 @@ import (
 type Scalable struct{ *keyed }
 
 var scalableFns = &nativeFns{
-	add: native.Lfb_scalable_add, contains: native.Lfb_scalable_contains,
-	addMany: native.Lfb_scalable_add_keys, containsMany: native.Lfb_scalable_contains_keys,
+	add: opScalableAdd, contains: opScalableContains, addMany: opScalableAddMany, containsMany: opScalableContainsMany,
 	stats: native.Lfb_scalable_stats, free: native.Lfb_scalable_free,
 }
 
@@ -36,9 +35,11 @@ func NewScalable(initialCapacity uint64, fpr float64, config ScalableConfig, opt
 		return nil, fmt.Errorf("%w: MaxFilters %d outside 1..64", ErrInvalidArgument, config.MaxFilters)
 	}
 	var p uintptr
-	status := native.Lfb_scalable_create(initialCapacity, fpr, config.Growth, config.Tightening, uint(config.MaxFilters),
-		nativeOptions(opts), &p)
-	if _, err := check(status); err != nil {
+	create := func() int {
+		return native.Lfb_scalable_create(initialCapacity, fpr, config.Growth, config.Tightening, uint(config.MaxFilters),
+			nativeOptions(opts), &p)
+	}
+	if _, err := nativeCall(create); err != nil {
 		return nil, err
 	}
 	return &Scalable{newKeyed(p, scalableFns)}, nil

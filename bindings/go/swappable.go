@@ -21,8 +21,7 @@ import (
 type Swappable struct{ *keyed }
 
 var swapFns = &nativeFns{
-	add: native.Lfb_swap_add, contains: native.Lfb_swap_contains,
-	addMany: native.Lfb_swap_add_keys, containsMany: native.Lfb_swap_contains_keys,
+	add: opSwapAdd, contains: opSwapContains, addMany: opSwapAddMany, containsMany: opSwapContainsMany,
 	stats: native.Lfb_swap_stats, free: native.Lfb_swap_free,
 }
 
@@ -51,19 +50,13 @@ func (s *Swappable) Stage(next *Filter) error {
 
 // AddStaged adds to the staged filter only (the rebuild); ErrInvalidArgument if none is staged.
 func (s *Swappable) AddStaged(key []byte) (bool, error) {
-	r, err := s.h.callKey(native.Lfb_swap_add_staged, key)
+	r, err := s.h.callKey(opSwapAddStaged, key)
 	return r == 1, err
 }
 
 // AddManyStaged adds every key to the staged filter in one C call; it returns how many were new to it.
 func (s *Swappable) AddManyStaged(keys [][]byte) (uint64, error) {
-	buf := pack(keys)
-	defer batchPool.Put(buf)
-	var added uint64
-	_, err := s.h.call(func(p uintptr) int {
-		return native.Lfb_swap_add_many_staged(p, buf.data, buf.offsets, uint64(len(keys)), &added)
-	})
-	return added, err
+	return s.batch(opSwapAddManyStaged, keys, nil)
 }
 
 // Publish makes the staged filter current; it returns once the old one is freed.
@@ -89,10 +82,9 @@ func adopt(f *Filter, call func(uintptr) int) error {
 	if !ok {
 		return ErrClosed
 	}
-	status := call(ptr)
-	if status < 0 {
+	_, err := nativeCall(func() int { return call(ptr) })
+	if err != nil {
 		native.Lfb_filter_free(ptr)
 	}
-	_, err := check(status)
 	return err
 }

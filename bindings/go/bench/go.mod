@@ -1,6 +1,6 @@
 module github.com/lfbloom/lfbloom/bindings/go/bench
 
-go 1.23
+go 1.24
 
 require (
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
