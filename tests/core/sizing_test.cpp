@@ -42,8 +42,8 @@ BOOST_AUTO_TEST_CASE(classic_geometry_is_the_smallest_meeting_the_rate) {
 }
 
 // Defect 9: the classic rate is f^k plus what double hashing adds at small m (sizing.hpp). It is
-// never below the textbook rate, the correction is O(1/m) (so it matters at large m only for tiny
-// p: 10^-12 needs m of order 10^11 whatever n), and Guava's geometry, kept exact,
+// never below the textbook rate, the correction is O(1/m) (so at large m it matters only for tiny
+// p), and Guava's geometry, kept exact,
 // misses p at small n by its own model, while classic_geometry meets it.
 BOOST_AUTO_TEST_CASE(classic_fpr_adds_the_double_hashing_terms) {
     auto textbook = [](double n, double m, double k) { return std::pow(-std::expm1(k * n * std::log1p(-1.0 / m)), k); };

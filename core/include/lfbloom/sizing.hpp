@@ -83,7 +83,8 @@ namespace detail {
 
 /// classic_fpr, or with `any_odd_part` an envelope of it that is monotone in m: gcd(u, m) taken as
 /// the power of two in u, and the odd part of m taken as >= k. The envelope equals classic_fpr at
-/// every m whose odd part is at least k and has no factor in common with the numbers below k.
+/// every multiple of 64 whose odd part is at least k and has no factor in common with the numbers
+/// below k (for k <= 128; above, the u = 128 term may differ by a negligible f^128).
 inline double classic_fpr_bound(double n, std::uint64_t m, std::uint32_t k, bool any_odd_part) {
     const double md = static_cast<double>(m);
     const double f = -std::expm1(k * n * std::log1p(-1.0 / md));  // expected fill
@@ -127,14 +128,14 @@ inline double classic_fpr_bound(double n, std::uint64_t m, std::uint32_t k, bool
 ///    y:  D = sum_{u<k} 2 gcd(u, m) (f^u - f^k) / ((k-u) ln(1/f)).  If o < k, the probes are only
 ///    known distinct modulo the wraps' subgroup: q >= min(order of B in Z_m/<d>, k), which gives
 ///    D = o * sum_{u = 2^j < k, u*o | m} phi(u) f^u  (exact for o = 1, m a power of two).
-///  - A n/m^2, a stored key whose probes line up with the query's (same B and a one of its probes,
+///  - A n/m^2, a stored key whose probes line up with the query's (same B, and a at one of its probes,
 ///    probability ~1/m^2 per key): it covers all but |s| probes of the query for shift s, so
 ///    A = c sum_s f^|s| = c (1 + 2 (f - f^k) / (1 - f)), c = 4 if o < k (all alignments hold, measured
 ///    A = 9.3 at m = 2048, k = 17) and c = 1 otherwise (wraps break most alignments, measured <= 1.8).
 /// Measured rates (fixed seeds, 3*10^7 queries over 20-1000 filters) stay below this bound for
 /// n = 5 to 10^4, k = 7 to 60, m = 640 to 96000, powers of two included, by 0.8-1.0x where the
 /// bound is tight; filter_test checks sized filters. Both terms are O(1/m): at large m the rate is
-/// f^k unless p is tiny (p = 10^-12 needs m near 10^11 whatever n).
+/// f^k unless p is tiny (p = 10^-12 at n = 1000 takes 3.6*10^7 bits, 630x the textbook's m).
 inline double classic_fpr(double n, std::uint64_t m, std::uint32_t k) {
     return detail::classic_fpr_bound(n, m, k, false);
 }
