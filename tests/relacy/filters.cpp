@@ -38,9 +38,11 @@ std::pair<std::uint64_t, std::uint64_t> keys_sharing_a_word(std::uint64_t bits, 
 
 // Property: adds racing on shared words keep every bit (after both, both keys are present; each
 // adder sees its own key), and of two racing adds of one new key at least one returns true.
-// Bounds: 3 threads (add A, add B, add A), one add each; random scheduler.
+// Bounds: 3 threads (add A, add B, add A), one add each; every schedule with at most 2
+// preemptions (exhaustive: 575k schedules blocked, 210k classic).
 template <class Filter, class Production>
 struct racing_adds : rl::test_suite<racing_adds<Filter, Production>, 3> {
+    static constexpr unsigned context_bound = 2;
     static inline std::pair<std::uint64_t, std::uint64_t> keys;
     static inline geometry shape;  // sized outside the model: building from a shape is cheap
     static void prepare() {
@@ -90,8 +92,10 @@ std::uint64_t key_in_two_words(std::uint64_t counters, std::uint32_t k) {
 // remove A, remove A, add A (the second remove can pass its check, take the first word, and find
 // the next zeroed by the first remove: it must roll back). So A, added twice and removed at most
 // twice successfully, has the right count, and is present if fewer removes than adds succeeded.
-// Bounds: 3 threads, one operation each; random scheduler.
+// Bounds: 3 threads, one operation each; every schedule with at most 1 preemption (exhaustive,
+// 327k schedules; 2 preemptions take a minute, 6.4M).
 struct counting_remove_rollback : rl::test_suite<counting_remove_rollback, 3> {
+    static constexpr unsigned context_bound = 1;
     static inline std::uint64_t key;
     static void prepare() {
         key = key_in_two_words(128, 3);
@@ -121,8 +125,10 @@ struct counting_remove_rollback : rl::test_suite<counting_remove_rollback, 3> {
 
 // Property: a saturated counter is never decremented, whatever races with it: A added 15 times
 // (its counters saturate at 15); racing removes and an add leave every counter of A at 15.
-// Bounds: 3 threads (remove, remove, add), one operation each; random scheduler.
+// Bounds: 3 threads (remove, remove, add), one operation each; every schedule with at most 2
+// preemptions (exhaustive, 1.0M schedules).
 struct counting_saturation : rl::test_suite<counting_saturation, 3> {
+    static constexpr unsigned context_bound = 2;
     static inline std::uint64_t key;
     static void prepare() {
         key = key_in_two_words(128, 3);

@@ -5,10 +5,13 @@ check fail with a verdict about the code (an assertion, a data race, an access t
 where the unmutated program passes it. A mutant whose code no longer matches fails too, so the
 list keeps up with the code.
 
-Usage: mutants.py --cxx g++ --core core/include --relacy /usr/include [--boost DIR] [--only NAME]
+Usage: mutants.py --cxx g++ --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
+       [--jobs 2] [--only NAME]
 """
 import argparse
+import concurrent.futures
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -37,7 +40,7 @@ MUTANTS = [
      "swappable_filter.hpp",
      "        if (old) registry_.synchronize();\n",
      "",
-     "swappable", "swappable.reclamation"),
+     "swappable", "swappable.restage"),
     ("swappable: publish returns the old filter without synchronize()",
      "swappable_filter.hpp",
      "        registry_.synchronize();\n        return old;\n",
@@ -84,6 +87,7 @@ MUTANTS = [
 
 
 VERDICTS = ("USER ASSERT FAILED", "DATA RACE", "ACCESS TO FREED MEMORY")
+PROGRESS = re.compile(r"^\d+% \(\d+/\d+\)")
 
 
 def run_check(binary, check):
@@ -94,17 +98,42 @@ def run_check(binary, check):
         return "timed out", -1
     # Relacy prints the test's name, then "iterations: N" on success, or the failure's kind and
     # "iteration: N" (then the history); it may abort while unwinding after a failure.
-    lines = ran.stdout.splitlines()[:4]
+    # The context-bound search prints progress lines ("99% (65536/65537)") first.
+    lines = [line for line in ran.stdout.splitlines()[:40] if not PROGRESS.match(line)][:4]
     verdict = lines[1] if len(lines) > 1 else ran.stderr.strip()[:200]
     iteration = next((line for line in lines if line.startswith("iteration:")), "")
     return f"{verdict}; {iteration}" if iteration else verdict, ran.returncode
 
 
 def compile_program(args, include, program, binary):
-    cmd = [args.cxx, "-std=c++20", "-O1", "-fno-sized-deallocation", f"-I{include}", f"-I{HERE}",
+    # The flags of LFBLOOM_RELACY_FLAGS in CMakeLists.txt (see there why each).
+    cmd = [args.cxx, "-std=c++20", "-O1", "-fno-sized-deallocation", "-fno-lifetime-dse", f"-I{include}", f"-I{HERE}",
            f"-I{args.relacy}"] + ([f"-I{args.boost}"] if args.boost else []) + \
           [str(HERE / f"{program}.cpp"), "-o", str(binary)]
     return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def try_mutant(args, tmp, mutant):
+    """Builds one mutant in its own copy of core/ and runs its check: (passed, report line)."""
+    name, header, original, mutated, program, check = mutant
+    start = time.monotonic()
+    root = pathlib.Path(tempfile.mkdtemp(dir=tmp))
+    include = root / "include"
+    shutil.copytree(args.core, include)
+    path = include / "lfbloom" / header
+    text = path.read_text()
+    if text.count(original) != 1:
+        return False, f"FAIL  {name}: the code to mutate is not in {header} exactly once"
+    path.write_text(text.replace(original, mutated))
+    binary = root / program
+    built = compile_program(args, include, program, binary)
+    if built.returncode != 0:
+        return False, f"FAIL  {name}: mutant does not compile\n{built.stderr[-2000:]}"
+    verdict, code = run_check(binary, check)
+    seconds = time.monotonic() - start
+    if code != 0 and verdict.startswith(VERDICTS):
+        return True, f"ok    {name}: {check} fails ({verdict}) [{seconds:.0f} s]"
+    return False, f"FAIL  {name}: {check} does not catch it ({verdict}, exit {code}) [{seconds:.0f} s]"
 
 
 def main():
@@ -113,49 +142,23 @@ def main():
     ap.add_argument("--core", required=True)
     ap.add_argument("--relacy", required=True)
     ap.add_argument("--boost", default="")
+    ap.add_argument("--bin", required=True, help="directory of the built lfbloom-relacy-* programs")
+    ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default="")
     args = ap.parse_args()
 
     chosen = [m for m in MUTANTS if not args.only or args.only in m[0]]
-    failures = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        # The unmutated checks must pass, or a failing mutant proves nothing.
-        for program in sorted({m[4] for m in chosen}):
-            binary = pathlib.Path(tmp) / f"{program}-baseline"
-            built = compile_program(args, args.core, program, binary)
-            if built.returncode != 0:
-                print(f"FAIL  baseline {program} does not compile\n{built.stderr[-2000:]}")
-                return 1
-            for check in sorted({m[5] for m in chosen if m[4] == program}):
-                verdict, code = run_check(binary, check)
-                if code != 0:
-                    print(f"FAIL  baseline: {check} fails unmutated ({verdict})")
-                    return 1
-        for name, header, original, mutated, program, check in chosen:
-            start = time.monotonic()
-            include = pathlib.Path(tmp) / "include"
-            shutil.rmtree(include, ignore_errors=True)
-            shutil.copytree(args.core, include)
-            path = include / "lfbloom" / header
-            text = path.read_text()
-            if text.count(original) != 1:
-                print(f"FAIL  {name}: the code to mutate is not in {header} exactly once")
-                failures += 1
-                continue
-            path.write_text(text.replace(original, mutated))
-            binary = pathlib.Path(tmp) / program
-            built = compile_program(args, include, program, binary)
-            if built.returncode != 0:
-                print(f"FAIL  {name}: mutant does not compile\n{built.stderr[-2000:]}")
-                failures += 1
-                continue
-            verdict, code = run_check(binary, check)
-            seconds = time.monotonic() - start
-            if code != 0 and verdict.startswith(VERDICTS):
-                print(f"ok    {name}: {check} fails ({verdict}) [{seconds:.0f} s]")
-            else:
-                print(f"FAIL  {name}: {check} does not catch it ({verdict}, exit {code}) [{seconds:.0f} s]")
-                failures += 1
+    # The unmutated checks (the programs ctest runs) must pass, or a failing mutant proves nothing.
+    for program, check in sorted({(m[4], m[5]) for m in chosen}):
+        verdict, code = run_check(pathlib.Path(args.bin) / f"lfbloom-relacy-{program}", check)
+        if code != 0:
+            print(f"FAIL  baseline: {check} fails unmutated ({verdict})")
+            return 1
+    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(lambda m: try_mutant(args, tmp, m), chosen))
+    for _, line in results:
+        print(line)
+    failures = sum(1 for passed, _ in results if not passed)
     print(f"{len(chosen) - failures} passed, {failures} failed")
     return 1 if failures else 0
 

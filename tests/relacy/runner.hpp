@@ -1,12 +1,16 @@
 // The runner of the Relacy model checks (tests/relacy): each program holds a few checks of the
 // core's concurrent templates instantiated with Relacy's atomics (model.hpp).
-// `PROGRAM NAME [ITERATIONS]` runs one check with Relacy's random scheduler (each ctest entry runs
-// one); `PROGRAM list` names them. A failing check prints the interleaving that broke it
-// (Relacy's execution history) and exits 1.
+// `PROGRAM NAME [ITERATIONS]` runs one check (each ctest entry runs one); `PROGRAM list` names
+// them. A check whose struct declares `context_bound = N` is searched exhaustively over every
+// schedule with at most N preemptions (Relacy's context-bound scheduler): seconds for these small
+// tests, and it finds what random sampling misses (defect 1 needs 2 preemptions; 10^6 random
+// schedules of its test never hit it). The others, too large to exhaust, are sampled by the
+// random scheduler ITERATIONS times (200000). A failing check prints the interleaving that broke
+// it (Relacy's execution history) and exits 1.
 //
-// Each check states its property and bounds (threads, operations, scheduler) above its struct.
+// Each check states its property and bounds (threads, operations, search) above its struct.
 // Filters are one or two cache lines, so keys share words and lines, and every interleaving that
-// matters is a few dozen scheduling points deep: the random scheduler samples them densely.
+// matters is a few dozen scheduling points deep.
 #pragma once
 
 #include <cstdio>
@@ -20,6 +24,7 @@ namespace lfbloom::relacy {
 struct check {
     void (*prepare)() = nullptr;  ///< runs once outside the model (picks keys with the real filter)
     bool (*run)(rl::test_params&) = nullptr;
+    unsigned context_bound = 0;  ///< 0: random scheduler; N: every schedule with at most N preemptions
 };
 
 template <class Test>
@@ -27,6 +32,7 @@ check make() {
     check c;
     if constexpr (requires { Test::prepare(); }) c.prepare = [] { Test::prepare(); };
     c.run = [](rl::test_params& p) { return rl::simulate<Test>(p); };
+    if constexpr (requires { Test::context_bound; }) c.context_bound = Test::context_bound;
     return c;
 }
 
@@ -42,7 +48,12 @@ inline int run(const std::map<std::string, check>& checks, int argc, char** argv
     }
     rl::test_params p;
     p.search_type = rl::random_scheduler_type;
-    p.iteration_count = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20000;
+    p.iteration_count = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 200000;
+    if (it->second.context_bound != 0) {  // exhaustive within the bound: ITERATIONS is ignored
+        p.search_type = rl::fair_context_bound_scheduler_type;
+        p.context_bound = it->second.context_bound;
+        p.iteration_count = ~rl::iteration_t{0};
+    }
     p.execution_depth_limit = 20000;
     if (it->second.prepare) it->second.prepare();
     return it->second.run(p) ? 0 : 1;
