@@ -3,9 +3,8 @@
 // `PROGRAM NAME [ITERATIONS]` runs one check (each ctest entry runs one); `PROGRAM list` names
 // them. A check whose struct declares `context_bound = N` is searched exhaustively over every
 // schedule with at most N preemptions (Relacy's context-bound scheduler): seconds for these small
-// tests, and it finds what random sampling misses (defect 1 needs 2 preemptions; 10^6 random
-// schedules of its test never hit it). The others, too large to exhaust, are sampled by the
-// random scheduler ITERATIONS times (200000). A failing check prints the interleaving that broke
+// tests, and it finds what random sampling misses (see swappable.rebuild). The others, too large
+// to exhaust, are sampled by the random scheduler ITERATIONS times (200000). A failing check prints the interleaving that broke
 // it (Relacy's execution history) and exits 1.
 //
 // Each check states its property and bounds (threads, operations, search) above its struct.

@@ -77,8 +77,8 @@ struct swappable_rebuild : rl::test_suite<swappable_rebuild, 2> {
     void after() { RL_ASSERT(s.contains(key)); }
 };
 
-// Property: replace and a re-stage (which frees the staged filter it discards, after
-// synchronize) free nothing a reader or writer still holds. Retired filters carry the mark;
+// Property: publish and replace, after a re-stage, free nothing a reader or writer still holds
+// (the bounded proof for re-staging alone is swappable.restage). Retired filters carry the mark;
 // the discarded staged one is freed for real, where Relacy reports any later access. Bounds: 3
 // threads (adder, replacer: stage, stage again, publish, then replace; reader); 200,000 random
 // schedules.
@@ -110,7 +110,7 @@ struct swappable_reclamation : rl::test_suite<swappable_reclamation, 3> {
 // Property: a re-stage frees the staged filter it discards only after every add that may be
 // writing to it has left (stage's synchronize); Relacy reports any access to the freed filter.
 // Bounds: 2 threads (adder of two keys; replacer: stage, stage again); every schedule with at most
-// 2 preemptions (exhaustive).
+// 2 preemptions (exhaustive, 228,800 schedules).
 struct swappable_restage : rl::test_suite<swappable_restage, 2> {
     static constexpr unsigned context_bound = 2;
     static void prepare() { (void)retirable::shape(); }
