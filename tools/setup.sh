@@ -15,6 +15,7 @@ packages=(
   python3                                 # the ctypes FFI test
   swig                                    # the Java (and Go) bindings
   relacy-dev                              # Relacy: model checks of the concurrent algorithms
+  redis-server python3-venv               # the Redis module's tests (redis-py 8 goes in a venv)
 )
 # Java 17 and Maven come with the machine; install them only where they are missing.
 command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)

@@ -1,0 +1,566 @@
+// lfbloom's Redis/Valkey module: RedisBloom's BF.* commands served by the core's blocked filter.
+//
+// A BF key is a chain of blocked sub-filters, as RedisBloom's: sub-filter i holds capacity *
+// expansion^i keys at rate error / 2^(i+1) (the sum stays under error); an add first asks every
+// sub-filter, so a key present anywhere is not added twice, then goes to the newest, opening a
+// new one once the newest holds its capacity (or answering "non scaling filter is full").
+// Replies, defaults and error strings follow RedisBloom 2.8.2 (tests/redis compares them);
+// BF.INFO's Size reports our bytes, which differ.
+//
+// Thread safety: Redis calls every command and type callback on its main thread, one at a time;
+// nothing here is shared across threads, so no atomics are needed beyond the core's own.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <span>
+#include <strings.h>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lfbloom/lfbloom.hpp"
+
+extern "C" {
+#include "redismodule.h"
+}
+
+namespace {
+
+using lfbloom::blocked_bloom_filter;
+
+constexpr int encoding_version = 1;
+constexpr double default_error = 0.01;
+constexpr long long default_capacity = 100;
+constexpr long long default_expansion = 2;
+constexpr char blob_magic[8] = {'L', 'F', 'B', 'R', 'S', 'B', '0', '1'};
+
+/// Bytes one key may use (all sub-filters): refused before allocating. Load argument MAX_BYTES.
+std::uint64_t max_bytes = std::uint64_t{4} << 30;
+RedisModuleType* chain_type = nullptr;
+
+struct sub_filter {
+    blocked_bloom_filter filter;
+    std::uint64_t capacity;
+    std::uint64_t items = 0;
+};
+
+/// One BF key. expansion 0 = NONSCALING.
+struct chain {
+    double error = default_error;
+    std::uint32_t expansion = default_expansion;
+    std::uint64_t items = 0;
+    std::vector<sub_filter> subs;
+
+    std::uint64_t bytes() const {
+        std::uint64_t sum = sizeof(chain);
+        for (const auto& s : subs) sum += sizeof(sub_filter) + s.filter.stats().bytes;
+        return sum;
+    }
+    std::uint64_t capacity() const {
+        std::uint64_t sum = 0;
+        for (const auto& s : subs) sum += s.capacity;
+        return sum;
+    }
+
+    /// Opens sub-filter subs.size(); throws lfbloom::error (too_large past max_bytes).
+    void grow(std::uint64_t capacity) {
+        const std::uint64_t used = subs.empty() ? 0 : bytes();
+        if (used >= max_bytes) throw lfbloom::error(lfbloom::errc::too_large, "the key reached its memory limit");
+        lfbloom::filter_options o;
+        o.memory_limit = max_bytes - used;
+        const double rate = error * std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(subs.size() + 1, 1000)));
+        if (!(rate > 0)) throw lfbloom::error(lfbloom::errc::too_large, "the error rate of a new sub-filter underflows");
+        subs.push_back({blocked_bloom_filter::for_capacity(capacity, rate, o), capacity});
+    }
+
+    bool contains(std::string_view key) const {
+        return std::any_of(subs.rbegin(), subs.rend(), [&](const sub_filter& s) { return s.filter.contains(key); });
+    }
+
+    enum class added { fresh, present, full };
+    /// Throws lfbloom::error if a new sub-filter cannot be made.
+    added add(std::string_view key) {
+        if (contains(key)) return added::present;
+        sub_filter* newest = &subs.back();
+        if (newest->items >= newest->capacity) {
+            if (expansion == 0) return added::full;
+            const long double next = static_cast<long double>(newest->capacity) * expansion;
+            if (next > static_cast<long double>(std::numeric_limits<std::uint64_t>::max() / 2))
+                throw lfbloom::error(lfbloom::errc::too_large, "the next sub-filter's capacity overflows");
+            grow(static_cast<std::uint64_t>(next));
+            newest = &subs.back();
+        }
+        newest->filter.add(key);
+        ++newest->items;
+        ++items;
+        return added::fresh;
+    }
+};
+
+// ---- serialized form: RDB, AOF (LFBF.RESTORE), DEBUG DIGEST-VALUE ---------------------------------
+// magic(8) error(f64) expansion(u32) items(u64) count(u32), then per sub-filter capacity(u64)
+// items(u64) length(u64) and FORMAT.md's checksummed bytes. Little-endian.
+
+template <class T>
+void put(std::string& out, T v) {
+    unsigned char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));
+    if constexpr (std::endian::native == std::endian::big) std::reverse(b, b + sizeof(T));
+    out.append(reinterpret_cast<const char*>(b), sizeof(T));
+}
+
+std::string serialize(const chain& c) {
+    std::string out(blob_magic, sizeof(blob_magic));
+    put(out, c.error);
+    put(out, c.expansion);
+    put(out, c.items);
+    put(out, static_cast<std::uint32_t>(c.subs.size()));
+    for (const auto& s : c.subs) {
+        std::vector<std::byte> bytes;
+        lfbloom::save(s.filter, lfbloom::vector_sink(bytes));
+        put(out, s.capacity);
+        put(out, s.items);
+        put(out, static_cast<std::uint64_t>(bytes.size()));
+        out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
+    return out;
+}
+
+struct reader {
+    std::string_view rest;
+    template <class T>
+    T get() {
+        if (rest.size() < sizeof(T)) throw lfbloom::error(lfbloom::errc::corrupt, "truncated");
+        unsigned char b[sizeof(T)];
+        std::memcpy(b, rest.data(), sizeof(T));
+        if constexpr (std::endian::native == std::endian::big) std::reverse(b, b + sizeof(T));
+        rest.remove_prefix(sizeof(T));
+        T v;
+        std::memcpy(&v, b, sizeof(T));
+        return v;
+    }
+};
+
+/// Validates everything before and while allocating: lengths against the bytes present, each
+/// sub-filter's checksum, the memory limit. Throws lfbloom::error.
+std::unique_ptr<chain> deserialize(std::string_view blob) {
+    using lfbloom::errc;
+    if (blob.size() < sizeof(blob_magic) || blob.substr(0, sizeof(blob_magic)) != std::string_view(blob_magic, 8))
+        throw lfbloom::error(errc::corrupt, "not an lfbloom BF value");
+    reader r{blob.substr(sizeof(blob_magic))};
+    auto c = std::make_unique<chain>();
+    c->error = r.get<double>();
+    c->expansion = r.get<std::uint32_t>();
+    c->items = r.get<std::uint64_t>();
+    const auto count = r.get<std::uint32_t>();
+    if (!(c->error > 0 && c->error < 1) || count == 0 || count > 1000) throw lfbloom::error(errc::corrupt, "bad parameters");
+    std::uint64_t items = 0;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const auto capacity = r.get<std::uint64_t>();
+        const auto sub_items = r.get<std::uint64_t>();
+        const auto length = r.get<std::uint64_t>();
+        if (length > r.rest.size() || capacity == 0) throw lfbloom::error(errc::corrupt, "truncated sub-filter");
+        std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(r.rest.data()), length);
+        const std::uint64_t used = c->subs.empty() ? 0 : c->bytes();
+        if (used >= max_bytes) throw lfbloom::error(errc::too_large, "the value exceeds the memory limit");
+        auto f = lfbloom::load<blocked_bloom_filter>(lfbloom::span_source(bytes), max_bytes - used, length);
+        c->subs.push_back({std::move(f), capacity, sub_items});
+        r.rest.remove_prefix(length);
+        items += sub_items;
+    }
+    if (!r.rest.empty() || items != c->items) throw lfbloom::error(errc::corrupt, "inconsistent value");
+    return c;
+}
+
+// ---- replies and arguments ----------------------------------------------------------------------
+
+std::string_view view(RedisModuleString* s) {
+    std::size_t n = 0;
+    const char* p = RedisModule_StringPtrLen(s, &n);
+    return {p, n};
+}
+
+bool is(RedisModuleString* s, const char* word) { return strcasecmp(RedisModule_StringPtrLen(s, nullptr), word) == 0; }
+
+int reply_bool(RedisModuleCtx* ctx, bool b) {
+    // ReplyWithBool is an integer 0/1 under RESP2 and a boolean under RESP3, as RedisBloom's replies
+    return RedisModule_ReplyWithBool ? RedisModule_ReplyWithBool(ctx, b) : RedisModule_ReplyWithLongLong(ctx, b);
+}
+
+int reply_error(RedisModuleCtx* ctx, const lfbloom::error& e) {
+    const std::string text = "ERR " + std::string(e.what());
+    return RedisModule_ReplyWithError(ctx, text.c_str());
+}
+
+/// The key's chain, null if the key is empty; wrong = another type.
+chain* lookup(RedisModuleKey* key, bool& wrong) {
+    wrong = false;
+    const int type = RedisModule_KeyType(key);
+    if (type == REDISMODULE_KEYTYPE_EMPTY) return nullptr;
+    if (RedisModule_ModuleTypeGetType(key) != chain_type) {
+        wrong = true;
+        return nullptr;
+    }
+    return static_cast<chain*>(RedisModule_ModuleTypeGetValue(key));
+}
+
+RedisModuleKey* open(RedisModuleCtx* ctx, RedisModuleString* name, int mode) {
+    return static_cast<RedisModuleKey*>(RedisModule_OpenKey(ctx, name, mode));
+}
+
+/// Creates the chain for a new key; replies with the error and returns null if it cannot.
+chain* create(RedisModuleCtx* ctx, RedisModuleKey* key, double error, long long capacity, long long expansion) {
+    try {
+        auto c = std::make_unique<chain>();
+        c->error = error;
+        c->expansion = static_cast<std::uint32_t>(expansion);
+        c->grow(static_cast<std::uint64_t>(capacity));
+        chain* raw = c.release();
+        RedisModule_ModuleTypeSetValue(key, chain_type, raw);
+        return raw;
+    } catch (const lfbloom::error& e) {
+        reply_error(ctx, e);
+    } catch (const std::bad_alloc&) {
+        RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    return nullptr;
+}
+
+/// Replicates a creation as an explicit BF.RESERVE with every parameter (so a replica with other
+/// defaults builds the same filter) followed by the adds that changed something.
+void replicate_reserve(RedisModuleCtx* ctx, RedisModuleString* name, const chain& c) {
+    char error[32];
+    std::snprintf(error, sizeof error, "%.17g", c.error);  // round-trips the double exactly
+    const std::string capacity = std::to_string(c.subs.front().capacity);
+    if (c.expansion == 0)
+        RedisModule_Replicate(ctx, "BF.RESERVE", "sccc", name, error, capacity.c_str(), "NONSCALING");
+    else
+        RedisModule_Replicate(ctx, "BF.RESERVE", "scccl", name, error, capacity.c_str(), "EXPANSION",
+                              static_cast<long long>(c.expansion));
+}
+
+/// Adds items[0..n) to c, replying with an array that stops at the first "full" (RedisBloom's
+/// MADD and INSERT); replicates BF.MADD of the keys that were new.
+int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModuleString** items, int n, bool created) {
+    RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
+    std::vector<RedisModuleString*> fresh;
+    long replied = 0;
+    for (int i = 0; i < n; ++i, ++replied) {
+        try {
+            const auto r = c.add(view(items[i]));
+            if (r == chain::added::full) {
+                RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
+                ++replied;
+                break;
+            }
+            if (r == chain::added::fresh) fresh.push_back(items[i]);
+            reply_bool(ctx, r == chain::added::fresh);
+        } catch (const lfbloom::error& e) {
+            reply_error(ctx, e);
+            ++replied;
+            break;
+        }
+    }
+    RedisModule_ReplySetArrayLength(ctx, replied);
+    if (created) replicate_reserve(ctx, name, c);
+    if (!fresh.empty()) RedisModule_Replicate(ctx, "BF.MADD", "sv", name, fresh.data(), fresh.size());
+    return REDISMODULE_OK;
+}
+
+// ---- commands -----------------------------------------------------------------------------------
+
+struct creation {
+    double error = default_error;
+    long long capacity = default_capacity;
+    long long expansion = default_expansion;
+    bool nonscaling = false;
+};
+
+/// BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]
+int reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc < 4 || argc > 7) return RedisModule_WrongArity(ctx);
+    creation p;
+    if (RedisModule_StringToDouble(argv[2], &p.error) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
+    if (!(p.error > 0 && p.error < 1)) return RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1) ");
+    if (RedisModule_StringToLongLong(argv[3], &p.capacity) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
+    if (p.capacity <= 0) return RedisModule_ReplyWithError(ctx, "ERR (capacity should be larger than 0)");
+    bool expansion_given = false;
+    for (int i = 4; i < argc; ++i) {
+        if (is(argv[i], "NONSCALING")) {
+            p.nonscaling = true;
+        } else if (is(argv[i], "EXPANSION") && i + 1 < argc) {
+            expansion_given = true;
+            if (RedisModule_StringToLongLong(argv[++i], &p.expansion) != REDISMODULE_OK)
+                return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+            if (p.expansion < 1) return RedisModule_ReplyWithError(ctx, "ERR expansion should be greater or equal to 1");
+            if (p.expansion > std::numeric_limits<std::uint32_t>::max()) return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+        }  // RedisBloom ignores other words here
+    }
+    if (p.nonscaling && expansion_given) return RedisModule_ReplyWithError(ctx, "Nonscaling filters cannot expand");
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    bool wrong = false;
+    if (lookup(key, wrong) != nullptr) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    chain* c = create(ctx, key, p.error, p.capacity, p.nonscaling ? 0 : p.expansion);
+    if (c == nullptr) return REDISMODULE_OK;
+    replicate_reserve(ctx, argv[1], *c);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+/// BF.ADD key item: auto-creates with the defaults.
+int add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    bool wrong = false;
+    chain* c = lookup(key, wrong);
+    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    const bool created = c == nullptr;
+    if (created && (c = create(ctx, key, default_error, default_capacity, default_expansion)) == nullptr) return REDISMODULE_OK;
+    try {
+        const auto r = c->add(view(argv[2]));
+        if (r == chain::added::full) return RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
+        if (created) replicate_reserve(ctx, argv[1], *c);
+        if (r == chain::added::fresh) RedisModule_Replicate(ctx, "BF.MADD", "ss", argv[1], argv[2]);
+        return reply_bool(ctx, r == chain::added::fresh);
+    } catch (const lfbloom::error& e) {
+        if (created) replicate_reserve(ctx, argv[1], *c);
+        return reply_error(ctx, e);
+    }
+}
+
+/// BF.MADD key item [item ...]
+int madd(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc < 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    bool wrong = false;
+    chain* c = lookup(key, wrong);
+    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    const bool created = c == nullptr;
+    if (created && (c = create(ctx, key, default_error, default_capacity, default_expansion)) == nullptr) return REDISMODULE_OK;
+    return add_items(ctx, argv[1], *c, argv + 2, argc - 2, created);
+}
+
+/// BF.INSERT key [CAPACITY n] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item [item ...]
+int insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc < 4) return RedisModule_WrongArity(ctx);
+    creation p;
+    bool nocreate = false;
+    int i = 2;
+    for (; i < argc && !is(argv[i], "ITEMS"); ++i) {
+        if (is(argv[i], "NOCREATE")) {
+            nocreate = true;
+        } else if (is(argv[i], "NONSCALING")) {
+            p.nonscaling = true;
+        } else if (is(argv[i], "CAPACITY")) {
+            if (++i == argc) return RedisModule_WrongArity(ctx);
+            if (RedisModule_StringToLongLong(argv[i], &p.capacity) != REDISMODULE_OK)
+                return RedisModule_ReplyWithError(ctx, "Bad capacity");
+            if (p.capacity <= 0) return RedisModule_ReplyWithError(ctx, "Bad argument received");
+        } else if (is(argv[i], "ERROR")) {
+            if (++i == argc) return RedisModule_WrongArity(ctx);
+            if (RedisModule_StringToDouble(argv[i], &p.error) != REDISMODULE_OK)
+                return RedisModule_ReplyWithError(ctx, "Bad error rate");
+            if (!(p.error > 0 && p.error < 1)) return RedisModule_ReplyWithError(ctx, "Bad argument received");
+        } else if (is(argv[i], "EXPANSION")) {
+            if (++i == argc) return RedisModule_WrongArity(ctx);
+            if (RedisModule_StringToLongLong(argv[i], &p.expansion) != REDISMODULE_OK)
+                return RedisModule_ReplyWithError(ctx, "Bad expansion");
+            if (p.expansion < 1 || p.expansion > std::numeric_limits<std::uint32_t>::max())
+                return RedisModule_ReplyWithError(ctx, "Bad argument received");
+        } else {
+            return RedisModule_ReplyWithError(ctx, "Unknown argument received");
+        }
+    }
+    if (i + 1 >= argc) return RedisModule_WrongArity(ctx);  // no ITEMS, or nothing after it
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    bool wrong = false;
+    chain* c = lookup(key, wrong);
+    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    const bool created = c == nullptr;
+    if (created) {
+        if (nocreate) return RedisModule_ReplyWithError(ctx, "ERR not found");
+        if ((c = create(ctx, key, p.error, p.capacity, p.nonscaling ? 0 : p.expansion)) == nullptr) return REDISMODULE_OK;
+    }
+    return add_items(ctx, argv[1], *c, argv + i + 1, argc - i - 1, created);
+}
+
+/// BF.EXISTS key item: 0 for a missing key and, as RedisBloom, for a key of another type.
+int exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    bool wrong = false;
+    const chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    return reply_bool(ctx, c != nullptr && c->contains(view(argv[2])));
+}
+
+/// BF.MEXISTS key item [item ...]
+int mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc < 3) return RedisModule_WrongArity(ctx);
+    bool wrong = false;
+    const chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    RedisModule_ReplyWithArray(ctx, argc - 2);
+    for (int i = 2; i < argc; ++i) reply_bool(ctx, c != nullptr && c->contains(view(argv[i])));
+    return REDISMODULE_OK;
+}
+
+/// BF.CARD key: items added (0 for a missing key).
+int card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    bool wrong = false;
+    const chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    return RedisModule_ReplyWithLongLong(ctx, c ? static_cast<long long>(c->items) : 0);
+}
+
+/// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]: RedisBloom's five fields.
+int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc < 2 || argc > 3) return RedisModule_WrongArity(ctx);
+    bool wrong = false;
+    const chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    struct field {
+        const char *word, *name;
+    };
+    static constexpr field fields[] = {{"CAPACITY", "Capacity"}, {"SIZE", "Size"}, {"FILTERS", "Number of filters"},
+                                       {"ITEMS", "Number of items inserted"}, {"EXPANSION", "Expansion rate"}};
+    auto value = [&](std::size_t f) {
+        switch (f) {
+            case 0: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->capacity()));
+            case 1: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->bytes()));
+            case 2: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->subs.size()));
+            case 3: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->items));
+            default: return c->expansion == 0 ? RedisModule_ReplyWithNull(ctx) : RedisModule_ReplyWithLongLong(ctx, c->expansion);
+        }
+    };
+    const bool resp3 = RedisModule_GetContextFlags(ctx) & REDISMODULE_CTX_FLAGS_RESP3;
+    if (argc == 3) {
+        for (std::size_t f = 0; f < std::size(fields); ++f) {
+            if (!is(argv[2], fields[f].word)) continue;
+            if (resp3) {
+                RedisModule_ReplyWithMap(ctx, 1);
+                RedisModule_ReplyWithSimpleString(ctx, fields[f].name);
+            } else {
+                RedisModule_ReplyWithArray(ctx, 1);
+            }
+            return value(f);
+        }
+        return RedisModule_ReplyWithError(ctx, "Invalid information value");
+    }
+    if (resp3) RedisModule_ReplyWithMap(ctx, std::size(fields));
+    else RedisModule_ReplyWithArray(ctx, 2 * std::size(fields));
+    for (std::size_t f = 0; f < std::size(fields); ++f) {
+        RedisModule_ReplyWithSimpleString(ctx, fields[f].name);
+        value(f);
+    }
+    return REDISMODULE_OK;
+}
+
+/// LFBF.RESTORE key blob: recreates a key from its serialized form (what AOF rewrite emits).
+int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    try {
+        RedisModule_ModuleTypeSetValue(key, chain_type, deserialize(view(argv[2])).release());
+    } catch (const lfbloom::error& e) {
+        return reply_error(ctx, e);
+    } catch (const std::bad_alloc&) {
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    RedisModule_ReplicateVerbatim(ctx);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+// ---- the data type's callbacks ------------------------------------------------------------------
+
+void* rdb_load(RedisModuleIO* io, int encver) {
+    if (encver != encoding_version) return nullptr;
+    std::size_t n = 0;
+    char* buffer = RedisModule_LoadStringBuffer(io, &n);
+    if (buffer == nullptr) return nullptr;
+    std::unique_ptr<char, void (*)(void*)> owned(buffer, RedisModule_Free);
+    try {
+        return deserialize({buffer, n}).release();
+    } catch (const std::exception& e) {
+        RedisModule_LogIOError(io, "warning", "lfbloom: refusing a BF value: %s", e.what());
+        return nullptr;
+    }
+}
+
+void rdb_save(RedisModuleIO* io, void* value) {
+    const std::string blob = serialize(*static_cast<chain*>(value));
+    RedisModule_SaveStringBuffer(io, blob.data(), blob.size());
+}
+
+void aof_rewrite(RedisModuleIO* aof, RedisModuleString* key, void* value) {
+    const std::string blob = serialize(*static_cast<chain*>(value));
+    RedisModule_EmitAOF(aof, "LFBF.RESTORE", "sb", key, blob.data(), blob.size());
+}
+
+void digest(RedisModuleDigest* md, void* value) {
+    const std::string blob = serialize(*static_cast<chain*>(value));
+    RedisModule_DigestAddStringBuffer(md, blob.data(), blob.size());
+    RedisModule_DigestEndSequence(md);
+}
+
+void* copy(RedisModuleString*, RedisModuleString*, const void* value) {
+    try {
+        return deserialize(serialize(*static_cast<const chain*>(value))).release();
+    } catch (const std::exception&) {
+        return nullptr;  // Redis answers the COPY with an error
+    }
+}
+
+std::size_t mem_usage(const void* value) { return static_cast<const chain*>(value)->bytes(); }
+std::size_t free_effort(RedisModuleString*, const void* value) { return static_cast<const chain*>(value)->subs.size(); }
+void free_chain(void* value) { delete static_cast<chain*>(value); }
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (RedisModule_Init(ctx, "lfbloom", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    for (int i = 0; i + 1 < argc; i += 2) {
+        long long v = 0;
+        if (!is(argv[i], "MAX_BYTES") || RedisModule_StringToLongLong(argv[i + 1], &v) != REDISMODULE_OK || v <= 0) {
+            RedisModule_Log(ctx, "warning", "lfbloom: load arguments are MAX_BYTES <bytes per key>");
+            return REDISMODULE_ERR;
+        }
+        max_bytes = static_cast<std::uint64_t>(v);
+    }
+    RedisModuleTypeMethods methods = {};
+    methods.version = REDISMODULE_TYPE_METHOD_VERSION;
+    methods.rdb_load = rdb_load;
+    methods.rdb_save = rdb_save;
+    methods.aof_rewrite = aof_rewrite;
+    methods.digest = digest;
+    methods.mem_usage = mem_usage;
+    methods.free = free_chain;
+    methods.copy = copy;
+    methods.free_effort = free_effort;
+    chain_type = RedisModule_CreateDataType(ctx, "lfbloomBF", encoding_version, &methods);
+    if (chain_type == nullptr) return REDISMODULE_ERR;
+    struct command {
+        const char* name;
+        RedisModuleCmdFunc f;
+        const char* flags;
+    };
+    const command commands[] = {
+        {"bf.reserve", reserve, "write deny-oom"}, {"bf.add", add, "write deny-oom"},
+        {"bf.madd", madd, "write deny-oom"},       {"bf.insert", insert, "write deny-oom"},
+        {"bf.exists", exists, "readonly fast"},    {"bf.mexists", mexists, "readonly fast"},
+        {"bf.card", card, "readonly fast"},        {"bf.info", info, "readonly fast"},
+        {"lfbf.restore", restore, "write deny-oom"},
+    };
+    for (const auto& c : commands)
+        if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, 1, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
