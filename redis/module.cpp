@@ -7,8 +7,8 @@
 // Replies, defaults and error strings follow RedisBloom 2.8.2 (tests/redis compares them);
 // BF.INFO's Size reports our bytes, which differ.
 //
-// Thread safety: Redis calls every command and type callback on its main thread, one at a time;
-// nothing here is shared across threads, so no atomics are needed beyond the core's own.
+// Thread safety: Redis calls the commands and type callbacks one at a time (on its main thread,
+// or a background thread for free and for saving in a fork), so nothing here needs a lock.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -41,8 +41,11 @@ constexpr long long default_capacity = 100;
 constexpr long long default_expansion = 2;
 constexpr char blob_magic[8] = {'L', 'F', 'B', 'R', 'S', 'B', '0', '1'};
 
-/// Bytes one key may use (all sub-filters): refused before allocating. Load argument MAX_BYTES.
+/// Bytes one key may use (all sub-filters): refused before allocating. Load argument MAX_BYTES;
+/// give every node of a replicated set the same value (a replica refuses what exceeds its own).
 std::uint64_t max_bytes = std::uint64_t{4} << 30;
+/// Sub-filters per key. Each halves the rate, so past about 250 the hashes needed exceed 255.
+constexpr std::size_t max_chain = 256;
 RedisModuleType* chain_type = nullptr;
 
 struct sub_filter {
@@ -58,26 +61,29 @@ struct chain {
     std::uint64_t items = 0;
     std::vector<sub_filter> subs;
 
-    std::uint64_t bytes() const {
+    std::uint64_t bytes() const {  // O(sub-filters): no scan of the bits
         std::uint64_t sum = sizeof(chain);
-        for (const auto& s : subs) sum += sizeof(sub_filter) + s.filter.stats().bytes;
+        for (const auto& s : subs) sum += sizeof(sub_filter) + s.filter.words().size_bytes();
         return sum;
     }
-    std::uint64_t capacity() const {
+    std::uint64_t capacity() const {  // saturates (a loaded value may claim anything)
         std::uint64_t sum = 0;
-        for (const auto& s : subs) sum += s.capacity;
+        for (const auto& s : subs) sum = s.capacity > UINT64_MAX - sum ? UINT64_MAX : sum + s.capacity;
         return sum;
     }
+    /// Sub-filter i's rate: error / 2^(i+1) when scaling (the sum stays under error), error when
+    /// NONSCALING (one filter), as RedisBloom.
+    double rate(std::size_t i) const { return expansion == 0 ? error : std::ldexp(error, -static_cast<int>(i + 1)); }
 
     /// Opens sub-filter subs.size(); throws lfbloom::error (too_large past max_bytes).
     void grow(std::uint64_t capacity) {
+        if (subs.size() >= max_chain) throw lfbloom::error(lfbloom::errc::full, "the filter reached its limit of sub-filters");
         const std::uint64_t used = subs.empty() ? 0 : bytes();
         if (used >= max_bytes) throw lfbloom::error(lfbloom::errc::too_large, "the key reached its memory limit");
         lfbloom::filter_options o;
         o.memory_limit = max_bytes - used;
-        const double rate = error * std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(subs.size() + 1, 1000)));
-        if (!(rate > 0)) throw lfbloom::error(lfbloom::errc::too_large, "the error rate of a new sub-filter underflows");
-        subs.push_back({blocked_bloom_filter::for_capacity(capacity, rate, o), capacity});
+        subs.reserve(subs.size() + 1);  // so push_back cannot throw after the filter is made
+        subs.push_back({blocked_bloom_filter::for_capacity(capacity, rate(subs.size()), o), capacity});
     }
 
     bool contains(std::string_view key) const {
@@ -160,17 +166,26 @@ std::unique_ptr<chain> deserialize(std::string_view blob) {
     c->expansion = r.get<std::uint32_t>();
     c->items = r.get<std::uint64_t>();
     const auto count = r.get<std::uint32_t>();
-    if (!(c->error > 0 && c->error < 1) || count == 0 || count > 1000) throw lfbloom::error(errc::corrupt, "bad parameters");
-    std::uint64_t items = 0;
+    if (!(c->error > 0 && c->error < 1) || count == 0 || count > max_chain || (c->expansion == 0 && count != 1))
+        throw lfbloom::error(errc::corrupt, "bad parameters");
+    c->subs.reserve(count);
+    std::uint64_t items = 0, used = sizeof(chain);
     for (std::uint32_t i = 0; i < count; ++i) {
         const auto capacity = r.get<std::uint64_t>();
         const auto sub_items = r.get<std::uint64_t>();
         const auto length = r.get<std::uint64_t>();
-        if (length > r.rest.size() || capacity == 0) throw lfbloom::error(errc::corrupt, "truncated sub-filter");
+        if (length > r.rest.size()) throw lfbloom::error(errc::corrupt, "truncated sub-filter");
+        // each but the newest was full when the next opened; none holds more than its capacity
+        const std::uint64_t expected = i == 0 ? capacity : c->subs.back().capacity * c->expansion;
+        if (capacity == 0 || capacity != expected || sub_items > capacity || (i + 1 < count && sub_items != capacity) ||
+            sub_items > UINT64_MAX - items)
+            throw lfbloom::error(errc::corrupt, "inconsistent sub-filter");
         std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(r.rest.data()), length);
-        const std::uint64_t used = c->subs.empty() ? 0 : c->bytes();
         if (used >= max_bytes) throw lfbloom::error(errc::too_large, "the value exceeds the memory limit");
         auto f = lfbloom::load<blocked_bloom_filter>(lfbloom::span_source(bytes), max_bytes - used, length);
+        if (f.shape().capacity != capacity || f.shape().target_fpr != c->rate(i))
+            throw lfbloom::error(errc::corrupt, "a sub-filter's geometry does not match its chain");
+        used += sizeof(sub_filter) + f.words().size_bytes();
         c->subs.push_back({std::move(f), capacity, sub_items});
         r.rest.remove_prefix(length);
         items += sub_items;
@@ -194,7 +209,7 @@ int reply_bool(RedisModuleCtx* ctx, bool b) {
     return RedisModule_ReplyWithBool ? RedisModule_ReplyWithBool(ctx, b) : RedisModule_ReplyWithLongLong(ctx, b);
 }
 
-int reply_error(RedisModuleCtx* ctx, const lfbloom::error& e) {
+int reply_error(RedisModuleCtx* ctx, const std::exception& e) {
     const std::string text = "ERR " + std::string(e.what());
     return RedisModule_ReplyWithError(ctx, text.c_str());
 }
@@ -211,7 +226,9 @@ chain* lookup(RedisModuleKey* key, bool& wrong) {
     return static_cast<chain*>(RedisModule_ModuleTypeGetValue(key));
 }
 
+/// Opens a key for this command; automatic memory (every command enables it) closes it on return.
 RedisModuleKey* open(RedisModuleCtx* ctx, RedisModuleString* name, int mode) {
+    RedisModule_AutoMemory(ctx);
     return static_cast<RedisModuleKey*>(RedisModule_OpenKey(ctx, name, mode));
 }
 
@@ -225,10 +242,8 @@ chain* create(RedisModuleCtx* ctx, RedisModuleKey* key, double error, long long 
         chain* raw = c.release();
         RedisModule_ModuleTypeSetValue(key, chain_type, raw);
         return raw;
-    } catch (const lfbloom::error& e) {
+    } catch (const std::exception& e) {  // lfbloom::error, bad_alloc: nothing was created
         reply_error(ctx, e);
-    } catch (const std::bad_alloc&) {
-        RedisModule_ReplyWithError(ctx, "ERR out of memory");
     }
     return nullptr;
 }
@@ -247,10 +262,11 @@ void replicate_reserve(RedisModuleCtx* ctx, RedisModuleString* name, const chain
 }
 
 /// Adds items[0..n) to c, replying with an array that stops at the first "full" (RedisBloom's
-/// MADD and INSERT); replicates BF.MADD of the keys that were new.
+/// MADD and INSERT); replicates BF.MADD of every item before the stop, present ones too (a
+/// replica whose filter answers differently still ends up holding each of them).
 int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModuleString** items, int n, bool created) {
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
-    std::vector<RedisModuleString*> fresh;
+    int done = 0;
     long replied = 0;
     for (int i = 0; i < n; ++i, ++replied) {
         try {
@@ -260,9 +276,9 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModul
                 ++replied;
                 break;
             }
-            if (r == chain::added::fresh) fresh.push_back(items[i]);
+            ++done;
             reply_bool(ctx, r == chain::added::fresh);
-        } catch (const lfbloom::error& e) {
+        } catch (const std::exception& e) {
             reply_error(ctx, e);
             ++replied;
             break;
@@ -270,7 +286,7 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModul
     }
     RedisModule_ReplySetArrayLength(ctx, replied);
     if (created) replicate_reserve(ctx, name, c);
-    if (!fresh.empty()) RedisModule_Replicate(ctx, "BF.MADD", "sv", name, fresh.data(), fresh.size());
+    if (done > 0) RedisModule_Replicate(ctx, "BF.MADD", "sv", name, items, static_cast<std::size_t>(done));
     return REDISMODULE_OK;
 }
 
@@ -329,9 +345,9 @@ int add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         const auto r = c->add(view(argv[2]));
         if (r == chain::added::full) return RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
         if (created) replicate_reserve(ctx, argv[1], *c);
-        if (r == chain::added::fresh) RedisModule_Replicate(ctx, "BF.MADD", "ss", argv[1], argv[2]);
+        RedisModule_Replicate(ctx, "BF.MADD", "ss", argv[1], argv[2]);  // present too: see add_items
         return reply_bool(ctx, r == chain::added::fresh);
-    } catch (const lfbloom::error& e) {
+    } catch (const std::exception& e) {
         if (created) replicate_reserve(ctx, argv[1], *c);
         return reply_error(ctx, e);
     }
@@ -471,10 +487,8 @@ int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) return RedisModule_ReplyWithError(ctx, "ERR item exists");
     try {
         RedisModule_ModuleTypeSetValue(key, chain_type, deserialize(view(argv[2])).release());
-    } catch (const lfbloom::error& e) {
+    } catch (const std::exception& e) {
         return reply_error(ctx, e);
-    } catch (const std::bad_alloc&) {
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
     }
     RedisModule_ReplicateVerbatim(ctx);
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
@@ -486,7 +500,10 @@ void* rdb_load(RedisModuleIO* io, int encver) {
     if (encver != encoding_version) return nullptr;
     std::size_t n = 0;
     char* buffer = RedisModule_LoadStringBuffer(io, &n);
-    if (buffer == nullptr) return nullptr;
+    if (RedisModule_IsIOError(io) || buffer == nullptr) {  // a short read (HANDLE_IO_ERRORS)
+        if (buffer != nullptr) RedisModule_Free(buffer);
+        return nullptr;
+    }
     std::unique_ptr<char, void (*)(void*)> owned(buffer, RedisModule_Free);
     try {
         return deserialize({buffer, n}).release();
@@ -496,18 +513,29 @@ void* rdb_load(RedisModuleIO* io, int encver) {
     }
 }
 
+/// The callbacks that write a value cannot report failure: if serializing runs out of memory,
+/// they log it and write an empty value, which loading refuses (so the key is lost, not forged).
+std::string serialize_or_log(RedisModuleCtx* ctx, const void* value) {
+    try {
+        return serialize(*static_cast<const chain*>(value));
+    } catch (const std::exception& e) {
+        RedisModule_Log(ctx, "warning", "lfbloom: cannot serialize a BF value: %s", e.what());
+        return {};
+    }
+}
+
 void rdb_save(RedisModuleIO* io, void* value) {
-    const std::string blob = serialize(*static_cast<chain*>(value));
+    const std::string blob = serialize_or_log(RedisModule_GetContextFromIO(io), value);
     RedisModule_SaveStringBuffer(io, blob.data(), blob.size());
 }
 
 void aof_rewrite(RedisModuleIO* aof, RedisModuleString* key, void* value) {
-    const std::string blob = serialize(*static_cast<chain*>(value));
+    const std::string blob = serialize_or_log(RedisModule_GetContextFromIO(aof), value);
     RedisModule_EmitAOF(aof, "LFBF.RESTORE", "sb", key, blob.data(), blob.size());
 }
 
 void digest(RedisModuleDigest* md, void* value) {
-    const std::string blob = serialize(*static_cast<chain*>(value));
+    const std::string blob = serialize_or_log(nullptr, value);
     RedisModule_DigestAddStringBuffer(md, blob.data(), blob.size());
     RedisModule_DigestEndSequence(md);
 }
@@ -521,13 +549,23 @@ void* copy(RedisModuleString*, RedisModuleString*, const void* value) {
 }
 
 std::size_t mem_usage(const void* value) { return static_cast<const chain*>(value)->bytes(); }
-std::size_t free_effort(RedisModuleString*, const void* value) { return static_cast<const chain*>(value)->subs.size(); }
+// Pages to unmap: large keys are freed on Redis's background thread
+std::size_t free_effort(RedisModuleString*, const void* value) { return static_cast<const chain*>(value)->bytes() / 4096; }
 void free_chain(void* value) { delete static_cast<chain*>(value); }
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (RedisModule_Init(ctx, "lfbloom", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    if (!RedisModule_ReplyWithMap || !RedisModule_ReplyWithBool || !RedisModule_IsIOError) {
+        RedisModule_Log(ctx, "warning", "lfbloom: needs Redis or Valkey 7.0 or later (RESP3 replies)");
+        return REDISMODULE_ERR;
+    }
+    if (argc % 2 != 0) {
+        RedisModule_Log(ctx, "warning", "lfbloom: load arguments are MAX_BYTES <bytes per key>");
+        return REDISMODULE_ERR;
+    }
+    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
     for (int i = 0; i + 1 < argc; i += 2) {
         long long v = 0;
         if (!is(argv[i], "MAX_BYTES") || RedisModule_StringToLongLong(argv[i + 1], &v) != REDISMODULE_OK || v <= 0) {

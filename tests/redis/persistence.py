@@ -61,15 +61,29 @@ def main():
         check(f"... and the chain ({filters} sub-filters, {items} items)", filters == 2 and 2990 <= items <= 3000)
 
         # Replication: a replica of this primary converges to equal digests.
+        # Keys created after the sync reach it as commands (an explicit BF.RESERVE, then BF.MADD).
         with servers.server([(module, [])], extra=["--replicaof", "127.0.0.1", str(port)]) as (rport, _):
             replica = redis.Redis(port=rport)
+            for _ in range(100):
+                if replica.info("replication")["master_link_status"] == "up":
+                    break
+                servers.time.sleep(0.05)
             r.execute_command("BF.ADD auto after-sync")
-            r.execute_command("WAIT", 1, 5000)
-            check("the replica's digests equal the primary's",
-                  digests(replica, keys) == digests(r, keys))
+            r.execute_command("BF.ADD new-auto x")
+            r.execute_command("BF.INSERT new-inserted CAPACITY 7 ERROR 0.02 EXPANSION 5 ITEMS " + " ".join(f"n{n}" for n in range(200)))
+            r.execute_command("BF.INSERT new-fixed NONSCALING CAPACITY 3 ERROR 0.3 ITEMS a b c d e")
+            r.execute_command("BF.RESERVE new-reserved 0.0001 50 EXPANSION 1")
+            r.execute_command("BF.MADD new-reserved " + " ".join(f"m{n}" for n in range(300)))
+            after = keys + ["new-auto", "new-inserted", "new-fixed", "new-reserved"]
+            check("WAIT: the replica acknowledged", r.execute_command("WAIT", 1, 5000) == 1)
+            check("the replica's digests equal the primary's, keys created after the sync included",
+                  digests(replica, after) == digests(r, after))
             check("the replica has the add made after the sync", replica.execute_command("BF.EXISTS auto after-sync") == 1)
 
         # Corrupt values are refused, nothing is created, and the server keeps serving.
+        # Redis checks a DUMP payload's CRC before the module sees it: skip that, so truncated
+        # values reach rdb_load (a short read) and our own checks.
+        r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", 1)
         blob = r.execute_command("DUMP", "inserted")
         good = bytes(blob)
         rng = random.Random(7)
@@ -99,6 +113,29 @@ def main():
             check("an absurd BF.RESERVE is refused", False)
         except redis.ResponseError as e:
             check(f"an absurd BF.RESERVE is refused before allocating ({e})", not r.exists("huge"))
+        # a rate near 1 with a large capacity: sizing once walked ~10^8 keys per block here
+        quick = redis.Redis(port=port, socket_timeout=20)
+        check("BF.RESERVE at a rate near 1 answers at once",
+              quick.execute_command("BF.RESERVE near-one 0.999999 100000000") == b"OK")
+
+    # MAX_BYTES: one key's memory, refused before allocating, growth included.
+    with servers.server([(module, ["MAX_BYTES", str(1 << 20)])]) as (port, _):
+        r = redis.Redis(port=port)
+        try:
+            r.execute_command("BF.RESERVE big 0.01 10000000")  # about 12 MB
+            check("a key over MAX_BYTES is refused", False)
+        except redis.ResponseError as e:
+            check(f"a key over MAX_BYTES is refused ({e})", not r.exists("big"))
+        # sub-filters of 100,000 and 400,000 items (about 0.7 MB together); the third would exceed 1 MiB
+        r.execute_command("BF.RESERVE grows 0.01 100000 EXPANSION 4")
+        refused = None
+        for n in range(60):
+            reply = r.execute_command("BF.MADD grows " + " ".join(f"g{n}-{i}" for i in range(10000)))
+            if isinstance(reply[-1], Exception):
+                refused = reply[-1]
+                break
+        check(f"growth past MAX_BYTES is refused ({refused})", refused is not None)
+        check("... and the key keeps working", r.execute_command("BF.EXISTS grows g0-0") == 1)
 
     # AOF: rewrite (no RDB preamble), restart, replay.
     with servers.server([(module, [])], extra=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]) as (port, directory):
@@ -106,10 +143,14 @@ def main():
         keys = populate(r)
         before = digests(r, keys)
         r.execute_command("BGREWRITEAOF")
-        for _ in range(100):
-            if r.info("persistence")["aof_rewrite_in_progress"] == 0 and r.info("persistence")["aof_rewrite_scheduled"] == 0:
+        for _ in range(200):
+            p = r.info("persistence")
+            if p["aof_rewrite_in_progress"] == 0 and p["aof_rewrite_scheduled"] == 0:
                 break
             servers.time.sleep(0.05)
+        check("the AOF rewrite finished", r.info("persistence")["aof_last_bgrewrite_status"] == "ok")
+        base = b"".join(f.read_bytes() for f in servers.pathlib.Path(directory).rglob("*.base.aof"))
+        check("the rewritten AOF holds LFBF.RESTORE commands", base.count(b"LFBF.RESTORE") == len(keys))
         r.execute_command("BF.ADD auto after-rewrite")
         before = digests(r, keys)
         r.execute_command("DEBUG LOADAOF")

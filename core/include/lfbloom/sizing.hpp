@@ -167,6 +167,10 @@ public:
     double operator()(double n, std::uint64_t blocks) {
         const double load = n / static_cast<double>(blocks);
         if (!(load > 0)) return 0.0;
+        // Saturated: each slot is still clear with probability about e^-(load k / S) < e^-40, so
+        // the rate is 1 to within 1e-15. Answering 1 keeps a search that starts far too small
+        // (p near 1, n near 2^46) from walking the chain up to `load` keys.
+        if (load * hashes_ > 40.0 * slots_) return 1.0;
         // Sum outward from the mode of Poisson(load) until the weights are negligible.
         const double mode = std::floor(load);
         const double pmf_mode = boost::math::pdf(boost::math::poisson_distribution<double>(load), mode);
