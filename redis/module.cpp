@@ -14,16 +14,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <span>
-#include <strings.h>
 #include <limits>
 #include <memory>
-#include <new>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <strings.h>  // strcasecmp
 
 #include "lfbloom/lfbloom.hpp"
 
@@ -117,14 +115,13 @@ struct chain {
 template <class T>
 void put(std::string& out, T v) {
     unsigned char b[sizeof(T)];
-    std::memcpy(b, &v, sizeof(T));
-    if constexpr (std::endian::native == std::endian::big) std::reverse(b, b + sizeof(T));
+    lfbloom::detail::put_le(b, v);
     out.append(reinterpret_cast<const char*>(b), sizeof(T));
 }
 
 std::string serialize(const chain& c) {
     std::string out(blob_magic, sizeof(blob_magic));
-    put(out, c.error);
+    put(out, std::bit_cast<std::uint64_t>(c.error));
     put(out, c.expansion);
     put(out, c.items);
     put(out, static_cast<std::uint32_t>(c.subs.size()));
@@ -144,12 +141,8 @@ struct reader {
     template <class T>
     T get() {
         if (rest.size() < sizeof(T)) throw lfbloom::error(lfbloom::errc::corrupt, "truncated");
-        unsigned char b[sizeof(T)];
-        std::memcpy(b, rest.data(), sizeof(T));
-        if constexpr (std::endian::native == std::endian::big) std::reverse(b, b + sizeof(T));
+        const T v = lfbloom::detail::get_le<T>(reinterpret_cast<const unsigned char*>(rest.data()));
         rest.remove_prefix(sizeof(T));
-        T v;
-        std::memcpy(&v, b, sizeof(T));
         return v;
     }
 };
@@ -162,7 +155,7 @@ std::unique_ptr<chain> deserialize(std::string_view blob) {
         throw lfbloom::error(errc::corrupt, "not an lfbloom BF value");
     reader r{blob.substr(sizeof(blob_magic))};
     auto c = std::make_unique<chain>();
-    c->error = r.get<double>();
+    c->error = std::bit_cast<double>(r.get<std::uint64_t>());
     c->expansion = r.get<std::uint32_t>();
     c->items = r.get<std::uint64_t>();
     const auto count = r.get<std::uint32_t>();
@@ -261,10 +254,33 @@ void replicate_reserve(RedisModuleCtx* ctx, RedisModuleString* name, const chain
                               static_cast<long long>(c.expansion));
 }
 
+struct creation {
+    double error = default_error;
+    long long capacity = default_capacity;
+    long long expansion = default_expansion;
+    bool nonscaling = false;
+};
+
+/// The writable chain at `name`, created (and replicated as an explicit BF.RESERVE) from `p` if
+/// the key is empty and `may_create`; null after replying with the error otherwise.
+chain* open_or_create(RedisModuleCtx* ctx, RedisModuleString* name, const creation& p, bool may_create = true) {
+    RedisModuleKey* key = open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE);
+    bool wrong = false;
+    chain* c = lookup(key, wrong);
+    if (wrong) {
+        RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    } else if (c == nullptr && !may_create) {
+        RedisModule_ReplyWithError(ctx, "ERR not found");
+    } else if (c == nullptr && (c = create(ctx, key, p.error, p.capacity, p.nonscaling ? 0 : p.expansion)) != nullptr) {
+        replicate_reserve(ctx, name, *c);
+    }
+    return c;
+}
+
 /// Adds items[0..n) to c, replying with an array that stops at the first "full" (RedisBloom's
 /// MADD and INSERT); replicates BF.MADD of every item before the stop, present ones too (a
 /// replica whose filter answers differently still ends up holding each of them).
-int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModuleString** items, int n, bool created) {
+int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModuleString** items, int n) {
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
     int done = 0;
     long replied = 0;
@@ -285,19 +301,11 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModul
         }
     }
     RedisModule_ReplySetArrayLength(ctx, replied);
-    if (created) replicate_reserve(ctx, name, c);
     if (done > 0) RedisModule_Replicate(ctx, "BF.MADD", "sv", name, items, static_cast<std::size_t>(done));
     return REDISMODULE_OK;
 }
 
 // ---- commands -----------------------------------------------------------------------------------
-
-struct creation {
-    double error = default_error;
-    long long capacity = default_capacity;
-    long long expansion = default_expansion;
-    bool nonscaling = false;
-};
 
 /// BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]
 int reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
@@ -322,33 +330,22 @@ int reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         }  // RedisBloom ignores other words here
     }
     if (p.nonscaling && expansion_given) return RedisModule_ReplyWithError(ctx, "Nonscaling filters cannot expand");
-    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
     bool wrong = false;
-    if (lookup(key, wrong) != nullptr) return RedisModule_ReplyWithError(ctx, "ERR item exists");
-    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-    chain* c = create(ctx, key, p.error, p.capacity, p.nonscaling ? 0 : p.expansion);
-    if (c == nullptr) return REDISMODULE_OK;
-    replicate_reserve(ctx, argv[1], *c);
-    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+    if (lookup(open(ctx, argv[1], REDISMODULE_READ), wrong) != nullptr) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    return open_or_create(ctx, argv[1], p) == nullptr ? REDISMODULE_OK : RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
 /// BF.ADD key item: auto-creates with the defaults.
 int add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
-    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
-    bool wrong = false;
-    chain* c = lookup(key, wrong);
-    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-    const bool created = c == nullptr;
-    if (created && (c = create(ctx, key, default_error, default_capacity, default_expansion)) == nullptr) return REDISMODULE_OK;
+    chain* c = open_or_create(ctx, argv[1], creation{});
+    if (c == nullptr) return REDISMODULE_OK;
     try {
         const auto r = c->add(view(argv[2]));
         if (r == chain::added::full) return RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
-        if (created) replicate_reserve(ctx, argv[1], *c);
         RedisModule_Replicate(ctx, "BF.MADD", "ss", argv[1], argv[2]);  // present too: see add_items
         return reply_bool(ctx, r == chain::added::fresh);
     } catch (const std::exception& e) {
-        if (created) replicate_reserve(ctx, argv[1], *c);
         return reply_error(ctx, e);
     }
 }
@@ -356,13 +353,8 @@ int add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 /// BF.MADD key item [item ...]
 int madd(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc < 3) return RedisModule_WrongArity(ctx);
-    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
-    bool wrong = false;
-    chain* c = lookup(key, wrong);
-    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-    const bool created = c == nullptr;
-    if (created && (c = create(ctx, key, default_error, default_capacity, default_expansion)) == nullptr) return REDISMODULE_OK;
-    return add_items(ctx, argv[1], *c, argv + 2, argc - 2, created);
+    chain* c = open_or_create(ctx, argv[1], creation{});
+    return c == nullptr ? REDISMODULE_OK : add_items(ctx, argv[1], *c, argv + 2, argc - 2);
 }
 
 /// BF.INSERT key [CAPACITY n] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item [item ...]
@@ -397,16 +389,8 @@ int insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         }
     }
     if (i + 1 >= argc) return RedisModule_WrongArity(ctx);  // no ITEMS, or nothing after it
-    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
-    bool wrong = false;
-    chain* c = lookup(key, wrong);
-    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-    const bool created = c == nullptr;
-    if (created) {
-        if (nocreate) return RedisModule_ReplyWithError(ctx, "ERR not found");
-        if ((c = create(ctx, key, p.error, p.capacity, p.nonscaling ? 0 : p.expansion)) == nullptr) return REDISMODULE_OK;
-    }
-    return add_items(ctx, argv[1], *c, argv + i + 1, argc - i - 1, created);
+    chain* c = open_or_create(ctx, argv[1], p, !nocreate);
+    return c == nullptr ? REDISMODULE_OK : add_items(ctx, argv[1], *c, argv + i + 1, argc - i - 1);
 }
 
 /// BF.EXISTS key item: 0 for a missing key and, as RedisBloom, for a key of another type.

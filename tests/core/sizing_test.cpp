@@ -84,6 +84,17 @@ BOOST_AUTO_TEST_CASE(blocked_geometry_is_the_smallest_meeting_the_rate) {
     }
 }
 
+// A rate near 1 with a large n: the search starts at one block holding 10^8 keys, where the
+// model once walked its chain key by key (minutes, gigabytes); saturated blocks now answer 1 at
+// once (ctest's timeout is the check). The result still meets the rate with no block to spare.
+BOOST_AUTO_TEST_CASE(blocked_sizing_near_rate_one_is_immediate) {
+    const std::uint64_t n = 100000000;
+    const double p = 0.999999;
+    const geometry g = blocked_geometry(n, p, 512);
+    BOOST_TEST(blocked_fpr(n, g.slots / 512, g.hashes, 512) <= p);
+    if (g.slots > 512) BOOST_TEST(blocked_fpr(n, g.slots / 512 - 1, g.hashes, 512) > p);
+}
+
 // Published figures at 10 bits/key: about 0.82% classic (k = 7), 0.955% blocked in 512-bit lines (k = 6).
 BOOST_AUTO_TEST_CASE(fpr_formulas_match_published_figures) {
     const double n = 1000000;

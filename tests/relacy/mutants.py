@@ -5,7 +5,7 @@ check fail with a verdict about the code (an assertion, a data race, an access t
 where the unmutated program passes it. A mutant whose code no longer matches fails too, so the
 list keeps up with the code.
 
-Usage: mutants.py --cxx g++ --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
+Usage: mutants.py --cxx g++ --flags="-O1 ..." --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
        [--jobs 2] [--only NAME]
 """
 import argparse
@@ -106,10 +106,8 @@ def run_check(binary, check):
 
 
 def compile_program(args, include, program, binary):
-    # The flags of LFBLOOM_RELACY_FLAGS in CMakeLists.txt (see there why each).
-    cmd = [args.cxx, "-std=c++20", "-O1", "-fno-sized-deallocation", "-fno-lifetime-dse", f"-I{include}", f"-I{HERE}",
-           f"-I{args.relacy}"] + ([f"-I{args.boost}"] if args.boost else []) + \
-          [str(HERE / f"{program}.cpp"), "-o", str(binary)]
+    cmd = [args.cxx, "-std=c++20", *args.flags.split(), f"-I{include}", f"-I{HERE}", f"-I{args.relacy}",
+           *([f"-I{args.boost}"] if args.boost else []), str(HERE / f"{program}.cpp"), "-o", str(binary)]
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
@@ -139,6 +137,7 @@ def try_mutant(args, tmp, mutant):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cxx", default="g++")
+    ap.add_argument("--flags", required=True, help="LFBLOOM_RELACY_FLAGS of CMakeLists.txt (see there why each)")
     ap.add_argument("--core", required=True)
     ap.add_argument("--relacy", required=True)
     ap.add_argument("--boost", default="")
