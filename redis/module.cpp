@@ -23,6 +23,8 @@
 
 #include <strings.h>  // strcasecmp
 
+#include <xxhash.h>
+
 #include "lfbloom/lfbloom.hpp"
 
 extern "C" {
@@ -147,6 +149,22 @@ struct reader {
     }
 };
 
+/// The checks every loaded chain passes (RDB, RESTORE, LOADCHUNK's header): its parameters and
+/// sub-filter count, and then each sub-filter's place in it. Throw lfbloom::error(corrupt).
+void check_parameters(const chain& c, std::uint32_t count) {
+    if (!(c.error > 0 && c.error < 1) || count == 0 || count > max_chain || (c.expansion == 0 && count != 1))
+        throw lfbloom::error(lfbloom::errc::corrupt, "bad parameters");
+}
+/// Sub-filter c.subs.size() of `count`; `items` is the sum over the ones before it.
+void check_link(const chain& c, std::uint32_t count, std::uint64_t capacity, std::uint64_t items, std::uint64_t before) {
+    // each but the newest was full when the next opened; none holds more than its capacity
+    const std::size_t i = c.subs.size();
+    const std::uint64_t expected = i == 0 ? capacity : c.subs.back().capacity * c.expansion;
+    if (capacity == 0 || capacity != expected || items > capacity || (i + 1 < count && items != capacity) ||
+        items > UINT64_MAX - before)
+        throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent sub-filter");
+}
+
 /// Validates everything before and while allocating: lengths against the bytes present, each
 /// sub-filter's checksum, the memory limit. Throws lfbloom::error.
 std::unique_ptr<chain> deserialize(std::string_view blob) {
@@ -159,8 +177,7 @@ std::unique_ptr<chain> deserialize(std::string_view blob) {
     c->expansion = r.get<std::uint32_t>();
     c->items = r.get<std::uint64_t>();
     const auto count = r.get<std::uint32_t>();
-    if (!(c->error > 0 && c->error < 1) || count == 0 || count > max_chain || (c->expansion == 0 && count != 1))
-        throw lfbloom::error(errc::corrupt, "bad parameters");
+    check_parameters(*c, count);
     c->subs.reserve(count);
     std::uint64_t items = 0, used = sizeof(chain);
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -168,11 +185,7 @@ std::unique_ptr<chain> deserialize(std::string_view blob) {
         const auto sub_items = r.get<std::uint64_t>();
         const auto length = r.get<std::uint64_t>();
         if (length > r.rest.size()) throw lfbloom::error(errc::corrupt, "truncated sub-filter");
-        // each but the newest was full when the next opened; none holds more than its capacity
-        const std::uint64_t expected = i == 0 ? capacity : c->subs.back().capacity * c->expansion;
-        if (capacity == 0 || capacity != expected || sub_items > capacity || (i + 1 < count && sub_items != capacity) ||
-            sub_items > UINT64_MAX - items)
-            throw lfbloom::error(errc::corrupt, "inconsistent sub-filter");
+        check_link(*c, count, capacity, sub_items, items);
         std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(r.rest.data()), length);
         if (used >= max_bytes) throw lfbloom::error(errc::too_large, "the value exceeds the memory limit");
         auto f = lfbloom::load<blocked_bloom_filter>(lfbloom::span_source(bytes), max_bytes - used, length);
@@ -478,6 +491,154 @@ int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
+// ---- BF.SCANDUMP and BF.LOADCHUNK: RedisBloom's cursor protocol, our own chunks -------------------
+// Cursor 0 asks for the header (the reply's cursor is 1). Cursor c > 0 asks for the words from
+// word c - 1 of the sub-filters' words laid end to end; the reply holds at most 16 MiB of one
+// sub-filter's words and the cursor 1 + the word after them, or 0 and "" past the end. Every
+// header and chunk ends with an XXH3 of its content (a chunk's: its start and its words), so
+// LOADCHUNK refuses corrupt or misplaced data. Between the header and the last chunk the key
+// exists with some bits missing, as with RedisBloom.
+
+constexpr char dump_magic[8] = {'L', 'F', 'B', 'R', 'S', 'D', '0', '1'};
+constexpr std::uint64_t chunk_words = std::uint64_t{1} << 21;
+
+void put_checksum(std::string& out) { put(out, static_cast<std::uint64_t>(XXH3_64bits(out.data(), out.size()))); }
+
+/// The sub-filter holding word `w` of the words laid end to end, and w's index in it; null past the end.
+std::pair<sub_filter*, std::uint64_t> locate(chain& c, std::uint64_t w) {
+    for (auto& s : c.subs) {
+        if (w < s.filter.words().size()) return {&s, w};
+        w -= s.filter.words().size();
+    }
+    return {nullptr, 0};
+}
+
+std::string dump_header(const chain& c) {
+    std::string out(dump_magic, sizeof(dump_magic));
+    put(out, std::bit_cast<std::uint64_t>(c.error));
+    put(out, c.expansion);
+    put(out, c.items);
+    put(out, static_cast<std::uint32_t>(c.subs.size()));
+    for (const auto& s : c.subs) {
+        put(out, s.capacity);
+        put(out, s.items);
+        put(out, static_cast<std::uint64_t>(s.filter.words().size()));
+    }
+    put_checksum(out);
+    return out;
+}
+
+/// The chunk starting at word `start` (which locate() found in `s` at index `at`).
+std::string dump_chunk(const sub_filter& s, std::uint64_t at, std::uint64_t start) {
+    const auto words = s.filter.words().subspan(at, std::min<std::uint64_t>(chunk_words, s.filter.words().size() - at));
+    std::string out;
+    out.reserve(8 * (words.size() + 2));
+    put(out, start);
+    for (const auto& w : words) put(out, lfbloom::load_word(w));
+    put_checksum(out);
+    return out.substr(sizeof(std::uint64_t));  // the start is implied by the cursor
+}
+
+/// A chain with zeroed sub-filters of the geometry `header` describes. Throws lfbloom::error
+/// (corrupt, or too_large before allocating past MAX_BYTES).
+std::unique_ptr<chain> load_header(std::string_view header) {
+    using lfbloom::errc;
+    if (header.size() < sizeof(dump_magic) + 8 || header.substr(0, sizeof(dump_magic)) != std::string_view(dump_magic, 8) ||
+        XXH3_64bits(header.data(), header.size() - 8) !=
+            lfbloom::detail::get_le<std::uint64_t>(reinterpret_cast<const unsigned char*>(header.data() + header.size() - 8)))
+        throw lfbloom::error(errc::corrupt, "received bad data");
+    reader r{header.substr(sizeof(dump_magic), header.size() - sizeof(dump_magic) - 8)};
+    auto c = std::make_unique<chain>();
+    c->error = std::bit_cast<double>(r.get<std::uint64_t>());
+    c->expansion = r.get<std::uint32_t>();
+    c->items = r.get<std::uint64_t>();
+    const auto count = r.get<std::uint32_t>();
+    check_parameters(*c, count);
+    std::uint64_t items = 0;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const auto capacity = r.get<std::uint64_t>();
+        const auto sub_items = r.get<std::uint64_t>();
+        const auto words = r.get<std::uint64_t>();
+        check_link(*c, count, capacity, sub_items, items);
+        c->grow(capacity);  // checks MAX_BYTES before allocating
+        if (c->subs.back().filter.words().size() != words) throw lfbloom::error(errc::corrupt, "received bad data");
+        c->subs.back().items = sub_items;
+        items += sub_items;
+    }
+    if (!r.rest.empty() || items != c->items) throw lfbloom::error(errc::corrupt, "received bad data");
+    return c;
+}
+
+/// BF.SCANDUMP key cursor
+int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    bool wrong = false;
+    chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    long long cursor = 0;
+    if (RedisModule_StringToLongLong(argv[2], &cursor) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "Second argument must be numeric");
+    try {
+        std::string data;
+        long long next = 0;
+        if (cursor == 0) {
+            data = dump_header(*c);
+            next = 1;
+        } else if (const auto [s, at] = locate(*c, cursor > 0 ? static_cast<std::uint64_t>(cursor - 1) : UINT64_MAX); s) {
+            data = dump_chunk(*s, at, static_cast<std::uint64_t>(cursor - 1));
+            next = cursor + static_cast<long long>(data.size() / 8 - 1);
+        }
+        RedisModule_ReplyWithArray(ctx, 2);
+        RedisModule_ReplyWithLongLong(ctx, next);
+        return RedisModule_ReplyWithStringBuffer(ctx, data.data(), data.size());
+    } catch (const std::exception& e) {  // bad_alloc
+        return reply_error(ctx, e);
+    }
+}
+
+/// BF.LOADCHUNK key cursor data: cursor 1 creates the key from a header, others write a chunk.
+int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 4) return RedisModule_WrongArity(ctx);
+    long long cursor = 0;
+    if (RedisModule_StringToLongLong(argv[2], &cursor) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    bool wrong = false;
+    chain* c = lookup(key, wrong);
+    const std::string_view data = view(argv[3]);
+    try {
+        if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+        if (c == nullptr && cursor == 1) {
+            RedisModule_ModuleTypeSetValue(key, chain_type, load_header(data).release());
+        } else if (c == nullptr) {
+            return RedisModule_ReplyWithError(ctx, "ERR not found");
+        } else {
+            const std::uint64_t words = data.size() / 8 - 1;
+            if (cursor <= 1 || data.size() < 16 || data.size() % 8 != 0 || words >= static_cast<std::uint64_t>(cursor))
+                return RedisModule_ReplyWithError(ctx, "ERR received bad data");
+            const std::uint64_t start = static_cast<std::uint64_t>(cursor) - 1 - words;
+            const auto [s, at] = locate(*c, start);
+            if (s == nullptr || at + words > s->filter.words().size())
+                return RedisModule_ReplyWithError(ctx, "ERR invalid offset - no link found");
+            std::string checked;
+            put(checked, start);
+            checked.append(data.substr(0, data.size() - 8));
+            const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
+            if (XXH3_64bits(checked.data(), checked.size()) != lfbloom::detail::get_le<std::uint64_t>(bytes + data.size() - 8))
+                return RedisModule_ReplyWithError(ctx, "ERR received bad data");
+            auto target = s->filter.words().subspan(at, words);
+            for (std::uint64_t i = 0; i < words; ++i) lfbloom::store_word(target[i], lfbloom::detail::get_le<std::uint64_t>(bytes + 8 * i));
+        }
+    } catch (const lfbloom::error& e) {
+        return e.code() == lfbloom::errc::corrupt ? RedisModule_ReplyWithError(ctx, "ERR received bad data") : reply_error(ctx, e);
+    } catch (const std::exception& e) {
+        return reply_error(ctx, e);
+    }
+    RedisModule_ReplicateVerbatim(ctx);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
 // ---- the data type's callbacks ------------------------------------------------------------------
 
 void* rdb_load(RedisModuleIO* io, int encver) {
@@ -580,6 +741,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
         {"bf.madd", madd, "write deny-oom"},       {"bf.insert", insert, "write deny-oom"},
         {"bf.exists", exists, "readonly fast"},    {"bf.mexists", mexists, "readonly fast"},
         {"bf.card", card, "readonly fast"},        {"bf.info", info, "readonly fast"},
+        {"bf.scandump", scandump, "readonly"},     {"bf.loadchunk", loadchunk, "write deny-oom"},
         {"lfbf.restore", restore, "write deny-oom"},
     };
     for (const auto& c : commands)

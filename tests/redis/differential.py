@@ -45,6 +45,11 @@ SCRIPT = [
     "BF.RESERVE h 0.1 1 NONSCALING", "BF.ADD h a", "BF.ADD h b", "BF.ADD h a", "BF.MADD h c d",
     "BF.MADD h a c", "BF.CARD h", "BF.RESERVE i 0.01 1 EXPANSION 3", "BF.MADD i a b c d e", "BF.INFO i",
     "BF.MEXISTS i a b c d e f",
+    # BF.SCANDUMP / BF.LOADCHUNK errors (the payloads differ: round_trip compares what they carry)
+    "BF.SCANDUMP nope 0", "BF.SCANDUMP a", "BF.SCANDUMP a x", "BF.SCANDUMP s 0", "BF.SCANDUMP a 999999",
+    "BF.SCANDUMP a -1", "BF.LOADCHUNK nope 2 abc", "BF.LOADCHUNK a 1 abc", "BF.LOADCHUNK a x abc",
+    "BF.LOADCHUNK n2 1 abc", "BF.EXISTS n2 abc", "BF.LOADCHUNK a 2 abc", "BF.LOADCHUNK a 0 abc",
+    "BF.LOADCHUNK a -5 abc", "BF.LOADCHUNK a", "BF.LOADCHUNK s 1 abc", "BF.LOADCHUNK a 99999 0123456789abcdef",
 ]
 
 
@@ -68,6 +73,28 @@ def run(port, protocol):
             reply = ("error", str(e))
         replies.append(plain(reply))
     return replies
+
+
+def round_trip(port, protocol):
+    """Each key of the script dumped with BF.SCANDUMP and loaded into a new key with
+    BF.LOADCHUNK, the way RedisBloom's documentation does it; returns what the copies answer."""
+    client = redis.Redis(port=port, protocol=protocol)
+    answers = []
+    probes = "a b c d e f x y z k l nope".split()
+    for key in ("a", "c", "e", "h", "i", "k", "l", "o3", "auto2"):
+        chunks, cursor = [], 0
+        while True:
+            cursor, data = client.execute_command("BF.SCANDUMP", key, cursor)
+            if cursor == 0:
+                break
+            chunks.append((cursor, data))
+        for cursor, data in chunks:
+            client.execute_command("BF.LOADCHUNK", "copy-" + key, cursor, data)
+        answers.append((key, client.execute_command("BF.MEXISTS", "copy-" + key, *probes),
+                        client.execute_command("BF.MEXISTS", key, *probes),
+                        without_size("BF.INFO", client.execute_command("BF.INFO", "copy-" + key)),
+                        without_size("BF.INFO", client.execute_command("BF.INFO", key))))
+    return answers
 
 
 def without_size(cmd, reply):
@@ -95,7 +122,13 @@ def main():
                 if without_size(cmd, e) != without_size(cmd, g):
                     failures += 1
                     print(f"RESP{protocol} {cmd!r}: RedisBloom {e!r}, ours {g!r}")
-    print(f"{2 * len(SCRIPT) - failures} of {2 * len(SCRIPT)} replies equal")
+            expected, got = round_trip(theirs, protocol), round_trip(ours, protocol)
+            for e, g in zip(expected, got):
+                if e != g or g[1] != g[2] or g[3] != g[4]:
+                    failures += 1
+                    print(f"RESP{protocol} SCANDUMP/LOADCHUNK of {g[0]}: RedisBloom {e!r}, ours {g!r}")
+    total = 2 * (len(SCRIPT) + 9)
+    print(f"{total - failures} of {total} replies and round trips equal")
     return 1 if failures else 0
 
 

@@ -36,6 +36,24 @@ def members(r):
             r.execute_command("BF.MEXISTS inserted " + " ".join(f"i{n}" for n in range(100))))
 
 
+def scandump(r, key):
+    """Every (cursor, chunk) of key, header first."""
+    chunks, cursor = [], 0
+    while True:
+        cursor, data = r.execute_command("BF.SCANDUMP", key, cursor)
+        if cursor == 0:
+            return chunks
+        chunks.append((cursor, bytes(data)))
+
+
+def refused(r, *command):
+    try:
+        r.execute_command(*command)
+        return False
+    except redis.ResponseError:
+        return True
+
+
 def main():
     module = sys.argv[1]
     with servers.server([(module, [])]) as (port, _):
@@ -80,32 +98,47 @@ def main():
                   digests(replica, after) == digests(r, after))
             check("the replica has the add made after the sync", replica.execute_command("BF.EXISTS auto after-sync") == 1)
 
+        rng = random.Random(7)
+        # BF.SCANDUMP / BF.LOADCHUNK: a filter of 18 MB comes in more than one chunk (16 MiB each)
+        # and loads back equal; a corrupt or misplaced chunk, or a corrupt header, is refused.
+        r.execute_command("BF.RESERVE dumped 0.001 10000000")
+        r.execute_command("BF.MADD dumped " + " ".join(f"d{n}" for n in range(1000)))
+        chunks = scandump(r, "dumped")
+        big_header = chunks[0][1]
+        for cursor, data in chunks:
+            r.execute_command("BF.LOADCHUNK", "undumped", cursor, data)
+        check(f"SCANDUMP and LOADCHUNK keep the digest ({len(chunks) - 1} chunks)",
+              len(chunks) > 2 and digests(r, ["undumped"]) == digests(r, ["dumped"]))
+        chunks = scandump(r, "reserved")
+        flips = [(i, bytes(data[:at]) + bytes([data[at] ^ 1 << rng.randrange(8)]) + data[at + 1:])
+                 for i, (_, data) in enumerate(chunks) for at in rng.sample(range(len(data)), 10)]
+        check("a LOADCHUNK header with a flipped bit creates nothing",
+              all(refused(r, "BF.LOADCHUNK", "reloaded", 1, data) for i, data in flips if i == 0)
+              and not r.exists("reloaded"))
+        r.execute_command("BF.LOADCHUNK", "reloaded", *chunks[0])
+        check("a chunk with a flipped bit is refused",
+              all(refused(r, "BF.LOADCHUNK", "reloaded", chunks[i][0], data) for i, data in flips if i > 0))
+        check("a chunk at another cursor is refused",
+              all(refused(r, "BF.LOADCHUNK", "reloaded", cursor + shift, data)
+                  for cursor, data in chunks[1:] for shift in (-8, -1, 1, 8)))
+        for cursor, data in chunks[1:]:
+            r.execute_command("BF.LOADCHUNK", "reloaded", cursor, data)
+        check("... and the good chunks then load equal", digests(r, ["reloaded"]) == digests(r, ["reserved"]))
+
         # Corrupt values are refused, nothing is created, and the server keeps serving.
         # Redis checks a DUMP payload's CRC before the module sees it: skip that, so truncated
         # values reach rdb_load (a short read) and our own checks.
         r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", 1)
         blob = r.execute_command("DUMP", "inserted")
         good = bytes(blob)
-        rng = random.Random(7)
-        refused = 0
-        trials = 0
-        for cut in sorted(rng.sample(range(1, len(good)), 40)):
-            trials += 1
-            try:
-                r.execute_command("RESTORE", f"cut{cut}", 0, good[:cut])
-            except redis.ResponseError:
-                refused += 1
-        check(f"truncated DUMP payloads are refused ({refused} of {trials})", refused == trials)
+        cuts = sorted(rng.sample(range(1, len(good)), 40))
+        n = sum(refused(r, "RESTORE", f"cut{cut}", 0, good[:cut]) for cut in cuts)
+        check(f"truncated DUMP payloads are refused ({n} of {len(cuts)})", n == len(cuts))
         # our own serialized form, through LFBF.RESTORE: random bytes of random lengths
-        refused = trials = 0
         source = digests(r, ["inserted"])[0]
-        for n in range(60):
-            trials += 1
-            try:
-                r.execute_command("LFBF.RESTORE", f"bad{n}", bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 200))))
-            except redis.ResponseError:
-                refused += 1
-        check(f"random LFBF.RESTORE payloads are refused ({refused} of {trials})", refused == trials)
+        blobs = [bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 200))) for _ in range(60)]
+        n = sum(refused(r, "LFBF.RESTORE", f"bad{i}", blob) for i, blob in enumerate(blobs))
+        check(f"random LFBF.RESTORE payloads are refused ({n} of {len(blobs)})", n == len(blobs))
         check("the server still answers", r.ping() and digests(r, ["inserted"])[0] == source)
 
         try:
@@ -128,14 +161,16 @@ def main():
             check(f"a key over MAX_BYTES is refused ({e})", not r.exists("big"))
         # sub-filters of 100,000 and 400,000 items (about 0.7 MB together); the third would exceed 1 MiB
         r.execute_command("BF.RESERVE grows 0.01 100000 EXPANSION 4")
-        refused = None
+        stop = None
         for n in range(60):
             reply = r.execute_command("BF.MADD grows " + " ".join(f"g{n}-{i}" for i in range(10000)))
             if isinstance(reply[-1], Exception):
-                refused = reply[-1]
+                stop = reply[-1]
                 break
-        check(f"growth past MAX_BYTES is refused ({refused})", refused is not None)
+        check(f"growth past MAX_BYTES is refused ({stop})", stop is not None)
         check("... and the key keeps working", r.execute_command("BF.EXISTS grows g0-0") == 1)
+        check("a LOADCHUNK header over MAX_BYTES is refused",
+              refused(r, "BF.LOADCHUNK", "big", 1, big_header) and not r.exists("big"))
 
     # AOF: rewrite (no RDB preamble), restart, replay.
     with servers.server([(module, [])], extra=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]) as (port, directory):
