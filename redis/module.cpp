@@ -5,18 +5,20 @@
 // sub-filter, so a key present anywhere is not added twice, then goes to the newest, opening a
 // new one once the newest holds its capacity (or answering "non scaling filter is full").
 // Replies, defaults and error strings follow RedisBloom 2.8.2 (tests/redis compares them);
-// BF.INFO's Size reports our bytes, which differ.
+// BF.INFO's Size reports our bytes and BF.SCANDUMP carries our chunks, which differ. Beyond
+// RedisBloom: module configs (lfbloom.*), an INFO section, keyspace events, a per-key memory cap.
 //
 // Thread safety: Redis calls the commands and type callbacks one at a time (on its main thread,
 // or a background thread for free and for saving in a fork), so nothing here needs a lock.
 #include <algorithm>
+#include <atomic>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <span>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,14 +38,24 @@ namespace {
 using lfbloom::blocked_bloom_filter;
 
 constexpr int encoding_version = 1;
-constexpr double default_error = 0.01;
-constexpr long long default_capacity = 100;
-constexpr long long default_expansion = 2;
 constexpr char blob_magic[8] = {'L', 'F', 'B', 'R', 'S', 'B', '0', '1'};
 
-/// Bytes one key may use (all sub-filters): refused before allocating. Load argument MAX_BYTES;
-/// give every node of a replicated set the same value (a replica refuses what exceeds its own).
-std::uint64_t max_bytes = std::uint64_t{4} << 30;
+/// The server's settings: load arguments give their start values, module configs (redis.conf,
+/// CONFIG SET lfbloom.<name>) change them. Redis reads and writes them on its main thread only.
+/// A replica builds what its primary built whatever its own defaults (creations replicate with
+/// every parameter), but refuses what exceeds its own max-bytes: give every node the same.
+struct settings {
+    double error_rate = 0.01;                       ///< lfbloom.error-rate, ERROR_RATE (RedisBloom's name)
+    long long initial_size = 100;                   ///< lfbloom.initial-size, INITIAL_SIZE (RedisBloom's name)
+    long long expansion = 2;                        ///< lfbloom.expansion, EXPANSION
+    long long max_bytes = std::int64_t{4} << 30;    ///< lfbloom.max-bytes, MAX_BYTES: one key's memory, checked before allocating
+} config;
+
+/// INFO lfbloom's live counts. Relaxed atomics: values are freed on Redis's lazy-free thread too,
+/// and the counts order nothing (they are statistics).
+struct {
+    std::atomic<long long> filters{0}, bytes{0}, refused{0};
+} live;
 /// Sub-filters per key. Each halves the rate, so past about 250 the hashes needed exceed 255.
 constexpr std::size_t max_chain = 256;
 RedisModuleType* chain_type = nullptr;
@@ -56,10 +68,26 @@ struct sub_filter {
 
 /// One BF key. expansion 0 = NONSCALING.
 struct chain {
-    double error = default_error;
-    std::uint32_t expansion = default_expansion;
+    double error = 0;
+    std::uint32_t expansion = 0;
     std::uint64_t items = 0;
     std::vector<sub_filter> subs;
+
+    chain() { account(); }
+    chain(const chain&) = delete;
+    chain& operator=(const chain&) = delete;
+    ~chain() {
+        live.filters.fetch_sub(1, std::memory_order_relaxed);  // relaxed: statistics (see live)
+        live.bytes.fetch_sub(static_cast<long long>(accounted), std::memory_order_relaxed);
+    }
+    /// Brings live.bytes up to date after subs changed.
+    void account() {
+        if (accounted == 0) live.filters.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
+        const std::uint64_t now = bytes();
+        live.bytes.fetch_add(static_cast<long long>(now - accounted), std::memory_order_relaxed);
+        accounted = now;
+    }
+    std::uint64_t accounted = 0;
 
     std::uint64_t bytes() const {  // O(sub-filters): no scan of the bits
         std::uint64_t sum = sizeof(chain);
@@ -79,11 +107,13 @@ struct chain {
     void grow(std::uint64_t capacity) {
         if (subs.size() >= max_chain) throw lfbloom::error(lfbloom::errc::full, "the filter reached its limit of sub-filters");
         const std::uint64_t used = subs.empty() ? 0 : bytes();
-        if (used >= max_bytes) throw lfbloom::error(lfbloom::errc::too_large, "the key reached its memory limit");
+        const auto limit = static_cast<std::uint64_t>(config.max_bytes);
+        if (used >= limit) throw lfbloom::error(lfbloom::errc::too_large, "the key reached its memory limit");
         lfbloom::filter_options o;
-        o.memory_limit = max_bytes - used;
+        o.memory_limit = limit - used;
         subs.reserve(subs.size() + 1);  // so push_back cannot throw after the filter is made
         subs.push_back({blocked_bloom_filter::for_capacity(capacity, rate(subs.size()), o), capacity});
+        account();
     }
 
     bool contains(std::string_view key) const {
@@ -187,12 +217,14 @@ std::unique_ptr<chain> deserialize(std::string_view blob) {
         if (length > r.rest.size()) throw lfbloom::error(errc::corrupt, "truncated sub-filter");
         check_link(*c, count, capacity, sub_items, items);
         std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(r.rest.data()), length);
-        if (used >= max_bytes) throw lfbloom::error(errc::too_large, "the value exceeds the memory limit");
-        auto f = lfbloom::load<blocked_bloom_filter>(lfbloom::span_source(bytes), max_bytes - used, length);
+        const auto limit = static_cast<std::uint64_t>(config.max_bytes);
+        if (used >= limit) throw lfbloom::error(errc::too_large, "the value exceeds the memory limit");
+        auto f = lfbloom::load<blocked_bloom_filter>(lfbloom::span_source(bytes), limit - used, length);
         if (f.shape().capacity != capacity || f.shape().target_fpr != c->rate(i))
             throw lfbloom::error(errc::corrupt, "a sub-filter's geometry does not match its chain");
         used += sizeof(sub_filter) + f.words().size_bytes();
         c->subs.push_back({std::move(f), capacity, sub_items});
+        c->account();
         r.rest.remove_prefix(length);
         items += sub_items;
     }
@@ -209,6 +241,12 @@ std::string_view view(RedisModuleString* s) {
 }
 
 bool is(RedisModuleString* s, const char* word) { return strcasecmp(RedisModule_StringPtrLen(s, nullptr), word) == 0; }
+
+/// The shortest text that reads back as exactly `v`.
+std::string shortest(double v) {
+    char text[32];
+    return {text, std::to_chars(text, text + sizeof text, v).ptr};
+}
 
 int reply_bool(RedisModuleCtx* ctx, bool b) {
     // ReplyWithBool is an integer 0/1 under RESP2 and a boolean under RESP3, as RedisBloom's replies
@@ -238,6 +276,12 @@ RedisModuleKey* open(RedisModuleCtx* ctx, RedisModuleString* name, int mode) {
     return static_cast<RedisModuleKey*>(RedisModule_OpenKey(ctx, name, mode));
 }
 
+/// Keyspace events (class d, "module"): bf.reserve when a key is created, by any command;
+/// bf.add when an add changed a filter; bf.loadchunk, lfbf.restore. RedisBloom 2.8.2 sends none.
+void notify(RedisModuleCtx* ctx, const char* event, RedisModuleString* key) {
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, event, key);
+}
+
 /// Creates the chain for a new key; replies with the error and returns null if it cannot.
 chain* create(RedisModuleCtx* ctx, RedisModuleKey* key, double error, long long capacity, long long expansion) {
     try {
@@ -257,20 +301,20 @@ chain* create(RedisModuleCtx* ctx, RedisModuleKey* key, double error, long long 
 /// Replicates a creation as an explicit BF.RESERVE with every parameter (so a replica with other
 /// defaults builds the same filter) followed by the adds that changed something.
 void replicate_reserve(RedisModuleCtx* ctx, RedisModuleString* name, const chain& c) {
-    char error[32];
-    std::snprintf(error, sizeof error, "%.17g", c.error);  // round-trips the double exactly
+    const std::string error = shortest(c.error);
     const std::string capacity = std::to_string(c.subs.front().capacity);
     if (c.expansion == 0)
-        RedisModule_Replicate(ctx, "BF.RESERVE", "sccc", name, error, capacity.c_str(), "NONSCALING");
+        RedisModule_Replicate(ctx, "BF.RESERVE", "sccc", name, error.c_str(), capacity.c_str(), "NONSCALING");
     else
-        RedisModule_Replicate(ctx, "BF.RESERVE", "scccl", name, error, capacity.c_str(), "EXPANSION",
+        RedisModule_Replicate(ctx, "BF.RESERVE", "scccl", name, error.c_str(), capacity.c_str(), "EXPANSION",
                               static_cast<long long>(c.expansion));
 }
 
+/// A new key's parameters: the server's defaults unless the command gives them.
 struct creation {
-    double error = default_error;
-    long long capacity = default_capacity;
-    long long expansion = default_expansion;
+    double error = config.error_rate;
+    long long capacity = config.initial_size;
+    long long expansion = config.expansion;
     bool nonscaling = false;
 };
 
@@ -286,6 +330,7 @@ chain* open_or_create(RedisModuleCtx* ctx, RedisModuleString* name, const creati
         RedisModule_ReplyWithError(ctx, "ERR not found");
     } else if (c == nullptr && (c = create(ctx, key, p.error, p.capacity, p.nonscaling ? 0 : p.expansion)) != nullptr) {
         replicate_reserve(ctx, name, *c);
+        notify(ctx, "bf.reserve", name);
     }
     return c;
 }
@@ -297,6 +342,7 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModul
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
     int done = 0;
     long replied = 0;
+    bool fresh = false;
     for (int i = 0; i < n; ++i, ++replied) {
         try {
             const auto r = c.add(view(items[i]));
@@ -306,6 +352,7 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModul
                 break;
             }
             ++done;
+            fresh |= r == chain::added::fresh;
             reply_bool(ctx, r == chain::added::fresh);
         } catch (const std::exception& e) {
             reply_error(ctx, e);
@@ -315,6 +362,7 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModul
     }
     RedisModule_ReplySetArrayLength(ctx, replied);
     if (done > 0) RedisModule_Replicate(ctx, "BF.MADD", "sv", name, items, static_cast<std::size_t>(done));
+    if (fresh) notify(ctx, "bf.add", name);
     return REDISMODULE_OK;
 }
 
@@ -357,6 +405,7 @@ int add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         const auto r = c->add(view(argv[2]));
         if (r == chain::added::full) return RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
         RedisModule_Replicate(ctx, "BF.MADD", "ss", argv[1], argv[2]);  // present too: see add_items
+        if (r == chain::added::fresh) notify(ctx, "bf.add", argv[1]);
         return reply_bool(ctx, r == chain::added::fresh);
     } catch (const std::exception& e) {
         return reply_error(ctx, e);
@@ -485,9 +534,11 @@ int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     try {
         RedisModule_ModuleTypeSetValue(key, chain_type, deserialize(view(argv[2])).release());
     } catch (const std::exception& e) {
+        live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
         return reply_error(ctx, e);
     }
     RedisModule_ReplicateVerbatim(ctx);
+    notify(ctx, "lfbf.restore", argv[1]);
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
@@ -631,11 +682,13 @@ int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
             for (std::uint64_t i = 0; i < words; ++i) lfbloom::store_word(target[i], lfbloom::detail::get_le<std::uint64_t>(bytes + 8 * i));
         }
     } catch (const lfbloom::error& e) {
+        live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
         return e.code() == lfbloom::errc::corrupt ? RedisModule_ReplyWithError(ctx, "ERR received bad data") : reply_error(ctx, e);
     } catch (const std::exception& e) {
         return reply_error(ctx, e);
     }
     RedisModule_ReplicateVerbatim(ctx);
+    notify(ctx, "bf.loadchunk", argv[1]);
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
@@ -653,6 +706,7 @@ void* rdb_load(RedisModuleIO* io, int encver) {
     try {
         return deserialize({buffer, n}).release();
     } catch (const std::exception& e) {
+        live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
         RedisModule_LogIOError(io, "warning", "lfbloom: refusing a BF value: %s", e.what());
         return nullptr;
     }
@@ -698,6 +752,72 @@ std::size_t mem_usage(const void* value) { return static_cast<const chain*>(valu
 std::size_t free_effort(RedisModuleString*, const void* value) { return static_cast<const chain*>(value)->bytes() / 4096; }
 void free_chain(void* value) { delete static_cast<chain*>(value); }
 
+// ---- settings: load arguments, module configs, INFO ---------------------------------------------
+
+/// Sets one setting from its load-argument name; false (nothing set) if the name or value is bad.
+bool set_argument(RedisModuleString* name, RedisModuleString* value) {
+    double rate = 0;
+    long long n = 0;
+    if (is(name, "ERROR_RATE"))
+        return RedisModule_StringToDouble(value, &rate) == REDISMODULE_OK && rate > 0 && rate < 1 && (config.error_rate = rate, true);
+    if (RedisModule_StringToLongLong(value, &n) != REDISMODULE_OK || n < 1) return false;
+    if (is(name, "INITIAL_SIZE")) return config.initial_size = n, true;
+    if (is(name, "EXPANSION")) return n <= std::numeric_limits<std::uint32_t>::max() && (config.expansion = n, true);
+    if (is(name, "MAX_BYTES")) return config.max_bytes = n, true;
+    return false;
+}
+
+// Module configs: lfbloom.initial-size, lfbloom.expansion, lfbloom.max-bytes (numeric; privdata
+// points at the setting) and lfbloom.error-rate (a string, as configs have no doubles).
+long long get_number(const char*, void* setting) { return *static_cast<long long*>(setting); }
+int set_number(const char*, long long v, void* setting, RedisModuleString**) {
+    *static_cast<long long*>(setting) = v;  // Redis checked the bounds given at registration
+    return REDISMODULE_OK;
+}
+RedisModuleString* error_rate_text = nullptr;  // what CONFIG GET returns; Redis does not free it
+int set_error_rate(const char*, RedisModuleString* v, void*, RedisModuleString** err) {
+    double rate = 0;
+    if (RedisModule_StringToDouble(v, &rate) != REDISMODULE_OK || !(rate > 0 && rate < 1)) {
+        *err = RedisModule_CreateString(nullptr, "error-rate must be a number in (0, 1)", 38);
+        return REDISMODULE_ERR;
+    }
+    config.error_rate = rate;
+    if (error_rate_text) RedisModule_FreeString(nullptr, error_rate_text);
+    const std::string text = shortest(rate);
+    error_rate_text = RedisModule_CreateString(nullptr, text.data(), text.size());
+    return REDISMODULE_OK;
+}
+RedisModuleString* get_error_rate(const char*, void*) { return error_rate_text; }
+
+bool register_configs(RedisModuleCtx* ctx) {
+    if (!RedisModule_RegisterNumericConfig || !RedisModule_LoadConfigs) return true;  // older servers: load arguments only
+    const std::string rate = shortest(config.error_rate);
+    const long long most = std::numeric_limits<long long>::max();
+    error_rate_text = RedisModule_CreateString(nullptr, rate.data(), rate.size());
+    return RedisModule_RegisterStringConfig(ctx, "error-rate", rate.c_str(), REDISMODULE_CONFIG_DEFAULT, get_error_rate,
+                                            set_error_rate, nullptr, nullptr) == REDISMODULE_OK &&
+           RedisModule_RegisterNumericConfig(ctx, "initial-size", config.initial_size, REDISMODULE_CONFIG_DEFAULT, 1, most,
+                                             get_number, set_number, nullptr, &config.initial_size) == REDISMODULE_OK &&
+           RedisModule_RegisterNumericConfig(ctx, "expansion", config.expansion, REDISMODULE_CONFIG_DEFAULT, 1,
+                                             std::numeric_limits<std::uint32_t>::max(), get_number, set_number, nullptr,
+                                             &config.expansion) == REDISMODULE_OK &&
+           RedisModule_RegisterNumericConfig(ctx, "max-bytes", config.max_bytes, REDISMODULE_CONFIG_MEMORY, 1, most,
+                                             get_number, set_number, nullptr, &config.max_bytes) == REDISMODULE_OK &&
+           RedisModule_LoadConfigs(ctx) == REDISMODULE_OK;
+}
+
+/// INFO lfbloom: the live keys and their bytes, refused values, and the settings.
+void info_section(RedisModuleInfoCtx* ctx, int) {
+    RedisModule_InfoAddSection(ctx, "");
+    RedisModule_InfoAddFieldLongLong(ctx, "filters", live.filters.load(std::memory_order_relaxed));  // relaxed: statistics
+    RedisModule_InfoAddFieldLongLong(ctx, "bytes", live.bytes.load(std::memory_order_relaxed));
+    RedisModule_InfoAddFieldLongLong(ctx, "refused_values", live.refused.load(std::memory_order_relaxed));
+    RedisModule_InfoAddFieldDouble(ctx, "error_rate", config.error_rate);
+    RedisModule_InfoAddFieldLongLong(ctx, "initial_size", config.initial_size);
+    RedisModule_InfoAddFieldLongLong(ctx, "expansion", config.expansion);
+    RedisModule_InfoAddFieldLongLong(ctx, "max_bytes", config.max_bytes);
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
@@ -706,19 +826,15 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
         RedisModule_Log(ctx, "warning", "lfbloom: needs Redis or Valkey 7.0 or later (RESP3 replies)");
         return REDISMODULE_ERR;
     }
-    if (argc % 2 != 0) {
-        RedisModule_Log(ctx, "warning", "lfbloom: load arguments are MAX_BYTES <bytes per key>");
-        return REDISMODULE_ERR;
-    }
-    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
-    for (int i = 0; i + 1 < argc; i += 2) {
-        long long v = 0;
-        if (!is(argv[i], "MAX_BYTES") || RedisModule_StringToLongLong(argv[i + 1], &v) != REDISMODULE_OK || v <= 0) {
-            RedisModule_Log(ctx, "warning", "lfbloom: load arguments are MAX_BYTES <bytes per key>");
+    for (int i = 0; i < argc; i += 2) {
+        if (i + 1 == argc || !set_argument(argv[i], argv[i + 1])) {
+            RedisModule_Log(ctx, "warning",
+                            "lfbloom: load arguments are pairs: ERROR_RATE (0, 1), INITIAL_SIZE, EXPANSION, MAX_BYTES (>= 1)");
             return REDISMODULE_ERR;
         }
-        max_bytes = static_cast<std::uint64_t>(v);
     }
+    if (!register_configs(ctx) || RedisModule_RegisterInfoFunc(ctx, info_section) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
     RedisModuleTypeMethods methods = {};
     methods.version = REDISMODULE_TYPE_METHOD_VERSION;
     methods.rdb_load = rdb_load;

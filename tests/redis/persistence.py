@@ -79,8 +79,10 @@ def main():
         check(f"... and the chain ({filters} sub-filters, {items} items)", filters == 2 and 2990 <= items <= 3000)
 
         # Replication: a replica of this primary converges to equal digests.
-        # Keys created after the sync reach it as commands (an explicit BF.RESERVE, then BF.MADD).
-        with servers.server([(module, [])], extra=["--replicaof", "127.0.0.1", str(port)]) as (rport, _):
+        # Keys created after the sync reach it as commands (an explicit BF.RESERVE, then BF.MADD):
+        # the replica's other defaults must not change what it builds.
+        other_defaults = ["ERROR_RATE", "0.2", "INITIAL_SIZE", "7", "EXPANSION", "5"]
+        with servers.server([(module, other_defaults)], extra=["--replicaof", "127.0.0.1", str(port)]) as (rport, _):
             replica = redis.Redis(port=rport)
             for _ in range(100):
                 if replica.info("replication")["master_link_status"] == "up":

@@ -1,0 +1,113 @@
+"""The module's server-side surface: load arguments, module configs (CONFIG GET/SET lfbloom.*),
+the INFO lfbloom section and keyspace events. Usage: settings.py MODULE"""
+import sys
+import time
+
+import redis
+
+import servers
+
+failures = []
+
+
+def check(what, ok):
+    print(("ok    " if ok else "FAIL  ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def digest(r, key):
+    return r.execute_command("DEBUG", "DIGEST-VALUE", key)[0]
+
+
+def refused(r, *command):
+    try:
+        r.execute_command(*command)
+        return False
+    except redis.ResponseError:
+        return True
+
+
+def same_as_reserve(r, key, reserve):
+    """Whether the auto-created `key` equals a filter made by an explicit BF.RESERVE."""
+    r.execute_command("BF.ADD", key, "item")
+    r.execute_command(*reserve.split())
+    r.execute_command("BF.ADD", reserve.split()[1], "item")
+    return digest(r, key) == digest(r, reserve.split()[1])
+
+
+def main():
+    module = sys.argv[1]
+    args = ["ERROR_RATE", "0.2", "INITIAL_SIZE", "7", "EXPANSION", "5"]
+    with servers.server([(module, args)], extra=["--notify-keyspace-events", "Ed"]) as (port, _):
+        r = redis.Redis(port=port, decode_responses=True)
+        check("load arguments are the configs' values",
+              r.config_get("lfbloom.*") == {"lfbloom.error-rate": "0.2", "lfbloom.initial-size": "7",
+                                             "lfbloom.expansion": "5", "lfbloom.max-bytes": str(4 << 30)})
+        check("auto-created keys take the load arguments", same_as_reserve(r, "auto", "BF.RESERVE explicit 0.2 7 EXPANSION 5"))
+
+        for name, value in (("error-rate", "0.03"), ("initial-size", "1000"), ("expansion", "3")):
+            r.config_set("lfbloom." + name, value)
+        check("CONFIG SET changes the defaults", same_as_reserve(r, "auto2", "BF.RESERVE explicit2 0.03 1000 EXPANSION 3"))
+        before = r.config_get("lfbloom.*")
+        bad = [("error-rate", "0"), ("error-rate", "1"), ("error-rate", "nan"), ("error-rate", "x"),
+               ("initial-size", "0"), ("initial-size", "-1"), ("expansion", "0"), ("expansion", str(1 << 32)),
+               ("max-bytes", "0"), ("max-bytes", "x")]
+        check("bad values are refused", all(refused(r, "CONFIG", "SET", "lfbloom." + n, v) for n, v in bad))
+        check("... and change nothing", r.config_get("lfbloom.*") == before)
+        r.config_set("lfbloom.max-bytes", "1mb")
+        check("CONFIG SET lfbloom.max-bytes 1mb takes effect on the next key",
+              refused(r, "BF.RESERVE", "big", 0.01, 10000000) and not r.exists("big"))
+
+        # INFO lfbloom counts live keys and their bytes (BF.INFO's Size), and refused values
+        info = r.info("lfbloom")
+        sizes = sum(r.execute_command("BF.INFO", k, "SIZE")["Size"] for k in ("auto", "explicit", "auto2", "explicit2"))
+        check(f"INFO lfbloom: 4 filters of {sizes} bytes ({info})",
+              info["lfbloom_filters"] == 4 and info["lfbloom_bytes"] == sizes and info["lfbloom_error_rate"] == 0.03)
+        r.delete("auto", "explicit")
+        r.execute_command("COPY", "auto2", "copied")
+        refused(r, "LFBF.RESTORE", "corrupt", b"LFBRSB01 and nothing valid")
+        info = r.info("lfbloom")
+        check("... DEL, COPY and a refused value are counted",
+              info["lfbloom_filters"] == 3 and info["lfbloom_refused_values"] == 1)
+
+        # keyspace events: one per key created (bf.reserve) and per add that changed a filter
+        events = r.pubsub()
+        events.psubscribe("__keyevent@0__:*")
+        events.get_message(timeout=1)
+        r.config_set("lfbloom.max-bytes", str(4 << 30))
+        script = ["BF.RESERVE e1 0.01 100", "BF.ADD e1 x", "BF.ADD e1 x", "BF.EXISTS e1 x", "BF.MADD e2 a b",
+                  "BF.MADD e2 a", "BF.INSERT e3 NOCREATE ITEMS a", "BF.INSERT e2 ITEMS a c", "BF.RESERVE e1 0.01 100",
+                  "BF.RESERVE e4 0.1 1 NONSCALING", "BF.MADD e4 a b"]
+        for line in script:
+            try:
+                r.execute_command(*line.split())
+            except redis.ResponseError:
+                pass
+        raw = redis.Redis(port=port)  # the header is binary
+        raw.execute_command("BF.LOADCHUNK", "e5", 1, raw.execute_command("BF.SCANDUMP", "e1", 0)[1])
+        seen = []
+        deadline = time.time() + 5
+        while len(seen) < 10 and time.time() < deadline:
+            m = events.get_message(timeout=0.5)
+            if m and m["type"] == "pmessage":
+                seen.append((m["channel"].split(":", 1)[1], m["data"]))
+        expected = [("bf.reserve", "e1"), ("bf.add", "e1"), ("bf.reserve", "e2"), ("bf.add", "e2"),
+                    ("bf.add", "e2"), ("bf.reserve", "e4"), ("bf.add", "e4"), ("bf.loadchunk", "e5")]
+        check(f"keyspace events ({seen})", seen == expected)
+
+    # bad load arguments: the module refuses to load, so the server does not start
+    for bad in (["ERROR_RATE", "1"], ["ERROR_RATE", "x"], ["INITIAL_SIZE", "0"], ["EXPANSION", str(1 << 32)],
+                ["MAX_BYTES", "-1"], ["MAX_BYTES"], ["CAPACITY", "10"]):
+        try:
+            with servers.server([(module, bad)]):
+                check(f"load arguments {bad} are refused", False)
+        except RuntimeError:
+            check(f"load arguments {bad} are refused", True)
+
+    print(f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
