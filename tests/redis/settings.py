@@ -88,7 +88,7 @@ def main():
         raw.execute_command("BF.LOADCHUNK", "e5", 1, raw.execute_command("BF.SCANDUMP", "e1", 0)[1])
         seen = []
         deadline = time.time() + 5
-        while len(seen) < 10 and time.time() < deadline:
+        while len(seen) < 9 and time.time() < deadline:
             m = events.get_message(timeout=0.5)
             if m and m["type"] == "pmessage":
                 seen.append((m["channel"].split(":", 1)[1], m["data"]))
