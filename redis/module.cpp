@@ -11,54 +11,29 @@
 // Thread safety: Redis calls the commands and type callbacks one at a time (on its main thread,
 // or a background thread for free and for saving in a fork), so nothing here needs a lock.
 #include <algorithm>
-#include <atomic>
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <strings.h>  // strcasecmp
-
 #include <xxhash.h>
 
-#include "lfbloom/lfbloom.hpp"
+#include "common.hpp"
+#include "counting.hpp"
 
-extern "C" {
-#include "redismodule.h"
-}
-
+namespace lfbloom_redis {
 namespace {
 
 using lfbloom::blocked_bloom_filter;
 
-constexpr int encoding_version = 1;
-constexpr char blob_magic[8] = {'L', 'F', 'B', 'R', 'S', 'B', '0', '1'};
-
-/// The server's settings: load arguments give their start values, module configs (redis.conf,
-/// CONFIG SET lfbloom.<name>) change them. Redis reads and writes them on its main thread only.
-/// A replica builds what its primary built whatever its own defaults (creations replicate with
-/// every parameter), but refuses what exceeds its own max-bytes: give every node the same.
-struct settings {
-    double error_rate = 0.01;                       ///< lfbloom.error-rate, ERROR_RATE (RedisBloom's name)
-    long long initial_size = 100;                   ///< lfbloom.initial-size, INITIAL_SIZE (RedisBloom's name)
-    long long expansion = 2;                        ///< lfbloom.expansion, EXPANSION
-    long long max_bytes = std::int64_t{4} << 30;    ///< lfbloom.max-bytes, MAX_BYTES: one key's memory, checked before allocating
-} config;
-
-/// INFO lfbloom's live counts. Relaxed atomics: values are freed on Redis's lazy-free thread too,
-/// and the counts order nothing (they are statistics).
-struct {
-    std::atomic<long long> filters{0}, bytes{0}, refused{0};
-} live;
 /// Sub-filters per key. Each halves the rate, so past about 250 the hashes needed exceed 255.
 constexpr std::size_t max_chain = 256;
-RedisModuleType* chain_type = nullptr;
 
 struct sub_filter {
     blocked_bloom_filter filter;
@@ -67,27 +42,19 @@ struct sub_filter {
 };
 
 /// One BF key. expansion 0 = NONSCALING.
-struct chain {
+struct chain : tracked {
+    static constexpr std::string_view magic = "LFBRSB01";
+    static inline RedisModuleType* type = nullptr;
+    static std::string serialize(const chain& c);
+    static std::unique_ptr<chain> deserialize(std::string_view blob);
+    static void merge(chain& into, const std::vector<const chain*>& sources);
+
     double error = 0;
     std::uint32_t expansion = 0;
     std::uint64_t items = 0;
     std::vector<sub_filter> subs;
 
-    chain() { account(); }
-    chain(const chain&) = delete;
-    chain& operator=(const chain&) = delete;
-    ~chain() {
-        live.filters.fetch_sub(1, std::memory_order_relaxed);  // relaxed: statistics (see live)
-        live.bytes.fetch_sub(static_cast<long long>(accounted), std::memory_order_relaxed);
-    }
-    /// Brings live.bytes up to date after subs changed.
-    void account() {
-        if (accounted == 0) live.filters.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
-        const std::uint64_t now = bytes();
-        live.bytes.fetch_add(static_cast<long long>(now - accounted), std::memory_order_relaxed);
-        accounted = now;
-    }
-    std::uint64_t accounted = 0;
+    chain() { account(bytes()); }
 
     std::uint64_t bytes() const {  // O(sub-filters): no scan of the bits
         std::uint64_t sum = sizeof(chain);
@@ -106,14 +73,11 @@ struct chain {
     /// Opens sub-filter subs.size(); throws lfbloom::error (too_large past max_bytes).
     void grow(std::uint64_t capacity) {
         if (subs.size() >= max_chain) throw lfbloom::error(lfbloom::errc::full, "the filter reached its limit of sub-filters");
-        const std::uint64_t used = subs.empty() ? 0 : bytes();
-        const auto limit = static_cast<std::uint64_t>(config.max_bytes);
-        if (used >= limit) throw lfbloom::error(lfbloom::errc::too_large, "the key reached its memory limit");
         lfbloom::filter_options o;
-        o.memory_limit = limit - used;
+        o.memory_limit = memory_left(subs.empty() ? 0 : bytes());
         subs.reserve(subs.size() + 1);  // so push_back cannot throw after the filter is made
         subs.push_back({blocked_bloom_filter::for_capacity(capacity, rate(subs.size()), o), capacity});
-        account();
+        account(bytes());
     }
 
     bool contains(std::string_view key) const {
@@ -144,40 +108,19 @@ struct chain {
 // magic(8) error(f64) expansion(u32) items(u64) count(u32), then per sub-filter capacity(u64)
 // items(u64) length(u64) and FORMAT.md's checksummed bytes. Little-endian.
 
-template <class T>
-void put(std::string& out, T v) {
-    unsigned char b[sizeof(T)];
-    lfbloom::detail::put_le(b, v);
-    out.append(reinterpret_cast<const char*>(b), sizeof(T));
-}
-
-std::string serialize(const chain& c) {
-    std::string out(blob_magic, sizeof(blob_magic));
+std::string chain::serialize(const chain& c) {
+    std::string out(magic);
     put(out, std::bit_cast<std::uint64_t>(c.error));
     put(out, c.expansion);
     put(out, c.items);
     put(out, static_cast<std::uint32_t>(c.subs.size()));
     for (const auto& s : c.subs) {
-        std::vector<std::byte> bytes;
-        lfbloom::save(s.filter, lfbloom::vector_sink(bytes));
         put(out, s.capacity);
         put(out, s.items);
-        put(out, static_cast<std::uint64_t>(bytes.size()));
-        out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        put_filter(out, s.filter);
     }
     return out;
 }
-
-struct reader {
-    std::string_view rest;
-    template <class T>
-    T get() {
-        if (rest.size() < sizeof(T)) throw lfbloom::error(lfbloom::errc::corrupt, "truncated");
-        const T v = lfbloom::detail::get_le<T>(reinterpret_cast<const unsigned char*>(rest.data()));
-        rest.remove_prefix(sizeof(T));
-        return v;
-    }
-};
 
 /// The checks every loaded chain passes (RDB, RESTORE, LOADCHUNK's header): its parameters and
 /// sub-filter count, and then each sub-filter's place in it. Throw lfbloom::error(corrupt).
@@ -197,90 +140,57 @@ void check_link(const chain& c, std::uint32_t count, std::uint64_t capacity, std
 
 /// Validates everything before and while allocating: lengths against the bytes present, each
 /// sub-filter's checksum, the memory limit. Throws lfbloom::error.
-std::unique_ptr<chain> deserialize(std::string_view blob) {
+std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
     using lfbloom::errc;
-    if (blob.size() < sizeof(blob_magic) || blob.substr(0, sizeof(blob_magic)) != std::string_view(blob_magic, 8))
-        throw lfbloom::error(errc::corrupt, "not an lfbloom BF value");
-    reader r{blob.substr(sizeof(blob_magic))};
+    reader r(blob, magic);
     auto c = std::make_unique<chain>();
-    c->error = std::bit_cast<double>(r.get<std::uint64_t>());
+    c->error = r.get_double();
     c->expansion = r.get<std::uint32_t>();
     c->items = r.get<std::uint64_t>();
     const auto count = r.get<std::uint32_t>();
     check_parameters(*c, count);
     c->subs.reserve(count);
-    std::uint64_t items = 0, used = sizeof(chain);
+    std::uint64_t items = 0;
     for (std::uint32_t i = 0; i < count; ++i) {
         const auto capacity = r.get<std::uint64_t>();
         const auto sub_items = r.get<std::uint64_t>();
-        const auto length = r.get<std::uint64_t>();
-        if (length > r.rest.size()) throw lfbloom::error(errc::corrupt, "truncated sub-filter");
         check_link(*c, count, capacity, sub_items, items);
-        std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(r.rest.data()), length);
-        const auto limit = static_cast<std::uint64_t>(config.max_bytes);
-        if (used >= limit) throw lfbloom::error(errc::too_large, "the value exceeds the memory limit");
-        auto f = lfbloom::load<blocked_bloom_filter>(lfbloom::span_source(bytes), limit - used, length);
+        auto f = r.get_filter<blocked_bloom_filter>(c->bytes() + sizeof(sub_filter));
         if (f.shape().capacity != capacity || f.shape().target_fpr != c->rate(i))
             throw lfbloom::error(errc::corrupt, "a sub-filter's geometry does not match its chain");
-        used += sizeof(sub_filter) + f.words().size_bytes();
         c->subs.push_back({std::move(f), capacity, sub_items});
-        c->account();
-        r.rest.remove_prefix(length);
+        c->account(c->bytes());
         items += sub_items;
     }
-    if (!r.rest.empty() || items != c->items) throw lfbloom::error(errc::corrupt, "inconsistent value");
+    r.end();
+    if (items != c->items) throw lfbloom::error(errc::corrupt, "inconsistent value");
     return c;
 }
 
-// ---- replies and arguments ----------------------------------------------------------------------
-
-std::string_view view(RedisModuleString* s) {
-    std::size_t n = 0;
-    const char* p = RedisModule_StringPtrLen(s, &n);
-    return {p, n};
-}
-
-bool is(RedisModuleString* s, const char* word) { return strcasecmp(RedisModule_StringPtrLen(s, nullptr), word) == 0; }
-
-/// The shortest text that reads back as exactly `v`.
-std::string shortest(double v) {
-    char text[32];
-    return {text, std::to_chars(text, text + sizeof text, v).ptr};
-}
-
-int reply_bool(RedisModuleCtx* ctx, bool b) {
-    // ReplyWithBool is an integer 0/1 under RESP2 and a boolean under RESP3, as RedisBloom's replies
-    return RedisModule_ReplyWithBool ? RedisModule_ReplyWithBool(ctx, b) : RedisModule_ReplyWithLongLong(ctx, b);
-}
-
-int reply_error(RedisModuleCtx* ctx, const std::exception& e) {
-    const std::string text = "ERR " + std::string(e.what());
-    return RedisModule_ReplyWithError(ctx, text.c_str());
-}
-
-/// The key's chain, null if the key is empty; wrong = another type.
-chain* lookup(RedisModuleKey* key, bool& wrong) {
-    wrong = false;
-    const int type = RedisModule_KeyType(key);
-    if (type == REDISMODULE_KEYTYPE_EMPTY) return nullptr;
-    if (RedisModule_ModuleTypeGetType(key) != chain_type) {
-        wrong = true;
-        return nullptr;
+/// LFBF.MERGE: ORs every source into `into`, sub-filter by sub-filter, and adds their items (an
+/// upper bound on the union's). Throws lfbloom::error with nothing changed unless every source
+/// has the same error, expansion and sub-filters, and each sub-filter's sum stays within its
+/// capacity (so the merged chain keeps its rate and can go on growing).
+void chain::merge(chain& into, const std::vector<const chain*>& sources) {
+    std::vector<std::uint64_t> items;
+    for (const auto& s : into.subs) items.push_back(s.items);
+    for (const chain* c : sources) {
+        if (c->error != into.error || c->expansion != into.expansion || c->subs.size() != into.subs.size() ||
+            c->subs.front().capacity != into.subs.front().capacity)
+            throw lfbloom::error(lfbloom::errc::incompatible, "the filters have different parameters or sub-filters");
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (c->subs[i].items > into.subs[i].capacity - items[i])
+                throw lfbloom::error(lfbloom::errc::full, "the merged filter would hold more than its capacity");
+            items[i] += c->subs[i].items;
+        }
     }
-    return static_cast<chain*>(RedisModule_ModuleTypeGetValue(key));
+    for (const chain* c : sources)
+        for (std::size_t i = 0; i < items.size(); ++i) into.subs[i].filter.merge(c->subs[i].filter);  // equal geometry: cannot throw
+    for (std::size_t i = 0; i < items.size(); ++i) into.subs[i].items = items[i];
+    into.items = std::accumulate(items.begin(), items.end(), std::uint64_t{0});
 }
 
-/// Opens a key for this command; automatic memory (every command enables it) closes it on return.
-RedisModuleKey* open(RedisModuleCtx* ctx, RedisModuleString* name, int mode) {
-    RedisModule_AutoMemory(ctx);
-    return static_cast<RedisModuleKey*>(RedisModule_OpenKey(ctx, name, mode));
-}
-
-/// Keyspace events (class d, "module"): bf.reserve when a key is created, by any command;
-/// bf.add when an add changed a filter; bf.loadchunk, lfbf.restore. RedisBloom 2.8.2 sends none.
-void notify(RedisModuleCtx* ctx, const char* event, RedisModuleString* key) {
-    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, event, key);
-}
+// ---- commands -----------------------------------------------------------------------------------
 
 /// Creates the chain for a new key; replies with the error and returns null if it cannot.
 chain* create(RedisModuleCtx* ctx, RedisModuleKey* key, double error, long long capacity, long long expansion) {
@@ -290,7 +200,7 @@ chain* create(RedisModuleCtx* ctx, RedisModuleKey* key, double error, long long 
         c->expansion = static_cast<std::uint32_t>(expansion);
         c->grow(static_cast<std::uint64_t>(capacity));
         chain* raw = c.release();
-        RedisModule_ModuleTypeSetValue(key, chain_type, raw);
+        RedisModule_ModuleTypeSetValue(key, chain::type, raw);
         return raw;
     } catch (const std::exception& e) {  // lfbloom::error, bad_alloc: nothing was created
         reply_error(ctx, e);
@@ -323,7 +233,7 @@ struct creation {
 chain* open_or_create(RedisModuleCtx* ctx, RedisModuleString* name, const creation& p, bool may_create = true) {
     RedisModuleKey* key = open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE);
     bool wrong = false;
-    chain* c = lookup(key, wrong);
+    chain* c = lookup<chain>(key, wrong);
     if (wrong) {
         RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
     } else if (c == nullptr && !may_create) {
@@ -366,8 +276,6 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, chain& c, RedisModul
     return REDISMODULE_OK;
 }
 
-// ---- commands -----------------------------------------------------------------------------------
-
 /// BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]
 int reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc < 4 || argc > 7) return RedisModule_WrongArity(ctx);
@@ -392,7 +300,7 @@ int reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     }
     if (p.nonscaling && expansion_given) return RedisModule_ReplyWithError(ctx, "Nonscaling filters cannot expand");
     bool wrong = false;
-    if (lookup(open(ctx, argv[1], REDISMODULE_READ), wrong) != nullptr) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    if (lookup<chain>(open(ctx, argv[1], REDISMODULE_READ), wrong) != nullptr) return RedisModule_ReplyWithError(ctx, "ERR item exists");
     return open_or_create(ctx, argv[1], p) == nullptr ? REDISMODULE_OK : RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
@@ -459,7 +367,7 @@ int insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     bool wrong = false;
-    const chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    const chain* c = lookup<chain>(open(ctx, argv[1], REDISMODULE_READ), wrong);
     return reply_bool(ctx, c != nullptr && c->contains(view(argv[2])));
 }
 
@@ -467,7 +375,7 @@ int exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc < 3) return RedisModule_WrongArity(ctx);
     bool wrong = false;
-    const chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    const chain* c = lookup<chain>(open(ctx, argv[1], REDISMODULE_READ), wrong);
     RedisModule_ReplyWithArray(ctx, argc - 2);
     for (int i = 2; i < argc; ++i) reply_bool(ctx, c != nullptr && c->contains(view(argv[i])));
     return REDISMODULE_OK;
@@ -477,7 +385,7 @@ int mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     bool wrong = false;
-    const chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    const chain* c = lookup<chain>(open(ctx, argv[1], REDISMODULE_READ), wrong);
     if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
     return RedisModule_ReplyWithLongLong(ctx, c ? static_cast<long long>(c->items) : 0);
 }
@@ -486,7 +394,7 @@ int card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc < 2 || argc > 3) return RedisModule_WrongArity(ctx);
     bool wrong = false;
-    const chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    const chain* c = lookup<chain>(open(ctx, argv[1], REDISMODULE_READ), wrong);
     if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
     if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
     struct field {
@@ -526,19 +434,62 @@ int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return REDISMODULE_OK;
 }
 
-/// LFBF.RESTORE key blob: recreates a key from its serialized form (what AOF rewrite emits).
+/// LFBF.RESTORE key blob: recreates a key of any of our types from its serialized form (what AOF
+/// rewrite emits); the blob's magic names the type.
 int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
     if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    const std::string_view blob = view(argv[2]);
     try {
-        RedisModule_ModuleTypeSetValue(key, chain_type, deserialize(view(argv[2])).release());
+        if (!callbacks<chain>::restore(key, blob) && !callbacks<counter>::restore(key, blob))
+            throw lfbloom::error(lfbloom::errc::corrupt, "not an lfbloom value");
     } catch (const std::exception& e) {
         live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
         return reply_error(ctx, e);
     }
     RedisModule_ReplicateVerbatim(ctx);
     notify(ctx, "lfbf.restore", argv[1]);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+/// LFBF.MERGE for keys of type V: false after replying with the error (a source missing or of
+/// another type, or V::merge refusing) if nothing was merged.
+template <class V>
+bool merge_as(RedisModuleCtx* ctx, V& into, RedisModuleString** sources, int n) {
+    std::vector<const V*> from;
+    for (int i = 0; i < n; ++i) {
+        bool wrong = false;
+        const V* v = lfbloom_redis::lookup<V>(open(ctx, sources[i], REDISMODULE_READ), wrong);
+        if (wrong || v == nullptr) {
+            RedisModule_ReplyWithError(ctx, wrong ? REDISMODULE_ERRORMSG_WRONGTYPE : "ERR not found");
+            return false;
+        }
+        from.push_back(v);
+    }
+    try {
+        V::merge(into, from);
+        return true;
+    } catch (const std::exception& e) {
+        reply_error(ctx, e);
+        return false;
+    }
+}
+
+/// LFBF.MERGE dest src [src ...]: the union of BF keys (or of CBF keys: counters add) into dest,
+/// which must exist with the sources' parameters; on any error nothing changes.
+int merge(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc < 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    if (RedisModule_KeyType(key) == REDISMODULE_KEYTYPE_EMPTY) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    const RedisModuleType* t = RedisModule_ModuleTypeGetType(key);
+    void* value = RedisModule_ModuleTypeGetValue(key);
+    if (t != chain::type && t != counter::type) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    if (!(t == chain::type ? merge_as(ctx, *static_cast<chain*>(value), argv + 2, argc - 2)
+                           : merge_as(ctx, *static_cast<counter*>(value), argv + 2, argc - 2)))
+        return REDISMODULE_OK;
+    RedisModule_ReplicateVerbatim(ctx);
+    notify(ctx, "lfbf.merge", argv[1]);
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
@@ -550,7 +501,7 @@ int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // LOADCHUNK refuses corrupt or misplaced data. Between the header and the last chunk the key
 // exists with some bits missing, as with RedisBloom.
 
-constexpr char dump_magic[8] = {'L', 'F', 'B', 'R', 'S', 'D', '0', '1'};
+constexpr std::string_view dump_magic = "LFBRSD01";
 constexpr std::uint64_t chunk_words = std::uint64_t{1} << 21;
 
 void put_checksum(std::string& out) { put(out, static_cast<std::uint64_t>(XXH3_64bits(out.data(), out.size()))); }
@@ -565,7 +516,7 @@ std::pair<sub_filter*, std::uint64_t> locate(chain& c, std::uint64_t w) {
 }
 
 std::string dump_header(const chain& c) {
-    std::string out(dump_magic, sizeof(dump_magic));
+    std::string out(dump_magic);
     put(out, std::bit_cast<std::uint64_t>(c.error));
     put(out, c.expansion);
     put(out, c.items);
@@ -594,13 +545,12 @@ std::string dump_chunk(const sub_filter& s, std::uint64_t at, std::uint64_t star
 /// (corrupt, or too_large before allocating past MAX_BYTES).
 std::unique_ptr<chain> load_header(std::string_view header) {
     using lfbloom::errc;
-    if (header.size() < sizeof(dump_magic) + 8 || header.substr(0, sizeof(dump_magic)) != std::string_view(dump_magic, 8) ||
-        XXH3_64bits(header.data(), header.size() - 8) !=
-            lfbloom::detail::get_le<std::uint64_t>(reinterpret_cast<const unsigned char*>(header.data() + header.size() - 8)))
+    const auto* end = reinterpret_cast<const unsigned char*>(header.data() + header.size());
+    if (header.size() < dump_magic.size() + 8 || XXH3_64bits(header.data(), header.size() - 8) != lfbloom::detail::get_le<std::uint64_t>(end - 8))
         throw lfbloom::error(errc::corrupt, "received bad data");
-    reader r{header.substr(sizeof(dump_magic), header.size() - sizeof(dump_magic) - 8)};
+    reader r(header.substr(0, header.size() - 8), dump_magic);
     auto c = std::make_unique<chain>();
-    c->error = std::bit_cast<double>(r.get<std::uint64_t>());
+    c->error = r.get_double();
     c->expansion = r.get<std::uint32_t>();
     c->items = r.get<std::uint64_t>();
     const auto count = r.get<std::uint32_t>();
@@ -624,7 +574,7 @@ std::unique_ptr<chain> load_header(std::string_view header) {
 int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     bool wrong = false;
-    chain* c = lookup(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    chain* c = lookup<chain>(open(ctx, argv[1], REDISMODULE_READ), wrong);
     if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
     if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
     long long cursor = 0;
@@ -656,12 +606,12 @@ int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
     RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
     bool wrong = false;
-    chain* c = lookup(key, wrong);
+    chain* c = lookup<chain>(key, wrong);
     const std::string_view data = view(argv[3]);
     try {
         if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
         if (c == nullptr && cursor == 1) {
-            RedisModule_ModuleTypeSetValue(key, chain_type, load_header(data).release());
+            RedisModule_ModuleTypeSetValue(key, chain::type, load_header(data).release());
         } else if (c == nullptr) {
             return RedisModule_ReplyWithError(ctx, "ERR not found");
         } else {
@@ -691,66 +641,6 @@ int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     notify(ctx, "bf.loadchunk", argv[1]);
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
-
-// ---- the data type's callbacks ------------------------------------------------------------------
-
-void* rdb_load(RedisModuleIO* io, int encver) {
-    if (encver != encoding_version) return nullptr;
-    std::size_t n = 0;
-    char* buffer = RedisModule_LoadStringBuffer(io, &n);
-    if (RedisModule_IsIOError(io) || buffer == nullptr) {  // a short read (HANDLE_IO_ERRORS)
-        if (buffer != nullptr) RedisModule_Free(buffer);
-        return nullptr;
-    }
-    std::unique_ptr<char, void (*)(void*)> owned(buffer, RedisModule_Free);
-    try {
-        return deserialize({buffer, n}).release();
-    } catch (const std::exception& e) {
-        live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
-        RedisModule_LogIOError(io, "warning", "lfbloom: refusing a BF value: %s", e.what());
-        return nullptr;
-    }
-}
-
-/// The callbacks that write a value cannot report failure: if serializing runs out of memory,
-/// they log it and write an empty value, which loading refuses (so the key is lost, not forged).
-std::string serialize_or_log(RedisModuleCtx* ctx, const void* value) {
-    try {
-        return serialize(*static_cast<const chain*>(value));
-    } catch (const std::exception& e) {
-        RedisModule_Log(ctx, "warning", "lfbloom: cannot serialize a BF value: %s", e.what());
-        return {};
-    }
-}
-
-void rdb_save(RedisModuleIO* io, void* value) {
-    const std::string blob = serialize_or_log(RedisModule_GetContextFromIO(io), value);
-    RedisModule_SaveStringBuffer(io, blob.data(), blob.size());
-}
-
-void aof_rewrite(RedisModuleIO* aof, RedisModuleString* key, void* value) {
-    const std::string blob = serialize_or_log(RedisModule_GetContextFromIO(aof), value);
-    RedisModule_EmitAOF(aof, "LFBF.RESTORE", "sb", key, blob.data(), blob.size());
-}
-
-void digest(RedisModuleDigest* md, void* value) {
-    const std::string blob = serialize_or_log(nullptr, value);
-    RedisModule_DigestAddStringBuffer(md, blob.data(), blob.size());
-    RedisModule_DigestEndSequence(md);
-}
-
-void* copy(RedisModuleString*, RedisModuleString*, const void* value) {
-    try {
-        return deserialize(serialize(*static_cast<const chain*>(value))).release();
-    } catch (const std::exception&) {
-        return nullptr;  // Redis answers the COPY with an error
-    }
-}
-
-std::size_t mem_usage(const void* value) { return static_cast<const chain*>(value)->bytes(); }
-// Pages to unmap: large keys are freed on Redis's background thread
-std::size_t free_effort(RedisModuleString*, const void* value) { return static_cast<const chain*>(value)->bytes() / 4096; }
-void free_chain(void* value) { delete static_cast<chain*>(value); }
 
 // ---- settings: load arguments, module configs, INFO ---------------------------------------------
 
@@ -819,8 +709,10 @@ void info_section(RedisModuleInfoCtx* ctx, int) {
 }
 
 }  // namespace
+}  // namespace lfbloom_redis
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    using namespace lfbloom_redis;
     if (RedisModule_Init(ctx, "lfbloom", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR) return REDISMODULE_ERR;
     if (!RedisModule_ReplyWithMap || !RedisModule_ReplyWithBool || !RedisModule_IsIOError) {
         RedisModule_Log(ctx, "warning", "lfbloom: needs Redis or Valkey 7.0 or later (RESP3 replies)");
@@ -835,32 +727,16 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     }
     if (!register_configs(ctx) || RedisModule_RegisterInfoFunc(ctx, info_section) == REDISMODULE_ERR) return REDISMODULE_ERR;
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
-    RedisModuleTypeMethods methods = {};
-    methods.version = REDISMODULE_TYPE_METHOD_VERSION;
-    methods.rdb_load = rdb_load;
-    methods.rdb_save = rdb_save;
-    methods.aof_rewrite = aof_rewrite;
-    methods.digest = digest;
-    methods.mem_usage = mem_usage;
-    methods.free = free_chain;
-    methods.copy = copy;
-    methods.free_effort = free_effort;
-    chain_type = RedisModule_CreateDataType(ctx, "lfbloomBF", encoding_version, &methods);
-    if (chain_type == nullptr) return REDISMODULE_ERR;
-    struct command {
-        const char* name;
-        RedisModuleCmdFunc f;
-        const char* flags;
-    };
+    if (!callbacks<chain>::create(ctx, "lfbloomBF") || !callbacks<counter>::create(ctx, "lfbloomCB")) return REDISMODULE_ERR;
     const command commands[] = {
         {"bf.reserve", reserve, "write deny-oom"}, {"bf.add", add, "write deny-oom"},
         {"bf.madd", madd, "write deny-oom"},       {"bf.insert", insert, "write deny-oom"},
         {"bf.exists", exists, "readonly fast"},    {"bf.mexists", mexists, "readonly fast"},
         {"bf.card", card, "readonly fast"},        {"bf.info", info, "readonly fast"},
         {"bf.scandump", scandump, "readonly"},     {"bf.loadchunk", loadchunk, "write deny-oom"},
-        {"lfbf.restore", restore, "write deny-oom"},
+        {"lfbf.restore", restore, "write deny-oom"}, {"lfbf.merge", merge, "write deny-oom"},
     };
     for (const auto& c : commands)
         if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, 1, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
-    return REDISMODULE_OK;
+    return register_counting(ctx);
 }

@@ -1,0 +1,278 @@
+// What the module's three data types share: the server's settings and live counts, replies and
+// arguments, the little-endian blob helpers, and the data-type callbacks (RDB, AOF, digest, copy,
+// memory) written once for any value type. Included by module.cpp only (one translation unit).
+//
+// Thread safety: Redis calls commands and type callbacks one at a time (on its main thread, or a
+// background thread for free and for saving in a fork), so nothing here needs a lock.
+#pragma once
+
+#include <atomic>
+#include <charconv>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <strings.h>  // strcasecmp
+
+#include "lfbloom/lfbloom.hpp"
+
+extern "C" {
+#include "redismodule.h"
+}
+
+namespace lfbloom_redis {
+
+constexpr int encoding_version = 1;
+
+/// The server's settings: load arguments give their start values, module configs (redis.conf,
+/// CONFIG SET lfbloom.<name>) change them. Redis reads and writes them on its main thread only.
+/// A replica builds what its primary built whatever its own defaults (creations replicate with
+/// every parameter), but refuses what exceeds its own max-bytes: give every node the same.
+struct settings {
+    double error_rate = 0.01;                     ///< lfbloom.error-rate, ERROR_RATE (RedisBloom's name)
+    long long initial_size = 100;                 ///< lfbloom.initial-size, INITIAL_SIZE (RedisBloom's name)
+    long long expansion = 2;                      ///< lfbloom.expansion, EXPANSION
+    long long max_bytes = std::int64_t{4} << 30;  ///< lfbloom.max-bytes, MAX_BYTES: one key's memory, checked before allocating
+};
+inline settings config;
+
+/// INFO lfbloom's live counts. Relaxed atomics: values are freed on Redis's lazy-free thread too,
+/// and the counts order nothing (they are statistics).
+struct live_counts {
+    std::atomic<long long> filters{0}, bytes{0}, refused{0};
+};
+inline live_counts live;
+
+/// A value counted in INFO lfbloom: one filter, `accounted` bytes.
+class tracked {
+public:
+    tracked(const tracked&) = delete;
+    tracked& operator=(const tracked&) = delete;
+
+protected:
+    tracked() { live.filters.fetch_add(1, std::memory_order_relaxed); }  // relaxed: statistics (see live)
+    ~tracked() {
+        live.filters.fetch_sub(1, std::memory_order_relaxed);  // relaxed: statistics
+        live.bytes.fetch_sub(static_cast<long long>(accounted_), std::memory_order_relaxed);
+    }
+    /// Brings live.bytes up to date after the value's memory changed to `now`.
+    void account(std::uint64_t now) {
+        live.bytes.fetch_add(static_cast<long long>(now - accounted_), std::memory_order_relaxed);  // relaxed: statistics
+        accounted_ = now;
+    }
+
+private:
+    std::uint64_t accounted_ = 0;
+};
+
+/// The memory left to a key that uses `used` bytes; throws too_large at the limit.
+inline std::uint64_t memory_left(std::uint64_t used) {
+    const auto limit = static_cast<std::uint64_t>(config.max_bytes);
+    if (used >= limit) throw lfbloom::error(lfbloom::errc::too_large, "the key reached its memory limit");
+    return limit - used;
+}
+
+// ---- blobs: little-endian fields and FORMAT.md filters -------------------------------------------
+
+template <class T>
+void put(std::string& out, T v) {
+    unsigned char b[sizeof(T)];
+    lfbloom::detail::put_le(b, v);
+    out.append(reinterpret_cast<const char*>(b), sizeof(T));
+}
+
+/// Appends length(u64) and the filter's FORMAT.md bytes (checksummed).
+template <class Filter>
+void put_filter(std::string& out, const Filter& f) {
+    std::vector<std::byte> bytes;
+    lfbloom::save(f, lfbloom::vector_sink(bytes));
+    put(out, static_cast<std::uint64_t>(bytes.size()));
+    out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+struct reader {
+    std::string_view rest;
+
+    template <class T>
+    T get() {
+        if (rest.size() < sizeof(T)) throw lfbloom::error(lfbloom::errc::corrupt, "truncated");
+        const T v = lfbloom::detail::get_le<T>(reinterpret_cast<const unsigned char*>(rest.data()));
+        rest.remove_prefix(sizeof(T));
+        return v;
+    }
+    double get_double() { return std::bit_cast<double>(get<std::uint64_t>()); }
+    /// Reads what put_filter wrote, checking its checksum and the memory a key using `used` bytes
+    /// has left before allocating.
+    template <class Filter>
+    Filter get_filter(std::uint64_t used) {
+        const auto length = get<std::uint64_t>();
+        if (length > rest.size()) throw lfbloom::error(lfbloom::errc::corrupt, "truncated filter");
+        std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(rest.data()), length);
+        auto f = lfbloom::load<Filter>(lfbloom::span_source(bytes), memory_left(used), length);
+        rest.remove_prefix(length);
+        return f;
+    }
+    /// Starts a blob: its magic must match.
+    reader(std::string_view blob, std::string_view magic) : rest(blob) {
+        if (!blob.starts_with(magic)) throw lfbloom::error(lfbloom::errc::corrupt, "not this type's value");
+        rest.remove_prefix(magic.size());
+    }
+    /// Ends a blob: nothing may follow.
+    void end() const {
+        if (!rest.empty()) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent value");
+    }
+};
+
+// ---- replies and arguments ----------------------------------------------------------------------
+
+inline std::string_view view(RedisModuleString* s) {
+    std::size_t n = 0;
+    const char* p = RedisModule_StringPtrLen(s, &n);
+    return {p, n};
+}
+
+inline bool is(RedisModuleString* s, const char* word) { return strcasecmp(RedisModule_StringPtrLen(s, nullptr), word) == 0; }
+
+/// The shortest text that reads back as exactly `v`.
+inline std::string shortest(double v) {
+    char text[32];
+    return {text, std::to_chars(text, text + sizeof text, v).ptr};
+}
+
+inline int reply_bool(RedisModuleCtx* ctx, bool b) {
+    // ReplyWithBool is an integer 0/1 under RESP2 and a boolean under RESP3, as RedisBloom's replies
+    return RedisModule_ReplyWithBool(ctx, b);
+}
+
+inline int reply_error(RedisModuleCtx* ctx, const std::exception& e) {
+    const std::string text = "ERR " + std::string(e.what());
+    return RedisModule_ReplyWithError(ctx, text.c_str());
+}
+
+/// Opens a key for this command; automatic memory (every command enables it) closes it on return.
+inline RedisModuleKey* open(RedisModuleCtx* ctx, RedisModuleString* name, int mode) {
+    RedisModule_AutoMemory(ctx);
+    return static_cast<RedisModuleKey*>(RedisModule_OpenKey(ctx, name, mode));
+}
+
+/// The key's value of type V, null if the key is empty; wrong = another type.
+template <class V>
+V* lookup(RedisModuleKey* key, bool& wrong) {
+    wrong = false;
+    if (RedisModule_KeyType(key) == REDISMODULE_KEYTYPE_EMPTY) return nullptr;
+    if (RedisModule_ModuleTypeGetType(key) != V::type) {
+        wrong = true;
+        return nullptr;
+    }
+    return static_cast<V*>(RedisModule_ModuleTypeGetValue(key));
+}
+
+/// Keyspace event of class d ("module") on `key`.
+inline void notify(RedisModuleCtx* ctx, const char* event, RedisModuleString* key) {
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, event, key);
+}
+
+/// Replies with RESP3 map or RESP2 flat array of (name, value) pairs: the head of a reply of `n` fields.
+inline void reply_fields(RedisModuleCtx* ctx, long n) {
+    if (RedisModule_GetContextFlags(ctx) & REDISMODULE_CTX_FLAGS_RESP3) RedisModule_ReplyWithMap(ctx, n);
+    else RedisModule_ReplyWithArray(ctx, 2 * n);
+}
+
+// ---- the data-type callbacks, for a value type V ------------------------------------------------
+// V has: static constexpr std::string_view magic; static inline RedisModuleType* type;
+// static std::string serialize(const V&); static std::unique_ptr<V> deserialize(std::string_view)
+// (validates everything before and while allocating; throws lfbloom::error); bytes() const.
+// Every type's AOF rewrite emits LFBF.RESTORE key blob, which tells the types apart by magic.
+
+template <class V>
+struct callbacks {
+    static void* rdb_load(RedisModuleIO* io, int encver) {
+        if (encver != encoding_version) return nullptr;
+        std::size_t n = 0;
+        char* buffer = RedisModule_LoadStringBuffer(io, &n);
+        if (RedisModule_IsIOError(io) || buffer == nullptr) {  // a short read (HANDLE_IO_ERRORS)
+            if (buffer != nullptr) RedisModule_Free(buffer);
+            return nullptr;
+        }
+        std::unique_ptr<char, void (*)(void*)> owned(buffer, RedisModule_Free);
+        try {
+            return V::deserialize({buffer, n}).release();
+        } catch (const std::exception& e) {
+            live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
+            RedisModule_LogIOError(io, "warning", "lfbloom: refusing a value: %s", e.what());
+            return nullptr;
+        }
+    }
+
+    /// The callbacks that write a value cannot report failure: if serializing runs out of memory,
+    /// they log it and write an empty value, which loading refuses (so the key is lost, not forged).
+    static std::string serialize_or_log(RedisModuleCtx* ctx, const void* value) {
+        try {
+            return V::serialize(*static_cast<const V*>(value));
+        } catch (const std::exception& e) {
+            RedisModule_Log(ctx, "warning", "lfbloom: cannot serialize a value: %s", e.what());
+            return {};
+        }
+    }
+
+    static void rdb_save(RedisModuleIO* io, void* value) {
+        const std::string blob = serialize_or_log(RedisModule_GetContextFromIO(io), value);
+        RedisModule_SaveStringBuffer(io, blob.data(), blob.size());
+    }
+
+    static void aof_rewrite(RedisModuleIO* aof, RedisModuleString* key, void* value) {
+        const std::string blob = serialize_or_log(RedisModule_GetContextFromIO(aof), value);
+        RedisModule_EmitAOF(aof, "LFBF.RESTORE", "sb", key, blob.data(), blob.size());
+    }
+
+    static void digest(RedisModuleDigest* md, void* value) {
+        const std::string blob = serialize_or_log(nullptr, value);
+        RedisModule_DigestAddStringBuffer(md, blob.data(), blob.size());
+        RedisModule_DigestEndSequence(md);
+    }
+
+    static void* copy(RedisModuleString*, RedisModuleString*, const void* value) {
+        try {
+            return V::deserialize(V::serialize(*static_cast<const V*>(value))).release();
+        } catch (const std::exception&) {
+            return nullptr;  // Redis answers the COPY with an error
+        }
+    }
+
+    static std::size_t mem_usage(const void* value) { return static_cast<const V*>(value)->bytes(); }
+    // Pages to unmap: large keys are freed on Redis's background thread
+    static std::size_t free_effort(RedisModuleString*, const void* value) { return static_cast<const V*>(value)->bytes() / 4096; }
+    static void free(void* value) { delete static_cast<V*>(value); }
+
+    /// Registers the type under its 9-character name; false if Redis refuses.
+    static bool create(RedisModuleCtx* ctx, const char* name) {
+        RedisModuleTypeMethods m = {};
+        m.version = REDISMODULE_TYPE_METHOD_VERSION;
+        m.rdb_load = rdb_load;
+        m.rdb_save = rdb_save;
+        m.aof_rewrite = aof_rewrite;
+        m.digest = digest;
+        m.mem_usage = mem_usage;
+        m.free = free;
+        m.copy = copy;
+        m.free_effort = free_effort;
+        V::type = RedisModule_CreateDataType(ctx, name, encoding_version, &m);
+        return V::type != nullptr;
+    }
+
+    /// LFBF.RESTORE's part: if `blob` is V's, sets the empty `key` to it (throws if it is corrupt).
+    static bool restore(RedisModuleKey* key, std::string_view blob) {
+        if (!blob.starts_with(V::magic)) return false;
+        RedisModule_ModuleTypeSetValue(key, V::type, V::deserialize(blob).release());
+        return true;
+    }
+};
+
+struct command {
+    const char* name;
+    RedisModuleCmdFunc f;
+    const char* flags;
+};
+
+}  // namespace lfbloom_redis

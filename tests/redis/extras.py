@@ -1,0 +1,175 @@
+"""The module's types beyond RedisBloom: CBF.* (counting filters with a guarded delete) and
+LFBF.MERGE (BF and CBF keys): replies, errors, the rate at capacity, persistence and replication.
+Usage: types.py MODULE"""
+import math
+import sys
+import time
+
+import redis
+
+import servers
+
+failures = []
+
+
+def check(what, ok):
+    print(("ok    " if ok else "FAIL  ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def error(r, *command):
+    """The error text a command answers, or None if it succeeds."""
+    try:
+        r.execute_command(*command)
+        return None
+    except redis.ResponseError as e:
+        return str(e)
+
+
+def digest(r, key):
+    return r.execute_command("DEBUG", "DIGEST-VALUE", key)[0]
+
+
+def upper_bound(p, trials):
+    """p plus four standard deviations of a binomial rate: a measured rate above it means the
+    filter is worse than configured (a false alarm has probability about 3e-5)."""
+    return p + 4 * math.sqrt(p * (1 - p) / trials)
+
+
+def counting(r):
+    check("CBF.RESERVE", r.execute_command("CBF.RESERVE c 0.01 1000") in (b"OK", "OK", True))
+    check("... an existing key is refused", error(r, "CBF.RESERVE c 0.01 1000") == "item exists")
+    for bad in ("CBF.RESERVE b 0 10", "CBF.RESERVE b 1 10", "CBF.RESERVE b nan 10", "CBF.RESERVE b x 10",
+                "CBF.RESERVE b 0.01 0", "CBF.RESERVE b 0.01 -3", "CBF.RESERVE b 0.01 10 COUNTER 5",
+                "CBF.RESERVE b 0.01 10 WIDTH 4", "CBF.RESERVE b 0.01 1000000000000000000"):
+        check(f"{bad} is refused ({error(r, *bad.split())})", error(r, *bad.split()) is not None and not r.exists("b"))
+    run = lambda line: r.execute_command(*line.split())
+    check("add, add again, count 2", [run("CBF.ADD c a"), run("CBF.ADD c a"), run("CBF.COUNT c a")] == [1, 0, 2])
+    check("delete twice, then the guard refuses",
+          [run("CBF.DEL c a"), run("CBF.EXISTS c a"), run("CBF.DEL c a"), run("CBF.EXISTS c a"), run("CBF.DEL c a")] == [1, 1, 1, 0, 0])
+    check("CBF.CARD follows adds and deletes", run("CBF.CARD c") == 0 and run("CBF.CARD missing") == 0)
+    check("CBF.DEL on a missing key", error(r, "CBF.DEL missing a") == "not found")
+
+    # A delete of a key never added is refused and changes nothing unless it is a false positive
+    keys = [f"k{i}" for i in range(1000)]
+    r.execute_command("CBF.MADD", "c", *keys)
+    before = digest(r, "c")
+    refused = accepted = 0
+    for i in range(5000):
+        if r.execute_command("CBF.DEL", "c", f"never{i}"):
+            accepted += 1
+        else:
+            refused += 1
+    check(f"deletes of 5000 keys never added: {accepted} accepted (false positives), at most the rate's bound",
+          accepted <= 5000 * upper_bound(0.01, 5000))
+    if accepted == 0:
+        check("... and refused deletes change nothing", digest(r, "c") == before)
+
+    info = r.execute_command("CBF.INFO", "c")
+    info = dict(zip(info[::2], info[1::2])) if isinstance(info, list) else info
+    info = {(k.decode() if isinstance(k, bytes) else k): v for k, v in info.items()}
+    check(f"CBF.INFO ({info})", info["Capacity"] == 1000 and info["Counter bits"] == 4 and
+          info["Number of items inserted"] == 1000 - accepted and float(info["Error rate"]) == 0.01 and info["Size"] > 0)
+
+    run("CBF.RESERVE full 0.1 3 COUNTER 8")
+    try:
+        replies = r.execute_command("CBF.MADD full a b a c")
+    except redis.ResponseError as e:
+        replies = e
+    check(f"MADD stops at the first full ({replies})",
+          isinstance(replies, list) and replies[:3] == [1, 1, 0] and isinstance(replies[3], redis.ResponseError))
+    check("... and a single add past capacity is refused", error(r, "CBF.ADD full z") == "filter is full")
+
+    # the rate at capacity, no false negatives
+    run("CBF.RESERVE rate 0.01 20000")
+    members = [f"member:{i}" for i in range(20000)]
+    for i in range(0, len(members), 1000):
+        r.execute_command("CBF.MADD", "rate", *members[i:i + 1000])
+    present = sum(sum(r.execute_command("CBF.MEXISTS", "rate", *members[i:i + 1000])) for i in range(0, 20000, 1000))
+    check(f"no false negatives ({present} of 20000)", present == 20000)
+    trials = 100000
+    positives = sum(sum(r.execute_command("CBF.MEXISTS", "rate", *[f"other:{j}" for j in range(i, i + 1000)]))
+                    for i in range(0, trials, 1000))
+    check(f"rate at capacity {positives / trials:.4f} <= {upper_bound(0.01, trials):.4f}",
+          positives / trials <= upper_bound(0.01, trials))
+
+    check("CBF on a BF key and BF on a CBF key: WRONGTYPE",
+          run("BF.ADD bloom x") == 1 and "WRONGTYPE" in (error(r, "CBF.ADD bloom x") or "") and
+          "WRONGTYPE" in (error(r, "BF.ADD c x") or "") and "WRONGTYPE" in (error(r, "CBF.EXISTS bloom x") or ""))
+
+
+def merging(r):
+    run = lambda line: r.execute_command(*line.split())
+    run("BF.RESERVE m1 0.01 1000")
+    run("BF.RESERVE m2 0.01 1000")
+    run("BF.RESERVE m3 0.01 1000")
+    r.execute_command("BF.MADD", "m1", *[f"a{i}" for i in range(300)])
+    r.execute_command("BF.MADD", "m2", *[f"b{i}" for i in range(300)])
+    r.execute_command("BF.MADD", "m3", *[f"c{i}" for i in range(300)])
+    check("LFBF.MERGE of BF keys", run("LFBF.MERGE m1 m2 m3") in (b"OK", "OK", True))
+    everything = [f"{p}{i}" for p in "abc" for i in range(300)]
+    check("... holds every source's items", all(r.execute_command("BF.MEXISTS", "m1", *everything)) and run("BF.CARD m1") == 900)
+    before = digest(r, "m1")
+    run("BF.RESERVE other 0.02 1000")
+    run("BF.RESERVE big 0.01 1000")
+    r.execute_command("BF.MADD", "big", *[f"d{i}" for i in range(200)])
+    for line, expected in (("LFBF.MERGE m1 other", "different parameters"), ("LFBF.MERGE m1 big", "capacity"),
+                           ("LFBF.MERGE m1 m2 nothing", "not found"), ("LFBF.MERGE nothing m1", "not found"),
+                           ("LFBF.MERGE m1 cm", "WRONGTYPE")):
+        if line.endswith("cm"):
+            run("CBF.RESERVE cm 0.01 1000")
+        e = error(r, *line.split())
+        check(f"{line}: {e}", e is not None and expected in e and digest(r, "m1") == before)
+    run("CBF.RESERVE cm2 0.01 1000")
+    run("CBF.MADD cm x y")
+    run("CBF.MADD cm2 x z")
+    check("LFBF.MERGE of CBF keys adds counters",
+          run("LFBF.MERGE cm cm2") in (b"OK", "OK", True) and run("CBF.COUNT cm x") == 2 and run("CBF.CARD cm") == 4)
+
+
+def persistence(r, port, module):
+    keys = ["c", "full", "rate", "m1", "cm"]
+    before = [digest(r, k) for k in keys]
+    r.execute_command("DEBUG", "RELOAD")
+    check("DEBUG RELOAD keeps every digest", [digest(r, k) for k in keys] == before)
+    r.execute_command("COPY", "c", "c-copy")
+    check("COPY gives an equal digest", digest(r, "c-copy") == digest(r, "c"))
+    dumped = r.dump("rate")
+    r.restore("rate-restored", 0, dumped)
+    check("DUMP/RESTORE gives an equal digest", digest(r, "rate-restored") == digest(r, "rate"))
+    blob = b"LFBRCB01" + bytes(40)
+    check("a corrupt LFBF.RESTORE of a CBF value is refused", error(r, "LFBF.RESTORE", "bad", blob) is not None and not r.exists("bad"))
+    r.execute_command("BGREWRITEAOF")
+
+    # replication: a replica with other defaults builds the same auto-created filters
+    other = ["ERROR_RATE", "0.2", "INITIAL_SIZE", "7"]
+    with servers.server([(module, other)], extra=["--replicaof", "127.0.0.1", str(port)]) as (rport, _):
+        replica = redis.Redis(port=rport)
+        for _ in range(200):
+            if replica.info("replication")["master_link_status"] == "up":
+                break
+            time.sleep(0.05)
+        r.execute_command("CBF.ADD auto x")
+        r.execute_command("CBF.MADD auto y z")
+        r.execute_command("CBF.DEL auto y")
+        r.execute_command("CBF.DEL auto never-added")
+        r.execute_command("LFBF.MERGE cm cm2")
+        r.execute_command("WAIT", 1, 5000)
+        keys += ["auto", "cm"]
+        check("the replica's digests equal the primary's", [digest(replica, k) for k in keys] == [digest(r, k) for k in keys])
+
+
+def main():
+    module = sys.argv[1]
+    with servers.server([(module, [])]) as (port, _):
+        r = redis.Redis(port=port)
+        counting(r)
+        merging(r)
+        persistence(r, port, module)
+    print(f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
