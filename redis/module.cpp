@@ -26,6 +26,7 @@
 
 #include "common.hpp"
 #include "counting.hpp"
+#include "rotating.hpp"
 
 namespace lfbloom_redis {
 namespace {
@@ -442,7 +443,8 @@ int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) return RedisModule_ReplyWithError(ctx, "ERR item exists");
     const std::string_view blob = view(argv[2]);
     try {
-        if (!callbacks<chain>::restore(key, blob) && !callbacks<counter>::restore(key, blob))
+        if (!callbacks<chain>::restore(key, blob) && !callbacks<counter>::restore(key, blob) &&
+            !callbacks<window>::restore(key, blob))
             throw lfbloom::error(lfbloom::errc::corrupt, "not an lfbloom value");
     } catch (const std::exception& e) {
         live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
@@ -727,7 +729,9 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     }
     if (!register_configs(ctx) || RedisModule_RegisterInfoFunc(ctx, info_section) == REDISMODULE_ERR) return REDISMODULE_ERR;
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
-    if (!callbacks<chain>::create(ctx, "lfbloomBF") || !callbacks<counter>::create(ctx, "lfbloomCB")) return REDISMODULE_ERR;
+    if (!callbacks<chain>::create(ctx, "lfbloomBF") || !callbacks<counter>::create(ctx, "lfbloomCB") ||
+        !callbacks<window>::create(ctx, "lfbloomRB"))
+        return REDISMODULE_ERR;
     const command commands[] = {
         {"bf.reserve", reserve, "write deny-oom"}, {"bf.add", add, "write deny-oom"},
         {"bf.madd", madd, "write deny-oom"},       {"bf.insert", insert, "write deny-oom"},
@@ -738,5 +742,5 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     };
     for (const auto& c : commands)
         if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, 1, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
-    return register_counting(ctx);
+    return register_counting(ctx) == REDISMODULE_OK ? register_rotating(ctx) : REDISMODULE_ERR;
 }

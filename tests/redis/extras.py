@@ -1,6 +1,7 @@
-"""The module's types beyond RedisBloom: CBF.* (counting filters with a guarded delete) and
-LFBF.MERGE (BF and CBF keys): replies, errors, the rate at capacity, persistence and replication.
-Usage: types.py MODULE"""
+"""The module's types beyond RedisBloom: CBF.* (counting filters with a guarded delete), RBF.*
+(time-window filters) and LFBF.MERGE (BF and CBF keys): replies, errors, the rate at capacity,
+expiry on time, persistence, replication and AOF replay that never reads the clock.
+Usage: extras.py MODULE"""
 import math
 import sys
 import time
@@ -82,14 +83,14 @@ def counting(r):
     check("... and a single add past capacity is refused", error(r, "CBF.ADD full z") == "filter is full")
 
     # the rate at capacity, no false negatives
-    run("CBF.RESERVE rate 0.01 20000")
+    run("CBF.RESERVE crate 0.01 20000")
     members = [f"member:{i}" for i in range(20000)]
     for i in range(0, len(members), 1000):
-        r.execute_command("CBF.MADD", "rate", *members[i:i + 1000])
-    present = sum(sum(r.execute_command("CBF.MEXISTS", "rate", *members[i:i + 1000])) for i in range(0, 20000, 1000))
+        r.execute_command("CBF.MADD", "crate", *members[i:i + 1000])
+    present = sum(sum(r.execute_command("CBF.MEXISTS", "crate", *members[i:i + 1000])) for i in range(0, 20000, 1000))
     check(f"no false negatives ({present} of 20000)", present == 20000)
     trials = 100000
-    positives = sum(sum(r.execute_command("CBF.MEXISTS", "rate", *[f"other:{j}" for j in range(i, i + 1000)]))
+    positives = sum(sum(r.execute_command("CBF.MEXISTS", "crate", *[f"other:{j}" for j in range(i, i + 1000)]))
                     for i in range(0, trials, 1000))
     check(f"rate at capacity {positives / trials:.4f} <= {upper_bound(0.01, trials):.4f}",
           positives / trials <= upper_bound(0.01, trials))
@@ -128,8 +129,96 @@ def merging(r):
           run("LFBF.MERGE cm cm2") in (b"OK", "OK", True) and run("CBF.COUNT cm x") == 2 and run("CBF.CARD cm") == 4)
 
 
+def now_ms():
+    return int(time.time() * 1000)  # the server's clock too: same machine
+
+
+def sleep_until(ms):
+    time.sleep(max(0.0, (ms - now_ms()) / 1000))
+
+
+def fields(reply):
+    if isinstance(reply, list):
+        reply = dict(zip(reply[::2], reply[1::2]))
+    return {(k.decode() if isinstance(k, bytes) else k): v for k, v in reply.items()}
+
+
+def rotating(r):
+    run = lambda line: r.execute_command(*line.split())
+    for bad in ("RBF.RESERVE w 0 10 0", "RBF.RESERVE w 0.01 0 0", "RBF.RESERVE w 0.01 10 -1",
+                "RBF.RESERVE w 0.01 10 1099511627777", "RBF.RESERVE w 0.01 10 0 GENERATIONS 1",
+                "RBF.RESERVE w 0.01 10 0 GENERATIONS 65", "RBF.RESERVE w 0.01 10 0 NEXT 0",
+                "RBF.RESERVE w 0.01 10 0 COLOUR 3", "RBF.RESERVE w 0.01 10 0 GENERATIONS",
+                "RBF.RESERVE w 0.01 10000000000000 0"):
+        check(f"{bad} is refused ({error(r, *bad.split())})", error(r, *bad.split()) is not None and not r.exists("w"))
+    check("RBF.ADD on a missing key", error(r, "RBF.ADD nothing x") == "not found")
+
+    # rotation by hand, G = 3: a key lives through G-1 rotations and is gone after G
+    run("RBF.RESERVE w 0.01 1000 0 GENERATIONS 3")
+    seen = [run("RBF.MADD w a b")]
+    for _ in range(3):
+        seen.append((run("RBF.EXISTS w a"), run("RBF.ROTATE w")))
+    seen.append(run("RBF.EXISTS w a"))
+    check(f"present through G-1 = 2 rotations, gone after 3 ({seen})", seen == [[1, 1], (1, 1), (1, 2), (1, 3), 0])
+    check("RBF.ROTATE COUNT 5 clears everything", run("RBF.ADD w c") == 1 and run("RBF.ROTATE w COUNT 5") == 8 and
+          run("RBF.MEXISTS w a b c") == [0, 0, 0])
+
+    # rotation by time, G = 2, period 400 ms: reads skip due generations without rotating
+    period = 400
+    first = now_ms() + period
+    run(f"RBF.RESERVE t 0.01 1000 {period} NEXT {first}")
+    run("RBF.ADD t x")
+    sleep_until(first + 100)
+    present = run("RBF.EXISTS t x")
+    sleep_until(first + period + 100)
+    info = fields(run("RBF.INFO t"))
+    check(f"timed: present one period on, gone two on, without a write ({present}, {run('RBF.EXISTS t x')})",
+          present == 1 and run("RBF.EXISTS t x") == 0)
+    check(f"... and the reads rotated nothing ({info})", info["Rotations"] == 0 and info["Next rotation"] == first)
+    run("RBF.ADD t y")
+    info = fields(run("RBF.INFO t"))
+    check(f"the next write performs the due rotations ({info})",
+          info["Rotations"] == 2 and info["Next rotation"] == first + 2 * period and info["Items"] == 1 and
+          info["Generations"] == 2 and info["Capacity"] == 1000 and info["Period"] == period)
+    check("... x gone, y present", run("RBF.MEXISTS t x y") == [0, 1])
+
+    # the rate over a full window, no false negatives
+    run("RBF.RESERVE rate 0.01 10000 0 GENERATIONS 4")
+    for g in range(4):
+        if g:
+            run("RBF.ROTATE rate")
+        r.execute_command("RBF.MADD", "rate", *[f"g{g}:{i}" for i in range(10000)])
+    present = sum(sum(r.execute_command("RBF.MEXISTS", "rate", *[f"g{g}:{i}" for i in range(j, j + 1000)]))
+                  for g in range(4) for j in range(0, 10000, 1000))
+    trials = 100000
+    positives = sum(sum(r.execute_command("RBF.MEXISTS", "rate", *[f"other:{j}" for j in range(i, i + 1000)]))
+                    for i in range(0, trials, 1000))
+    check(f"4 generations at capacity: no false negatives ({present} of 40000), rate {positives / trials:.4f} <= "
+          f"{upper_bound(0.01, trials):.4f}", present == 40000 and positives / trials <= upper_bound(0.01, trials))
+    check("RBF on a BF key: WRONGTYPE", "WRONGTYPE" in (error(r, "RBF.ADD bloom x") or "") and
+          "WRONGTYPE" in (error(r, "BF.ADD t x") or ""))
+
+
+def aof_replay(module):
+    """Replaying an AOF later than it was written must not rotate: the rotations are in it."""
+    with servers.server([(module, [])], extra=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]) as (port, _):
+        r = redis.Redis(port=port)
+        period = 300
+        first = now_ms() + period
+        r.execute_command(*f"RBF.RESERVE a 0.01 100 {period} NEXT {first}".split())
+        r.execute_command("RBF.RESERVE b 0.01 100 200")
+        r.execute_command(*"RBF.MADD a x y".split())
+        sleep_until(first + 50)
+        r.execute_command(*"RBF.ADD a z".split())  # rotates once first
+        r.execute_command(*"RBF.ADD b z".split())
+        before = [digest(r, k) for k in "ab"]
+        sleep_until(first + 3 * period)  # replayed now, the adds would be past more deadlines
+        r.execute_command("DEBUG", "LOADAOF")
+        check("AOF replay after the deadlines rotates nothing more: equal digests", [digest(r, k) for k in "ab"] == before)
+
+
 def persistence(r, port, module):
-    keys = ["c", "full", "rate", "m1", "cm"]
+    keys = ["c", "full", "rate", "m1", "cm", "w", "t", "crate"]
     before = [digest(r, k) for k in keys]
     r.execute_command("DEBUG", "RELOAD")
     check("DEBUG RELOAD keeps every digest", [digest(r, k) for k in keys] == before)
@@ -138,8 +227,11 @@ def persistence(r, port, module):
     dumped = r.dump("rate")
     r.restore("rate-restored", 0, dumped)
     check("DUMP/RESTORE gives an equal digest", digest(r, "rate-restored") == digest(r, "rate"))
-    blob = b"LFBRCB01" + bytes(40)
-    check("a corrupt LFBF.RESTORE of a CBF value is refused", error(r, "LFBF.RESTORE", "bad", blob) is not None and not r.exists("bad"))
+    for magic in (b"LFBRCB01", b"LFBRRB01"):
+        check(f"a corrupt LFBF.RESTORE of a {magic[4:6].decode()} value is refused",
+              error(r, "LFBF.RESTORE", "bad", magic + bytes(60)) is not None and not r.exists("bad"))
+    good = r.dump("w")
+    check("a DUMP payload is not an LFBF.RESTORE blob", error(r, "LFBF.RESTORE", "bad", good) is not None)
     r.execute_command("BGREWRITEAOF")
 
     # replication: a replica with other defaults builds the same auto-created filters
@@ -155,8 +247,16 @@ def persistence(r, port, module):
         r.execute_command("CBF.DEL auto y")
         r.execute_command("CBF.DEL auto never-added")
         r.execute_command("LFBF.MERGE cm cm2")
+        first = now_ms() + 300
+        r.execute_command(f"RBF.RESERVE timed 0.01 100 300 NEXT {first}")
+        r.execute_command("RBF.RESERVE untimed 0.01 100 250")
+        r.execute_command("RBF.ADD timed x")
+        sleep_until(first + 350)
+        r.execute_command("RBF.ADD timed y")  # two rotations, replicated as RBF.ROTATE COUNT 2 NEXT
+        r.execute_command("RBF.ADD untimed y")
+        r.execute_command("RBF.ROTATE w")
         r.execute_command("WAIT", 1, 5000)
-        keys += ["auto", "cm"]
+        keys += ["auto", "cm", "timed", "untimed", "w"]
         check("the replica's digests equal the primary's", [digest(replica, k) for k in keys] == [digest(r, k) for k in keys])
 
 
@@ -166,7 +266,9 @@ def main():
         r = redis.Redis(port=port)
         counting(r)
         merging(r)
+        rotating(r)
         persistence(r, port, module)
+    aof_replay(module)
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 
