@@ -1,5 +1,6 @@
 """Redis servers for the module's tests: each binds 127.0.0.1 on a free port, loads the given
-modules at start, and stops (SHUTDOWN NOSAVE, then kill) when its `with` block ends.
+modules at start, and stops (SHUTDOWN NOSAVE, or SHUTDOWN SAVE if save, then kill) when its
+`with` block ends. A given directory (and port) lets a new server start where an old one stopped.
 The server binary is $LFBLOOM_SERVER (Valkey's, for the Valkey runs), else Debian's redis-server.
 `python servers.py valkey CACHE` downloads Valkey into CACHE."""
 import contextlib
@@ -23,16 +24,17 @@ def free_port():
 
 
 @contextlib.contextmanager
-def server(modules, binary=None, extra=()):
-    """Yields (port, directory). modules: [(path, [args])]."""
+def server(modules, binary=None, extra=(), directory=None, port=None, save=False):
+    """Yields (port, directory). modules: [(path, [args])]. directory: an existing one, kept
+    (default: a temporary one, deleted); port: default a free one; save: SHUTDOWN SAVE at exit."""
     binary = binary or os.environ.get("LFBLOOM_SERVER") or "redis-server"
-    with tempfile.TemporaryDirectory() as directory:
-        port = free_port()
+    with contextlib.nullcontext(directory) if directory else tempfile.TemporaryDirectory() as directory:
+        port = port or free_port()
         cmd = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                "--dir", directory, "--enable-debug-command", "yes", *extra]
         for path, args in modules:
             cmd += ["--loadmodule", str(path), *args]
-        log = open(pathlib.Path(directory) / "server.log", "w")
+        log = open(pathlib.Path(directory) / "server.log", "a")  # a restart's log follows the last one's
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
         try:
             for _ in range(200):
@@ -48,7 +50,8 @@ def server(modules, binary=None, extra=()):
         finally:
             if proc.poll() is None:
                 with contextlib.suppress(Exception):
-                    redis.Redis(port=port).shutdown(nosave=True)
+                    # no retries: the connection closing is the answer (retried, it cost seconds)
+                    redis.Redis(port=port, retry=None).shutdown(save=save, nosave=not save)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
             if proc.poll() is None:
