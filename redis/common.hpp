@@ -23,6 +23,9 @@ extern "C" {
 
 namespace lfbloom_redis {
 
+using lfbloom::blocked_bloom_filter;
+using lfbloom::counting_bloom_filter;
+
 constexpr int encoding_version = 1;
 
 /// The server's settings: load arguments give their start values, module configs (redis.conf,

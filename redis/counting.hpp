@@ -12,8 +12,6 @@
 
 namespace lfbloom_redis {
 
-using lfbloom::counting_bloom_filter;
-
 /// One CBF key. items: adds minus deletes (merges add theirs).
 struct counter : tracked {
     static constexpr std::string_view magic = "LFBRCB01";

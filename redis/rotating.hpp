@@ -17,8 +17,6 @@
 
 namespace lfbloom_redis {
 
-using lfbloom::blocked_bloom_filter;
-
 /// One RBF key.
 struct window : tracked {
     static constexpr std::string_view magic = "LFBRRB01";

@@ -2,11 +2,11 @@
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 60), then merges what
 # they found into the committed corpora (tests/fuzz/corpus/<target>), which ctest replays in every
 # build. Crash inputs are written into the corpus too (crash-*), so they stay regression tests.
-#   tools/fuzz.sh [seconds] [target ...]     targets: native guava roundtrip
+#   tools/fuzz.sh [seconds] [target ...]     targets: native guava roundtrip redis
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}; shift || true
-targets=${*:-native guava roundtrip}
+targets=${*:-native guava roundtrip redis}
 bash tools/setup.sh
 for p in clang-14 libclang-rt-14-dev libfuzzer-14-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="${missing:-} $p"

@@ -80,7 +80,7 @@ def main():
     fill = a.capacity - reserved_adds
     # the adds measured in each round: MADD batches and single ADDs, together within the headroom
     madd_requests = max(1, reserved_adds // (2 * a.rounds * BATCH))
-    add_requests = max(1, reserved_adds // (2 * a.rounds))
+    add_requests = max(1, min(500_000, reserved_adds // (2 * a.rounds)))
     cases = [  # name, redis-benchmark command, requests per round, items per request
         ("BF.MEXISTS 100 items, -P 16", many("BF.MEXISTS"), 20_000, BATCH),
         ("BF.MADD 100 items, -P 16", many("BF.MADD"), madd_requests, BATCH),

@@ -1,0 +1,61 @@
+"""Writes seed inputs for the `redis` fuzz target (tests/fuzz/corpus/redis): the values a server
+with the module saves for keys of each type, as the LFBF.RESTORE blobs of a rewritten AOF, and
+BF.SCANDUMP headers. Usage: redis_seeds.py MODULE CORPUS (run once; the seeds are committed)."""
+import pathlib
+import sys
+import time
+
+import redis
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "redis"))
+import servers  # noqa: E402
+
+SELECTOR = {b"LFBRSB01": 0, b"LFBRCB01": 1, b"LFBRRB01": 2}
+
+
+def resp_commands(data):
+    """The commands of an AOF (RESP arrays of bulk strings)."""
+    i = 0
+    while i < len(data):
+        assert data[i:i + 1] == b"*"
+        end = data.index(b"\r\n", i)
+        n, i = int(data[i + 1:end]), end + 2
+        args = []
+        for _ in range(n):
+            end = data.index(b"\r\n", i)
+            length = int(data[i + 1:end])
+            args.append(data[end + 2:end + 2 + length])
+            i = end + 2 + length + 2
+        yield args
+
+
+def main():
+    module, corpus = pathlib.Path(sys.argv[1]).resolve(), pathlib.Path(sys.argv[2])
+    corpus.mkdir(parents=True, exist_ok=True)
+    with servers.server([(module, [])], extra=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]) as (port, directory):
+        r = redis.Redis(port=port)
+        for line in ("BF.RESERVE grown 0.01 8 EXPANSION 3", "BF.RESERVE fixed 0.2 4 NONSCALING", "BF.ADD auto x",
+                     "CBF.RESERVE c4 0.05 20", "CBF.RESERVE c8 0.1 10 COUNTER 8", "RBF.RESERVE w 0.1 10 0 GENERATIONS 3",
+                     "RBF.RESERVE t 0.05 10 1000 NEXT 1800000000000"):
+            r.execute_command(*line.split())
+        r.execute_command("BF.MADD", "grown", *range(40))
+        r.execute_command(*"BF.MADD fixed a b c".split())
+        r.execute_command(*"CBF.MADD c4 a b a".split())
+        r.execute_command(*"CBF.MADD c8 x x y".split())
+        r.execute_command(*"RBF.MADD w a b".split())
+        r.execute_command(*"RBF.ROTATE w".split())
+        r.execute_command(*"RBF.ADD t a".split())
+        for key in ("grown", "fixed", "auto"):
+            (corpus / f"seed-dump-header-{key}").write_bytes(b"\x03" + r.execute_command("BF.SCANDUMP", key, 0)[1])
+        r.execute_command("BGREWRITEAOF")
+        while r.info("persistence")["aof_rewrite_in_progress"]:
+            time.sleep(0.05)
+        base = next(pathlib.Path(directory).glob("appendonlydir/*.base.aof")).read_bytes()
+        for args in resp_commands(base):
+            if args[0].upper() == b"LFBF.RESTORE":
+                (corpus / f"seed-value-{args[1].decode()}").write_bytes(bytes([SELECTOR[args[2][:8]]]) + args[2])
+    print(sorted(p.name for p in corpus.iterdir()))
+
+
+if __name__ == "__main__":
+    main()
