@@ -125,7 +125,9 @@ inline void check_parameters(const chain& c, std::uint32_t count) {
 inline void check_link(const chain& c, std::uint32_t count, std::uint64_t capacity, std::uint64_t items, std::uint64_t before) {
     // each but the newest was full when the next opened; none holds more than its capacity
     const std::size_t i = c.subs.size();
-    const std::uint64_t expected = i == 0 ? capacity : c.subs.back().capacity * c.expansion;
+    std::uint64_t expected = capacity;
+    if (i > 0 && __builtin_mul_overflow(c.subs.back().capacity, std::uint64_t{c.expansion}, &expected))
+        throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent sub-filter");
     if (capacity == 0 || capacity != expected || items > capacity || (i + 1 < count && items != capacity) ||
         items > UINT64_MAX - before)
         throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent sub-filter");
@@ -149,8 +151,7 @@ inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
         const auto sub_items = r.get<std::uint64_t>();
         check_link(*c, count, capacity, sub_items, items);
         auto f = r.get_filter<blocked_bloom_filter>(c->bytes() + sizeof(sub_filter));
-        if (f.shape().capacity != capacity || f.shape().target_fpr != c->rate(i))
-            throw lfbloom::error(errc::corrupt, "a sub-filter's geometry does not match its chain");
+        check_made_for(f, blocked_bloom_filter::size_for(capacity, c->rate(i)));
         c->subs.push_back({std::move(f), capacity, sub_items});
         c->account(c->bytes());
         items += sub_items;
@@ -163,7 +164,8 @@ inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
 /// LFBF.MERGE: ORs every source into `into`, sub-filter by sub-filter, and adds their items (an
 /// upper bound on the union's). Throws lfbloom::error with nothing changed unless every source
 /// has the same error, expansion and sub-filters, and each sub-filter's sum stays within its
-/// capacity (so the merged chain keeps its rate and can go on growing).
+/// capacity (so the merged chain keeps its rate and can go on growing). Equal parameters mean
+/// equal filters (every loaded one passed check_made_for), so the ORs cannot throw.
 inline void chain::merge(chain& into, const std::vector<const chain*>& sources) {
     std::vector<std::uint64_t> items;
     for (const auto& s : into.subs) items.push_back(s.items);

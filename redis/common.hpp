@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -69,11 +70,35 @@ private:
     std::uint64_t accounted_ = 0;
 };
 
-/// The memory left to a key that uses `used` bytes; throws too_large at the limit.
+/// Whether max-bytes applies to what is being allocated now: to what clients ask of a primary,
+/// not to values loaded from RDB or AOF or sent by a primary (checked when they were made;
+/// refusing them would stop a load, or leave a replica without a key its primary has). Set at
+/// the start of every command (see guarded) and of rdb_load; Redis runs both on its main thread.
+inline bool limit_applies = true;
+
+/// Whether the context's command comes from a client of a primary.
+inline bool from_clients(RedisModuleCtx* ctx) {
+    const int flags = RedisModule_GetContextFlags(ctx);
+    return !(flags & (REDISMODULE_CTX_FLAGS_SLAVE | REDISMODULE_CTX_FLAGS_LOADING | REDISMODULE_CTX_FLAGS_REPLICATED));
+}
+
+/// The memory left to a key that uses `used` bytes (0: no limit); throws too_large at the limit.
 inline std::uint64_t memory_left(std::uint64_t used) {
+    if (!limit_applies) return 0;
     const auto limit = static_cast<std::uint64_t>(config.max_bytes);
     if (used >= limit) throw lfbloom::error(lfbloom::errc::too_large, "the key reached its memory limit");
     return limit - used;
+}
+
+/// Refuses a loaded filter unless it is exactly what the module makes for its key's parameters
+/// (`expected`: the geometry for them; seed 0; today's probe rule). So keys of equal parameters
+/// always merge and dump alike, and a crafted geometry cannot pose as another capacity.
+template <class Filter>
+void check_made_for(const Filter& f, const lfbloom::geometry& expected) {
+    const auto& g = f.shape();
+    if (g.slots != expected.slots || g.hashes != expected.hashes || g.capacity != expected.capacity ||
+        g.target_fpr != expected.target_fpr || f.seed() != 0 || f.probes() != lfbloom::probe_rule::distinct)
+        throw lfbloom::error(lfbloom::errc::corrupt, "a filter's geometry does not match its key");
 }
 
 // ---- blobs: little-endian fields and FORMAT.md filters -------------------------------------------
@@ -85,13 +110,16 @@ void put(std::string& out, T v) {
     out.append(reinterpret_cast<const char*>(b), sizeof(T));
 }
 
-/// Appends length(u64) and the filter's FORMAT.md bytes (checksummed).
+/// Appends length(u64) and the filter's FORMAT.md bytes (checksummed), written in place.
 template <class Filter>
 void put_filter(std::string& out, const Filter& f) {
-    std::vector<std::byte> bytes;
-    lfbloom::save(f, lfbloom::vector_sink(bytes));
-    put(out, static_cast<std::uint64_t>(bytes.size()));
-    out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const std::size_t at = out.size();
+    put(out, std::uint64_t{0});  // the length, once known
+    out.reserve(out.size() + f.words().size_bytes() + 128);  // header and trailer: under 128 bytes
+    lfbloom::save(f, [&](const void* data, std::size_t n) { out.append(static_cast<const char*>(data), n); });
+    unsigned char length[8];
+    lfbloom::detail::put_le<std::uint64_t>(length, out.size() - at - 8);
+    out.replace(at, 8, reinterpret_cast<const char*>(length), 8);
 }
 
 struct reader {
@@ -192,6 +220,7 @@ template <class V>
 struct callbacks {
     static void* rdb_load(RedisModuleIO* io, int encver) {
         if (encver != encoding_version) return nullptr;
+        limit_applies = from_clients(RedisModule_GetContextFromIO(io));  // RESTORE of a DUMP payload: yes
         std::size_t n = 0;
         char* buffer = RedisModule_LoadStringBuffer(io, &n);
         if (RedisModule_IsIOError(io) || buffer == nullptr) {  // a short read (HANDLE_IO_ERRORS)
@@ -236,6 +265,7 @@ struct callbacks {
     }
 
     static void* copy(RedisModuleString*, RedisModuleString*, const void* value) {
+        limit_applies = true;  // COPY: a client's new key
         try {
             return V::deserialize(V::serialize(*static_cast<const V*>(value))).release();
         } catch (const std::exception&) {
@@ -272,10 +302,30 @@ struct callbacks {
     }
 };
 
+/// Every command runs through this: it sets whether max-bytes applies, and answers an exception
+/// that escaped (bad_alloc while replying, say) with an error instead of letting it end Redis.
+template <RedisModuleCmdFunc F>
+int guarded(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    limit_applies = from_clients(ctx);
+    try {
+        return F(ctx, argv, argc);
+    } catch (const std::exception& e) {
+        return RedisModule_ReplyWithError(ctx, dynamic_cast<const std::bad_alloc*>(&e) ? "ERR out of memory" : "ERR the command failed");
+    }
+}
+
 struct command {
     const char* name;
     RedisModuleCmdFunc f;
     const char* flags;
+    int last_key = 1;  ///< -1: every argument from the first is a key (LFBF.MERGE)
 };
+
+/// Registers commands (their key is argument 1; through `last_key`, for several).
+inline int create_commands(RedisModuleCtx* ctx, std::span<const command> commands) {
+    for (const auto& c : commands)
+        if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, c.last_key, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
 
 }  // namespace lfbloom_redis

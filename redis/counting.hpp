@@ -53,8 +53,7 @@ struct counter : tracked {
             throw lfbloom::error(lfbloom::errc::corrupt, "bad parameters");
         auto f = r.get_filter<counting_bloom_filter>(sizeof(counter));
         r.end();
-        if (f.shape().capacity != capacity || f.shape().target_fpr != error)
-            throw lfbloom::error(lfbloom::errc::corrupt, "the filter's geometry does not match its key");
+        check_made_for(f, lfbloom::blocked_geometry(capacity, error, counting_bloom_filter::slots_per_line(f.counter_bits())));
         return std::make_unique<counter>(error, capacity, items, std::move(f));
     }
 
@@ -69,7 +68,7 @@ struct counter : tracked {
                 throw lfbloom::error(lfbloom::errc::full, "the merged filter would hold more than its capacity");
             items += s->items;
         }
-        for (const counter* s : sources) into.filter.merge(s->filter);  // equal parameters: equal geometry, cannot throw
+        for (const counter* s : sources) into.filter.merge(s->filter);  // equal parameters: equal filters (check_made_for)
         into.items = items;
     }
 };
@@ -160,7 +159,8 @@ inline int del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
     const bool removed = c->filter.remove(view(argv[2]));
     if (removed) {
-        --c->items;
+        // a key whose counters all saturated can be removed more often than it was added
+        if (c->items > 0) --c->items;
         RedisModule_ReplicateVerbatim(ctx);
         notify(ctx, "cbf.del", argv[1]);
     }
@@ -229,15 +229,13 @@ inline int card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 inline int register_counting(RedisModuleCtx* ctx) {
     using namespace counting;
     const command commands[] = {
-        {"cbf.reserve", reserve, "write deny-oom"},    {"cbf.add", add_one, "write deny-oom"},
-        {"cbf.madd", add_many, "write deny-oom"},      {"cbf.del", del, "write"},
-        {"cbf.exists", exists_one, "readonly fast"},   {"cbf.mexists", exists_many, "readonly fast"},
-        {"cbf.count", count, "readonly fast"},         {"cbf.card", card, "readonly fast"},
-        {"cbf.info", info, "readonly fast"},
+        {"cbf.reserve", guarded<reserve>, "write deny-oom"},    {"cbf.add", guarded<add_one>, "write deny-oom"},
+        {"cbf.madd", guarded<add_many>, "write deny-oom"},      {"cbf.del", guarded<del>, "write"},
+        {"cbf.exists", guarded<exists_one>, "readonly fast"},   {"cbf.mexists", guarded<exists_many>, "readonly fast"},
+        {"cbf.count", guarded<count>, "readonly fast"},         {"cbf.card", guarded<card>, "readonly fast"},
+        {"cbf.info", guarded<info>, "readonly fast"},
     };
-    for (const auto& c : commands)
-        if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, 1, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
-    return REDISMODULE_OK;
+    return create_commands(ctx, commands);
 }
 
 }  // namespace lfbloom_redis

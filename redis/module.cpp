@@ -454,7 +454,8 @@ RedisModuleString* error_rate_text = nullptr;  // what CONFIG GET returns; Redis
 int set_error_rate(const char*, RedisModuleString* v, void*, RedisModuleString** err) {
     double rate = 0;
     if (RedisModule_StringToDouble(v, &rate) != REDISMODULE_OK || !(rate > 0 && rate < 1)) {
-        *err = RedisModule_CreateString(nullptr, "error-rate must be a number in (0, 1)", 38);
+        constexpr std::string_view message = "error-rate must be a number in (0, 1)";
+        *err = RedisModule_CreateString(nullptr, message.data(), message.size());
         return REDISMODULE_ERR;
     }
     config.error_rate = rate;
@@ -517,14 +518,13 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
         !callbacks<window>::create(ctx, "lfbloomRB"))
         return REDISMODULE_ERR;
     const command commands[] = {
-        {"bf.reserve", reserve, "write deny-oom"}, {"bf.add", add, "write deny-oom"},
-        {"bf.madd", madd, "write deny-oom"},       {"bf.insert", insert, "write deny-oom"},
-        {"bf.exists", exists, "readonly fast"},    {"bf.mexists", mexists, "readonly fast"},
-        {"bf.card", card, "readonly fast"},        {"bf.info", info, "readonly fast"},
-        {"bf.scandump", scandump, "readonly"},     {"bf.loadchunk", loadchunk, "write deny-oom"},
-        {"lfbf.restore", restore, "write deny-oom"}, {"lfbf.merge", merge, "write deny-oom"},
+        {"bf.reserve", guarded<reserve>, "write deny-oom"}, {"bf.add", guarded<add>, "write deny-oom"},
+        {"bf.madd", guarded<madd>, "write deny-oom"},       {"bf.insert", guarded<insert>, "write deny-oom"},
+        {"bf.exists", guarded<exists>, "readonly fast"},    {"bf.mexists", guarded<mexists>, "readonly fast"},
+        {"bf.card", guarded<card>, "readonly fast"},        {"bf.info", guarded<info>, "readonly fast"},
+        {"bf.scandump", guarded<scandump>, "readonly"},     {"bf.loadchunk", guarded<loadchunk>, "write deny-oom"},
+        {"lfbf.restore", guarded<restore>, "write deny-oom"}, {"lfbf.merge", guarded<merge>, "write deny-oom", -1},
     };
-    for (const auto& c : commands)
-        if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, 1, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    if (create_commands(ctx, commands) == REDISMODULE_ERR) return REDISMODULE_ERR;
     return register_counting(ctx) == REDISMODULE_OK ? register_rotating(ctx) : REDISMODULE_ERR;
 }

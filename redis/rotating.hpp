@@ -28,7 +28,8 @@ struct window : tracked {
     std::uint64_t capacity;       ///< keys per period
     std::uint64_t period;         ///< ms; 0 = rotate only with RBF.ROTATE
     std::uint64_t deadline = 0;   ///< unix ms of the next rotation; 0 with no period
-    std::uint64_t rotations = 0;  ///< the current generation is ring[rotations % G]
+    std::uint64_t rotations = 0;  ///< rotations performed (a COUNT past G counts as G), saturating
+    std::uint32_t current = 0;    ///< the current generation is ring[current]
     std::vector<blocked_bloom_filter> ring;
     std::vector<std::uint64_t> items;  ///< adds to each generation since it was cleared
 
@@ -56,7 +57,7 @@ struct window : tracked {
     }
     std::uint32_t generations() const { return static_cast<std::uint32_t>(ring.size()); }
     /// The generation of age `age` (< G): 0 is the current one.
-    std::size_t at(std::uint64_t age) const { return (rotations % ring.size() + ring.size() - age) % ring.size(); }
+    std::size_t at(std::uint64_t age) const { return (current + ring.size() - age) % ring.size(); }
 
     /// Rotations due at `now` (unix ms), at most G (more would clear nothing more).
     std::uint64_t due(std::uint64_t now) const {
@@ -66,13 +67,15 @@ struct window : tracked {
     /// The deadline after the rotations due at `now`.
     std::uint64_t next_deadline(std::uint64_t now) const { return deadline + ((now - deadline) / period + 1) * period; }
 
+    /// `count` rotations (past G, G: every generation is cleared), then the deadline `next`.
     void rotate(std::uint64_t count, std::uint64_t next) {
-        for (std::uint64_t i = 0; i < std::min<std::uint64_t>(count, generations()); ++i) {
-            ++rotations;
-            ring[at(0)].clear();
-            items[at(0)] = 0;
+        count = std::min<std::uint64_t>(count, generations());
+        for (std::uint64_t i = 0; i < count; ++i) {
+            current = static_cast<std::uint32_t>((current + 1) % generations());
+            ring[current].clear();
+            items[current] = 0;
         }
-        rotations += count > generations() ? count - generations() : 0;
+        rotations = rotations > UINT64_MAX - count ? UINT64_MAX : rotations + count;
         deadline = next;
     }
 
@@ -83,8 +86,8 @@ struct window : tracked {
         return false;
     }
 
-    // magic(8) error(f64) capacity(u64) period(u64) deadline(u64) rotations(u64) G(u32), then per
-    // generation in ring order: items(u64), length(u64) and FORMAT.md's bytes.
+    // magic(8) error(f64) capacity(u64) period(u64) deadline(u64) rotations(u64) current(u32)
+    // G(u32), then per generation in ring order: items(u64), length(u64) and FORMAT.md's bytes.
     static std::string serialize(const window& w) {
         std::string out(magic);
         put(out, std::bit_cast<std::uint64_t>(w.error));
@@ -92,6 +95,7 @@ struct window : tracked {
         put(out, w.period);
         put(out, w.deadline);
         put(out, w.rotations);
+        put(out, w.current);
         put(out, w.generations());
         for (std::uint32_t i = 0; i < w.generations(); ++i) {
             put(out, w.items[i]);
@@ -107,15 +111,15 @@ struct window : tracked {
         auto w = std::make_unique<window>(error, capacity, period);
         w->deadline = r.get<std::uint64_t>();
         w->rotations = r.get<std::uint64_t>();
+        w->current = r.get<std::uint32_t>();
         const auto generations = r.get<std::uint32_t>();
         if (!(error > 0 && error < 1) || capacity == 0 || period > max_period || (period == 0) != (w->deadline == 0) ||
-            generations < 2 || generations > max_generations)
+            w->deadline > UINT64_MAX - max_period || generations < 2 || generations > max_generations || w->current >= generations)
             throw lfbloom::error(lfbloom::errc::corrupt, "bad parameters");
         for (std::uint32_t i = 0; i < generations; ++i) {
             w->items.push_back(r.get<std::uint64_t>());
             auto f = r.get_filter<blocked_bloom_filter>(w->bytes() + sizeof(blocked_bloom_filter));
-            if (f.shape().capacity != capacity || f.shape().target_fpr != error / generations)
-                throw lfbloom::error(lfbloom::errc::corrupt, "a generation's geometry does not match its key");
+            check_made_for(f, blocked_bloom_filter::size_for(capacity, error / generations));
             w->ring.push_back(std::move(f));
             w->account(w->bytes());
         }
@@ -125,13 +129,6 @@ struct window : tracked {
 };
 
 namespace rotating {
-
-/// Whether this command may read the clock to change a filter: not on a replica, not while
-/// loading (AOF replay), not for a command its primary sent.
-inline bool drives_rotation(RedisModuleCtx* ctx) {
-    const int flags = RedisModule_GetContextFlags(ctx);
-    return !(flags & (REDISMODULE_CTX_FLAGS_SLAVE | REDISMODULE_CTX_FLAGS_LOADING | REDISMODULE_CTX_FLAGS_REPLICATED));
-}
 
 inline std::uint64_t now() { return static_cast<std::uint64_t>(RedisModule_Milliseconds()); }
 
@@ -197,7 +194,7 @@ inline int reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 
 /// Performs the rotations due on a primary and replicates them; before an add.
 inline void catch_up(RedisModuleCtx* ctx, RedisModuleString* name, window& w) {
-    if (!drives_rotation(ctx)) return;
+    if (!from_clients(ctx)) return;  // replicas and AOF replay get the primary's RBF.ROTATE instead
     const std::uint64_t t = now();
     const std::uint64_t count = w.due(t);
     if (count == 0) return;
@@ -267,6 +264,7 @@ inline int rotate(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     }
     window* w = existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
     if (w == nullptr) return REDISMODULE_OK;
+    catch_up(ctx, argv[1], *w);  // first the rotations already due, or the keys they expired would return
     if (w->period == 0) next = 0;
     else if (!next_given) next = now() + w->period;  // a replica or the AOF always has NEXT
     w->rotate(count, next);
@@ -304,14 +302,12 @@ inline int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 inline int register_rotating(RedisModuleCtx* ctx) {
     using namespace rotating;
     const command commands[] = {
-        {"rbf.reserve", reserve, "write deny-oom"},  {"rbf.add", add_one, "write deny-oom"},
-        {"rbf.madd", add_many, "write deny-oom"},    {"rbf.rotate", rotate, "write"},
-        {"rbf.exists", exists_one, "readonly fast"}, {"rbf.mexists", exists_many, "readonly fast"},
-        {"rbf.info", info, "readonly fast"},
+        {"rbf.reserve", guarded<reserve>, "write deny-oom"},  {"rbf.add", guarded<add_one>, "write deny-oom"},
+        {"rbf.madd", guarded<add_many>, "write deny-oom"},    {"rbf.rotate", guarded<rotate>, "write"},
+        {"rbf.exists", guarded<exists_one>, "readonly fast"}, {"rbf.mexists", guarded<exists_many>, "readonly fast"},
+        {"rbf.info", guarded<info>, "readonly fast"},
     };
-    for (const auto& c : commands)
-        if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, 1, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
-    return REDISMODULE_OK;
+    return create_commands(ctx, commands);
 }
 
 }  // namespace lfbloom_redis

@@ -59,6 +59,14 @@ def main():
         check("CONFIG SET lfbloom.max-bytes 1mb takes effect on the next key",
               refused(r, "BF.RESERVE", "big", 0.01, 10000000) and not r.exists("big"))
 
+        # max-bytes limits what clients ask for, not what is loaded: a key made under a larger
+        # limit survives a reload under a smaller one (refusing it would stop the load)
+        r.config_set("lfbloom.max-bytes", str(4 << 30))
+        r.execute_command("BF.RESERVE", "large", 0.01, 2000000)
+        r.config_set("lfbloom.max-bytes", "1mb")
+        r.execute_command("DEBUG", "RELOAD")
+        check("a key over a lowered max-bytes survives DEBUG RELOAD", r.exists("large") == 1)
+        r.delete("large")
         # INFO lfbloom counts live keys and their bytes (BF.INFO's Size), and refused values
         info = r.info("lfbloom")
         sizes = sum(r.execute_command("BF.INFO", k, "SIZE")["Size"] for k in ("auto", "explicit", "auto2", "explicit2"))
