@@ -1,5 +1,10 @@
 // BF.*'s value: a chain of blocked sub-filters (type "lfbloomBF"), its serialized form (RDB, AOF,
-// digest) and BF.SCANDUMP's chunks. Shared by module.cpp and the loader's fuzz target.
+// digest) and BF.SCANDUMP's chunks. Shared by module.cpp and the loaders' fuzz target.
+//
+// A chain is RedisBloom's: sub-filter i holds capacity * expansion^i keys at rate error / 2^(i+1)
+// (the sum stays under error); an add first asks every sub-filter, so a key present anywhere is
+// not added twice, then goes to the newest, opening a new one once the newest holds its capacity
+// (or answering "non scaling filter is full").
 #pragma once
 
 #include <algorithm>

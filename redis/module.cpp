@@ -1,9 +1,8 @@
-// lfbloom's Redis/Valkey module: RedisBloom's BF.* commands served by the core's blocked filter.
+// lfbloom's Redis/Valkey module: RedisBloom's BF.* commands served by the core's blocked filter
+// (chain.hpp), and beyond them CBF.* counting filters (counting.hpp), RBF.* time-window filters
+// (rotating.hpp), LFBF.MERGE and LFBF.RESTORE; common.hpp has what the three types share. This
+// file: the BF.* commands, LFBF.*, settings (load arguments, configs, INFO) and RedisModule_OnLoad.
 //
-// A BF key is a chain of blocked sub-filters, as RedisBloom's: sub-filter i holds capacity *
-// expansion^i keys at rate error / 2^(i+1) (the sum stays under error); an add first asks every
-// sub-filter, so a key present anywhere is not added twice, then goes to the newest, opening a
-// new one once the newest holds its capacity (or answering "non scaling filter is full").
 // Replies, defaults and error strings follow RedisBloom 2.8.2 (tests/redis compares them);
 // BF.INFO's Size reports our bytes and BF.SCANDUMP carries our chunks, which differ. Beyond
 // RedisBloom: module configs (lfbloom.*), an INFO section, keyspace events, a per-key memory cap.
@@ -11,13 +10,9 @@
 // Thread safety: Redis calls the commands and type callbacks one at a time (on its main thread,
 // or a background thread for free and for saving in a fork), so nothing here needs a lock.
 #include <algorithm>
-#include <bit>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <numeric>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
