@@ -1,7 +1,8 @@
 """Real restarts (a new server process on the same directory, not DEBUG RELOAD): from the RDB
 (SHUTDOWN SAVE), from an AOF of commands (no RDB preamble), and from a rewritten AOF (LFBF.RESTORE
 payloads, then commands; with and without an RDB preamble). Every filter keeps its digest, its
-BF.INFO and its answers, present and absent items alike. Usage: restart.py MODULE"""
+BF.INFO and its answers, present and absent items alike; CBF and RBF keys keep their digests and
+counts. Usage: restart.py MODULE"""
 import pathlib
 import sys
 import tempfile
@@ -33,6 +34,9 @@ items = {  # every key and the items added to it (a refused add is not listed)
     "empty": [],
     BINARY_KEY: [b"\x00", b"\xff\xfe", b"\r\n*1\r\n$4\r\n"],
 }
+# The module's other types (CBF.*, RBF.*): their digests and counts must survive restarts too
+OTHERS = {"counted": "CBF.CARD", "counted8": "CBF.CARD", "counted-auto": "CBF.CARD", "window": "RBF.INFO",
+          "timed": "RBF.INFO"}
 absent = [f"absent{n}" for n in range(3000)]  # never added: their answers (false positives included) must not change
 
 
@@ -55,6 +59,11 @@ def populate(r):
         r.execute_command("BF.MADD chain", *items["chain"][n:n + 100])
     r.execute_command("BF.RESERVE empty 0.02 500")
     r.execute_command("BF.MADD", BINARY_KEY, *items[BINARY_KEY])
+    for line in ("CBF.RESERVE counted 0.01 1000", "CBF.MADD counted a b c a", "CBF.DEL counted b",
+                 "CBF.RESERVE counted8 0.05 100 COUNTER 8", "CBF.MADD counted8 x x y", "CBF.ADD counted-auto x",
+                 "RBF.RESERVE window 0.01 100 0 GENERATIONS 3", "RBF.MADD window a b", "RBF.ROTATE window",
+                 "RBF.ADD window c", "RBF.RESERVE timed 0.01 100 3600000", "RBF.MADD timed a b"):
+        r.execute_command(*line.split())
 
 
 def ask(r, *command):
@@ -76,12 +85,14 @@ def state(r):
                      r.type(key),
                      ask(r, "BF.MEXISTS", key, *added) if added else [],
                      ask(r, "BF.MEXISTS", key, *absent))
-    return {"keys": keys, "dbsize": r.dbsize(), "digest": r.execute_command("DEBUG DIGEST")}
+    others = {key: (r.execute_command("DEBUG", "DIGEST-VALUE", key)[0], ask(r, count, key)) for key, count in OTHERS.items()}
+    return {"keys": keys, "others": others, "dbsize": r.dbsize(), "digest": r.execute_command("DEBUG DIGEST")}
 
 
 def compare(what, before, after):
     """One check per aspect, naming the keys that differ."""
-    check(f"{what}: the same keys ({after['dbsize']})", after["dbsize"] == before["dbsize"] == len(items))
+    check(f"{what}: the same keys ({after['dbsize']})", after["dbsize"] == before["dbsize"] == len(items) + len(OTHERS))
+    check(f"{what}: the CBF and RBF keys' digests and counts are unchanged", after["others"] == before["others"])
     for i, aspect in enumerate(("digest", "BF.INFO", "BF.CARD", "type", "answers for added items",
                                 "answers for absent items")):
         differ = [k for k in items if k not in after["keys"] or after["keys"][k][i] != before["keys"][k][i]]
@@ -187,7 +198,7 @@ def main():
             sound("AOF, before any restart", before)
             incr = aof_files(directory, "*.incr.aof")
             check("the AOF holds the creating commands, no LFBF.RESTORE",
-                  all(c in incr for c in (b"BF.RESERVE", b"BF.MADD")) and b"LFBF.RESTORE" not in incr)
+                  all(c in incr for c in (b"BF.RESERVE", b"BF.MADD", b"CBF.DEL", b"RBF.ROTATE")) and b"LFBF.RESTORE" not in incr)
         check("no RDB was written (the restart can only replay the AOF)",
               not (pathlib.Path(directory) / "dump.rdb").exists())
         with servers.server([(module, other_defaults)], extra=aof, directory=directory) as (port, _):
@@ -202,7 +213,7 @@ def main():
             check("the AOF rewrite finished", wait_rewrite(r))
             base = aof_files(directory, "*.base.aof")
             check(f"the rewritten base holds one LFBF.RESTORE per key ({base.count(b'LFBF.RESTORE')})",
-                  base.count(b"LFBF.RESTORE") == len(items) and b"BF.RESERVE" not in base)
+                  base.count(b"LFBF.RESTORE") == len(items) + len(OTHERS) and b"BF.RESERVE" not in base)
             usable(r, "after the AOF rewrite")
             before = state(r)
         with servers.server([(module, [])], extra=aof, directory=directory) as (port, _):
