@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,7 +42,6 @@ struct chain : tracked {
 
     double error = 0;
     std::uint32_t expansion = 0;
-    std::uint64_t items = 0;
     std::vector<sub_filter> subs;
 
     chain() { account(bytes()); }
@@ -51,6 +49,11 @@ struct chain : tracked {
     std::uint64_t bytes() const {  // O(sub-filters): no scan of the bits
         std::uint64_t sum = sizeof(chain);
         for (const auto& s : subs) sum += sizeof(sub_filter) + s.filter.words().size_bytes();
+        return sum;
+    }
+    std::uint64_t items() const {  // loads check that the sum cannot overflow
+        std::uint64_t sum = 0;
+        for (const auto& s : subs) sum += s.items;
         return sum;
     }
     std::uint64_t capacity() const {  // saturates (a loaded value may claim anything)
@@ -97,72 +100,85 @@ struct chain : tracked {
         }
         newest->filter.add_hash(key);
         ++newest->items;
-        ++items;
         return added::fresh;
     }
 };
 
 // ---- serialized form: RDB, AOF (LFBF.RESTORE), DEBUG DIGEST-VALUE ---------------------------------
-// magic(8) error(f64) expansion(u32) items(u64) count(u32), then per sub-filter capacity(u64)
-// items(u64) length(u64) and FORMAT.md's checksummed bytes. Little-endian.
+// magic(8), the head: error(f64) expansion(u32) items(u64) count(u32), then per sub-filter its
+// link: capacity(u64) items(u64), and length(u64) and FORMAT.md's checksummed bytes.
+// Little-endian. BF.SCANDUMP's header has the same head and links (with word counts).
+
+inline void put_head(std::string& out, const chain& c) {
+    put(out, std::bit_cast<std::uint64_t>(c.error));
+    put(out, c.expansion);
+    put(out, c.items());
+    put(out, static_cast<std::uint32_t>(c.subs.size()));
+}
+
+inline void put_link(std::string& out, const sub_filter& s) {
+    put(out, s.capacity);
+    put(out, s.items);
+}
 
 inline std::string chain::serialize(const chain& c) {
     std::string out(magic);
-    put(out, std::bit_cast<std::uint64_t>(c.error));
-    put(out, c.expansion);
-    put(out, c.items);
-    put(out, static_cast<std::uint32_t>(c.subs.size()));
+    put_head(out, c);
     for (const auto& s : c.subs) {
-        put(out, s.capacity);
-        put(out, s.items);
+        put_link(out, s);
         put_filter(out, s.filter);
     }
     return out;
 }
 
-/// The checks every loaded chain passes (RDB, RESTORE, LOADCHUNK's header): its parameters and
-/// sub-filter count, and then each sub-filter's place in it. Throw lfbloom::error(corrupt).
-inline void check_parameters(const chain& c, std::uint32_t count) {
-    if (!(c.error > 0 && c.error < 1) || count == 0 || count > max_chain || (c.expansion == 0 && count != 1))
+/// The checks every loaded chain passes (RDB, RESTORE, LOADCHUNK's header): get_head checks its
+/// parameters and sub-filter count, get_link each sub-filter's place in it. Throw lfbloom::error(corrupt).
+struct head {
+    std::uint32_t count;
+    std::uint64_t items;  ///< what the sub-filters' items must sum to
+};
+inline head get_head(reader& r, chain& c) {
+    c.error = r.get_double();
+    c.expansion = r.get<std::uint32_t>();
+    head h;
+    h.items = r.get<std::uint64_t>();
+    h.count = r.get<std::uint32_t>();
+    if (!(c.error > 0 && c.error < 1) || h.count == 0 || h.count > max_chain || (c.expansion == 0 && h.count != 1))
         throw lfbloom::error(lfbloom::errc::corrupt, "bad parameters");
+    return h;
 }
-/// Sub-filter c.subs.size() of `count`; `items` is the sum over the ones before it.
-inline void check_link(const chain& c, std::uint32_t count, std::uint64_t capacity, std::uint64_t items, std::uint64_t before) {
+struct link {
+    std::uint64_t capacity, items;
+};
+/// Sub-filter c.subs.size()'s capacity and items; `before`: the items of the ones before it.
+inline link get_link(reader& r, const chain& c, std::uint32_t count, std::uint64_t before) {
+    const auto capacity = r.get<std::uint64_t>();
+    const auto items = r.get<std::uint64_t>();
     // each but the newest was full when the next opened; none holds more than its capacity
     const std::size_t i = c.subs.size();
     std::uint64_t expected = capacity;
-    if (i > 0 && __builtin_mul_overflow(c.subs.back().capacity, std::uint64_t{c.expansion}, &expected))
+    if ((i > 0 && __builtin_mul_overflow(c.subs.back().capacity, std::uint64_t{c.expansion}, &expected)) || capacity == 0 ||
+        capacity != expected || items > capacity || (i + 1 < count && items != capacity) || items > UINT64_MAX - before)
         throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent sub-filter");
-    if (capacity == 0 || capacity != expected || items > capacity || (i + 1 < count && items != capacity) ||
-        items > UINT64_MAX - before)
-        throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent sub-filter");
+    return {capacity, items};
 }
 
 /// Validates everything before and while allocating: lengths against the bytes present, each
 /// sub-filter's checksum, the memory limit. Throws lfbloom::error.
 inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
-    using lfbloom::errc;
     reader r(blob, magic);
     auto c = std::make_unique<chain>();
-    c->error = r.get_double();
-    c->expansion = r.get<std::uint32_t>();
-    c->items = r.get<std::uint64_t>();
-    const auto count = r.get<std::uint32_t>();
-    check_parameters(*c, count);
-    c->subs.reserve(count);
-    std::uint64_t items = 0;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        const auto capacity = r.get<std::uint64_t>();
-        const auto sub_items = r.get<std::uint64_t>();
-        check_link(*c, count, capacity, sub_items, items);
+    const head h = get_head(r, *c);
+    c->subs.reserve(h.count);
+    for (std::uint32_t i = 0; i < h.count; ++i) {
+        const link l = get_link(r, *c, h.count, c->items());
         auto f = r.get_filter<blocked_bloom_filter>(c->bytes() + sizeof(sub_filter));
-        check_made_for(f, blocked_bloom_filter::size_for(capacity, c->rate(i)));
-        c->subs.push_back({std::move(f), capacity, sub_items});
+        check_made_for(f, blocked_bloom_filter::size_for(l.capacity, c->rate(i)));
+        c->subs.push_back({std::move(f), l.capacity, l.items});
         c->account(c->bytes());
-        items += sub_items;
     }
     r.end();
-    if (items != c->items) throw lfbloom::error(errc::corrupt, "inconsistent value");
+    if (c->items() != h.items) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent value");
     return c;
 }
 
@@ -187,7 +203,6 @@ inline void chain::merge(chain& into, const std::vector<const chain*>& sources) 
     for (const chain* c : sources)
         for (std::size_t i = 0; i < items.size(); ++i) into.subs[i].filter.merge(c->subs[i].filter);  // equal geometry: cannot throw
     for (std::size_t i = 0; i < items.size(); ++i) into.subs[i].items = items[i];
-    into.items = std::accumulate(items.begin(), items.end(), std::uint64_t{0});
 }
 
 // ---- BF.SCANDUMP and BF.LOADCHUNK: RedisBloom's cursor protocol, our own chunks -------------------
@@ -214,13 +229,9 @@ inline std::pair<sub_filter*, std::uint64_t> locate(chain& c, std::uint64_t w) {
 
 inline std::string dump_header(const chain& c) {
     std::string out(dump_magic);
-    put(out, std::bit_cast<std::uint64_t>(c.error));
-    put(out, c.expansion);
-    put(out, c.items);
-    put(out, static_cast<std::uint32_t>(c.subs.size()));
+    put_head(out, c);
     for (const auto& s : c.subs) {
-        put(out, s.capacity);
-        put(out, s.items);
+        put_link(out, s);
         put(out, static_cast<std::uint64_t>(s.filter.words().size()));
     }
     put_checksum(out);
@@ -247,25 +258,16 @@ inline std::unique_ptr<chain> load_header(std::string_view header) {
         throw lfbloom::error(errc::corrupt, "received bad data");
     reader r(header.substr(0, header.size() - 8), dump_magic);
     auto c = std::make_unique<chain>();
-    c->error = r.get_double();
-    c->expansion = r.get<std::uint32_t>();
-    c->items = r.get<std::uint64_t>();
-    const auto count = r.get<std::uint32_t>();
-    check_parameters(*c, count);
-    std::uint64_t items = 0;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        const auto capacity = r.get<std::uint64_t>();
-        const auto sub_items = r.get<std::uint64_t>();
+    const head h = get_head(r, *c);
+    for (std::uint32_t i = 0; i < h.count; ++i) {
+        const link l = get_link(r, *c, h.count, c->items());
         const auto words = r.get<std::uint64_t>();
-        check_link(*c, count, capacity, sub_items, items);
-        c->grow(capacity);  // checks MAX_BYTES before allocating
+        c->grow(l.capacity);  // checks MAX_BYTES before allocating
         if (c->subs.back().filter.words().size() != words) throw lfbloom::error(errc::corrupt, "received bad data");
-        c->subs.back().items = sub_items;
-        items += sub_items;
+        c->subs.back().items = l.items;
     }
-    if (!r.rest.empty() || items != c->items) throw lfbloom::error(errc::corrupt, "received bad data");
+    if (!r.rest.empty() || c->items() != h.items) throw lfbloom::error(errc::corrupt, "received bad data");
     return c;
 }
-
 
 }  // namespace lfbloom_redis

@@ -58,7 +58,7 @@ protected:
     tracked() { live.filters.fetch_add(1, std::memory_order_relaxed); }  // relaxed: statistics (see live)
     ~tracked() {
         live.filters.fetch_sub(1, std::memory_order_relaxed);  // relaxed: statistics
-        live.bytes.fetch_sub(static_cast<long long>(accounted_), std::memory_order_relaxed);
+        live.bytes.fetch_sub(static_cast<long long>(accounted_), std::memory_order_relaxed);  // relaxed: statistics
     }
     /// Brings live.bytes up to date after the value's memory changed to `now`.
     void account(std::uint64_t now) {

@@ -242,7 +242,7 @@ int card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     bool wrong = false;
     const chain* c = lookup<chain>(open(ctx, argv[1], REDISMODULE_READ), wrong);
     if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-    return RedisModule_ReplyWithLongLong(ctx, c ? static_cast<long long>(c->items) : 0);
+    return RedisModule_ReplyWithLongLong(ctx, c ? static_cast<long long>(c->items()) : 0);
 }
 
 /// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]: RedisBloom's five fields.
@@ -262,7 +262,7 @@ int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
             case 0: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->capacity()));
             case 1: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->bytes()));
             case 2: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->subs.size()));
-            case 3: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->items));
+            case 3: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->items()));
             default: return c->expansion == 0 ? RedisModule_ReplyWithNull(ctx) : RedisModule_ReplyWithLongLong(ctx, c->expansion);
         }
     };
@@ -482,8 +482,8 @@ bool register_configs(RedisModuleCtx* ctx) {
 void info_section(RedisModuleInfoCtx* ctx, int) {
     RedisModule_InfoAddSection(ctx, "");
     RedisModule_InfoAddFieldLongLong(ctx, "filters", live.filters.load(std::memory_order_relaxed));  // relaxed: statistics
-    RedisModule_InfoAddFieldLongLong(ctx, "bytes", live.bytes.load(std::memory_order_relaxed));
-    RedisModule_InfoAddFieldLongLong(ctx, "refused_values", live.refused.load(std::memory_order_relaxed));
+    RedisModule_InfoAddFieldLongLong(ctx, "bytes", live.bytes.load(std::memory_order_relaxed));  // relaxed: statistics
+    RedisModule_InfoAddFieldLongLong(ctx, "refused_values", live.refused.load(std::memory_order_relaxed));  // relaxed: statistics
     RedisModule_InfoAddFieldDouble(ctx, "error_rate", config.error_rate);
     RedisModule_InfoAddFieldLongLong(ctx, "initial_size", config.initial_size);
     RedisModule_InfoAddFieldLongLong(ctx, "expansion", config.expansion);

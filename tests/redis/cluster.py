@@ -11,16 +11,9 @@ import time
 import redis
 from redis.cluster import RedisCluster
 
+import checks
 import servers
-
-failures = []
-
-
-def check(what, ok):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
-
+from checks import ask, check
 
 SLOTS = [(0, 5460), (5461, 10922), (10923, 16383)]  # as redis-cli --cluster create splits them
 KEYS = [f"filter:{n}" for n in range(60)]
@@ -68,14 +61,6 @@ def absent(key):
     return [f"{key}-absent{n}" for n in range(200)]
 
 
-def ask(r, *command):
-    """The reply, or the error as a value: a missing key shows in the comparisons, not as a traceback."""
-    try:
-        return r.execute_command(*command)
-    except redis.ResponseError as e:
-        return f"error: {e}"
-
-
 def snapshot(rc, nodes, items):
     """Per key: its digest (from its node), BF.CARD, BF.INFO and its answers (through the cluster
     client); per node: DBSIZE and DEBUG DIGEST."""
@@ -113,9 +98,8 @@ def main():
         started = time.monotonic()
         check("the cluster forms (cluster_state:ok on every node)", cluster_ok(nodes))
         print(f"      ({time.monotonic() - started:.1f} s)")
-        if failures:
-            print("1 failed")
-            return 1
+        if checks.failures:
+            return checks.finish()
 
         rc = RedisCluster(host="127.0.0.1", port=nodes[0].port)
         stack.callback(rc.close)
@@ -225,8 +209,7 @@ def main():
                                               "Bad data format", "Short read", "Internal error", "<lfbloom>"))]
             check(f"node {node.port}: the log shows no crash or load error" + (f" ({bad[:3]})" if bad else ""), not bad)
 
-    print(f"{len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

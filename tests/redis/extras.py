@@ -8,29 +8,9 @@ import time
 
 import redis
 
+import checks
 import servers
-
-failures = []
-
-
-def check(what, ok):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def error(r, *command):
-    """The error text a command answers, or None if it succeeds."""
-    try:
-        r.execute_command(*command)
-        return None
-    except redis.ResponseError as e:
-        return str(e)
-
-
-def digest(r, key):
-    return r.execute_command("DEBUG", "DIGEST-VALUE", key)[0]
-
+from checks import check, digest, error
 
 def upper_bound(p, trials):
     """p plus four standard deviations of a binomial rate: a measured rate above it means the
@@ -289,8 +269,7 @@ def main():
         rotating(r)
         persistence(r, port, module)
     aof_replay(module)
-    print(f"{len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

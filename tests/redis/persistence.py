@@ -5,16 +5,9 @@ import sys
 
 import redis
 
+import checks
 import servers
-
-failures = []
-
-
-def check(what, ok):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
-
+from checks import check, digest, refused
 
 def populate(r):
     """Every way a filter comes to exist, with items present in all of them."""
@@ -28,7 +21,7 @@ def populate(r):
 
 
 def digests(r, keys):
-    return [r.execute_command("DEBUG", "DIGEST-VALUE", k)[0] for k in keys]
+    return [digest(r, k) for k in keys]
 
 
 def members(r):
@@ -44,14 +37,6 @@ def scandump(r, key):
         if cursor == 0:
             return chunks
         chunks.append((cursor, bytes(data)))
-
-
-def refused(r, *command):
-    try:
-        r.execute_command(*command)
-        return False
-    except redis.ResponseError:
-        return True
 
 
 def main():
@@ -193,8 +178,7 @@ def main():
         r.execute_command("DEBUG LOADAOF")
         check("AOF rewrite and replay keep every digest", digests(r, keys) == before)
 
-    print(f"{len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

@@ -10,16 +10,9 @@ import time
 
 import redis
 
+import checks
 import servers
-
-failures = []
-
-
-def check(what, ok):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
-
+from checks import ask, check
 
 BINARY_KEY = b"bin\x00key\r\n\xff"  # a key name that needs the AOF's and RDB's length prefixes
 items = {  # every key and the items added to it (a refused add is not listed)
@@ -64,14 +57,6 @@ def populate(r):
                  "RBF.RESERVE window 0.01 100 0 GENERATIONS 3", "RBF.MADD window a b", "RBF.ROTATE window",
                  "RBF.ADD window c", "RBF.RESERVE timed 0.01 100 3600000", "RBF.MADD timed a b"):
         r.execute_command(*line.split())
-
-
-def ask(r, *command):
-    """The reply, or the error as a value: a missing key shows in the comparisons, not as a traceback."""
-    try:
-        return r.execute_command(*command)
-    except redis.ResponseError as e:
-        return f"error: {e}"
 
 
 def state(r):
@@ -232,8 +217,7 @@ def main():
             compare("restart from an AOF with an RDB preamble", before, state(redis.Redis(port=port)))
         clean_log("AOF", directory, 4)
 
-    print(f"{len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

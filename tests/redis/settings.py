@@ -5,28 +5,9 @@ import time
 
 import redis
 
+import checks
 import servers
-
-failures = []
-
-
-def check(what, ok):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def digest(r, key):
-    return r.execute_command("DEBUG", "DIGEST-VALUE", key)[0]
-
-
-def refused(r, *command):
-    try:
-        r.execute_command(*command)
-        return False
-    except redis.ResponseError:
-        return True
-
+from checks import check, digest, refused
 
 def same_as_reserve(r, key, reserve):
     """Whether the auto-created `key` equals a filter made by an explicit BF.RESERVE."""
@@ -117,8 +98,7 @@ def main():
         except RuntimeError:
             check(f"load arguments {bad} are refused", True)
 
-    print(f"{len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,42 @@
+"""What the Redis test scripts share: named checks that a run reports at its end, and the
+questions they ask a server (a key's digest, a command's error)."""
+import redis
+
+failures = []
+
+
+def check(what, ok):
+    print(("ok    " if ok else "FAIL  ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def finish():
+    """Prints how many checks failed; the script's exit code."""
+    print(f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+def digest(r, key):
+    return r.execute_command("DEBUG", "DIGEST-VALUE", key)[0]
+
+
+def error(r, *command):
+    """The error text a command answers, or None if it succeeds."""
+    try:
+        r.execute_command(*command)
+        return None
+    except redis.ResponseError as e:
+        return str(e)
+
+
+def refused(r, *command):
+    return error(r, *command) is not None
+
+
+def ask(r, *command):
+    """The reply, or the error as a value: a missing key shows in the comparisons, not as a traceback."""
+    try:
+        return r.execute_command(*command)
+    except redis.ResponseError as e:
+        return f"error: {e}"
