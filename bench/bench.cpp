@@ -225,13 +225,31 @@ struct nonatomic_blocked : single_call_batches<nonatomic_blocked> {
     blocked_layout layout;
     word_array words;
     nonatomic_blocked(const geometry& g) : layout(g.slots, g.hashes), words(g.slots / 64, 0) {}
-    static bool plain_set(std::uint64_t& word, std::uint64_t mask) {
-        const bool fresh = (word & mask) != mask;
-        word |= mask;
-        return fresh;
+    bool add(key_view k) {
+        return layout.add_with(words.data(), murmur3_x64_128(k.data(), k.size()), [](std::uint64_t& word, std::uint64_t mask) { word |= mask; });
     }
-    bool add(key_view k) { return layout.add_with(words.data(), murmur3_x64_128(k.data(), k.size()), plain_set); }
     bool contains(key_view k) const { return layout.contains(words.data(), murmur3_x64_128(k.data(), k.size())); }
+    void clear() { std::fill(words.data(), words.data() + words.size(), 0); }
+    std::uint64_t bytes() const { return words.bytes(); }
+    void touch() { clear(); }
+};
+
+/// The least an add of the blocked layout can do: each probe's bit ORed straight into the line,
+/// plain stores, no "was it new?" answer. The floor the atomic add is measured against.
+struct nonatomic_direct_blocked : single_call_batches<nonatomic_direct_blocked> {
+    line_probes probes;
+    word_array words;
+    nonatomic_direct_blocked(const geometry& g) : probes(g.slots / 512, g.hashes), words(g.slots / 64, 0) {}
+    bool add(key_view k) {
+        const hash128 h = murmur3_x64_128(k.data(), k.size());
+        std::uint64_t* line = words.data() + probes.line(h) * words_per_line;
+        probes.for_each_slot<9>(h, [&](unsigned bit) {
+            line[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+            return true;
+        });
+        return true;
+    }
+    bool contains(key_view) const { return false; }
     void clear() { std::fill(words.data(), words.data() + words.size(), 0); }
     std::uint64_t bytes() const { return words.bytes(); }
     void touch() { clear(); }
@@ -435,6 +453,8 @@ void run_all() {
         }
         nonatomic_blocked plain(blocked_bloom_filter::size_for(cache.keys, p));
         run_ops("nonatomic-blocked", plain, cache, {"add"}, kb, cfg.quick ? std::vector<unsigned>{1} : both, one_thread);
+        nonatomic_direct_blocked direct(blocked_bloom_filter::size_for(cache.keys, p));
+        run_ops("nonatomic-direct-blocked", direct, cache, {"add"}, kb, {1}, one_thread);
         core_subject<counting_bloom_filter> counting{counting_bloom_filter::for_capacity(cache.keys, p)};
         run_ops("counting", counting, cache,
                 cfg.quick ? std::vector<std::string>{"contains-present"}

@@ -275,38 +275,33 @@ public:
         : probes_(bits / line_bits, hashes, rule) {}
     probe_rule rule() const noexcept { return probes_.rule(); }
 
-    /// Gathers the probes into one mask per word of the line. If every bit is already set (a
-    /// duplicate or hot key) it returns false having written nothing, so hot lines stay shared in
-    /// every core's cache; that is one branch per key, where a check per word mispredicts about
-    /// once per word while the filter fills. Otherwise each touched word gets one locked OR.
-    /// `set(word, mask)` is how a word gains bits: or_bits, or a plain OR in the benchmark that
+    /// Builds the key's mask for each word of the line, then reads the line: words that lack some
+    /// of their mask's bits get one locked OR each (or_word: a `lock or`, never a CAS loop); a key
+    /// whose bits are all present (a duplicate or hot key) writes nothing, so hot lines stay shared
+    /// in every core's cache. Returns whether some bit was missing when the line was read: of racing
+    /// adds of one new key at least one returns true (an add that reads all bits set read another
+    /// add's ORs, and that add found them missing), more than one may.
+    /// `or_into(word, mask)` is how a word gains bits: or_word, or a plain OR in the benchmark that
     /// prices the atomics.
-    template <class Word, class SetBits>
-    bool add_with(Word* words, hash128 h, SetBits set) const noexcept {
+    template <class Word, class OrInto>
+    bool add_with(Word* words, hash128 h, OrInto or_into) const noexcept {
         std::uint64_t masks[words_per_line] = {};
-        unsigned touched = 0;  // bit w: the key has bits in word w
         probes_.for_each_slot<9>(h, [&](unsigned bit) {
             masks[bit >> 6] |= std::uint64_t{1} << (bit & 63);
-            touched |= 1u << (bit >> 6);
             return true;
         });
         Word* line = words + probes_.line(h) * words_per_line;
-        std::uint64_t missing = 0;
-        for (unsigned t = touched; t != 0; t &= t - 1) {
+        unsigned missing = 0;  // bit w: word w lacks some of the key's bits
+        for (unsigned w = 0; w < words_per_line; ++w) missing |= static_cast<unsigned>((masks[w] & ~load_word(line[w])) != 0) << w;
+        for (unsigned t = missing; t != 0; t &= t - 1) {
             const unsigned w = static_cast<unsigned>(std::countr_zero(t));
-            missing |= masks[w] & ~load_word(line[w]);
+            or_into(line[w], masks[w]);
         }
-        if (missing == 0) return false;
-        bool changed = false;
-        for (unsigned t = touched; t != 0; t &= t - 1) {
-            const unsigned w = static_cast<unsigned>(std::countr_zero(t));
-            changed |= set(line[w], masks[w]);
-        }
-        return changed;
+        return missing != 0;
     }
     template <class Word>
     bool add(Word* words, hash128 h) const noexcept {
-        return add_with(words, h, [](Word& word, std::uint64_t mask) { return or_bits(word, mask); });
+        return add_with(words, h, [](Word& word, std::uint64_t mask) { or_word(word, mask); });
     }
 
     /// Branch-free over the k probes (an early exit mispredicts once per absent key, which costs
