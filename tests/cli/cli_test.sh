@@ -62,6 +62,21 @@ expect "Guava header: strategy 1" sh -c '[ "$(head -c 1 guava.bin | od -An -tu1 
 check "import-guava" 0 "$lfbloom" import-guava guava.bin back.lfb
 check "imported answers the same" 0 sh -c "\"$lfbloom\" query classic.lfb keys.txt > a.txt && \"$lfbloom\" query back.lfb keys.txt > b.txt && cmp a.txt b.txt"
 check "export-guava of a blocked filter" 3 "$lfbloom" export-guava f.lfb nope.bin
+check "build split-block" 0 "$lfbloom" build -o split.lfb -n 40000 --layout split-block keys.txt
+check "info of a split-block filter" 0 "$lfbloom" info split.lfb
+expect "info names the split-block layout" grep -q 'layout *split-block' out.txt
+check "split-block answers every key" 0 "$lfbloom" query split.lfb keys.txt --maybe-only
+expect "all 20000 in the split-block filter" sh -c '[ "$(wc -l < out.txt)" = 20000 ]'
+check "export-parquet" 0 "$lfbloom" export-parquet split.lfb parquet.bin
+"$lfbloom" info --json split.lfb > info.json
+expect "the bitset is the filter's bytes" sh -c '[ "$(stat -c %s parquet.bin)" = "$(python3 -c "import json; print(json.load(open(\"info.json\"))[\"bytes\"])")" ]'
+check "import-parquet" 0 "$lfbloom" import-parquet parquet.bin split-back.lfb
+cat keys.txt absent.txt > both.txt
+check "imported bitset answers the same" 0 sh -c "\"$lfbloom\" query split.lfb both.txt > a.txt && \"$lfbloom\" query split-back.lfb both.txt > b.txt && cmp a.txt b.txt"
+check "export-parquet of a blocked filter" 3 "$lfbloom" export-parquet f.lfb nope.bin
+head -c 100 parquet.bin > odd.bin
+check "import-parquet of a bitset that is not whole blocks" 3 "$lfbloom" import-parquet odd.bin nope.lfb
+expect "import-parquet error is one line" one_line_error
 check "demo" 0 "$lfbloom" demo --users 20000 --threads 4
 expect "demo passes its self-check" grep -q 'self-check: passed' out.txt
 expect "demo reports no false negatives" grep -q 'false negatives: 0' out.txt

@@ -1,4 +1,4 @@
-// Properties every layout must have: classic, blocked, and counting (4- and 8-bit counters).
+// Properties every layout must have: classic, blocked, counting (4- and 8-bit counters) and split-block.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -42,7 +42,12 @@ struct counting_maker {
         return type::with_geometry(slots, k, width, o);
     }
 };
-using makers = boost::mpl::list<classic_maker, blocked_maker, counting_maker<4>, counting_maker<8>>;
+struct split_block_maker {
+    using type = split_block_bloom_filter;
+    static type make(std::uint64_t n, double p, filter_options o = {}) { return type::for_capacity(n, p, o); }
+    static type make_geometry(std::uint64_t slots, std::uint32_t k, filter_options o = {}) { return type::with_geometry(slots, k, o); }
+};
+using makers = boost::mpl::list<classic_maker, blocked_maker, counting_maker<4>, counting_maker<8>, split_block_maker>;
 using line_makers = boost::mpl::list<blocked_maker, counting_maker<4>, counting_maker<8>>;  // probes in one line
 
 /// Hashes on which probe rule 1 piles a key's probes onto one slot: (0, 0), MurmurHash3 of the

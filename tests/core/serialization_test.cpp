@@ -383,6 +383,7 @@ BOOST_AUTO_TEST_CASE(golden_files_of_format_v1_still_load) {
     check("blocked-rule2.lfb", blocked_bloom_filter::for_capacity(1000, 0.01));
     check("counting4-rule2.lfb", counting_bloom_filter::for_capacity(1000, 0.01, 4));
     check("counting8-seed9-rule2.lfb", counting_bloom_filter::for_capacity(1000, 0.001, 8, {.seed = 9}));
+    check("split-block.lfb", split_block_bloom_filter::for_capacity(1000, 0.01));  // layout 4, rule 3 (lfbloom 1.5 on)
 }
 
 // ---- Guava's format ---------------------------------------------------------------------------

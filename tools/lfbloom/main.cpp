@@ -68,7 +68,7 @@ int build(int argc, char** argv) {
     flags.add_options()("output,o", po::value(&output)->required(), "the filter file to write")(
         "capacity,n", po::value(&capacity)->required(), "expected number of distinct keys")(
         "rate,p", po::value(&rate)->default_value(0.01), "target false-positive rate in (0, 1)")(
-        "layout", po::value(&layout)->default_value("blocked"), "blocked, classic or counting")(
+        "layout", po::value(&layout)->default_value("blocked"), "blocked, classic, counting or split-block (Parquet's)")(
         "counter-bits", po::value(&counter_bits)->default_value(4), "counting: 4 or 8")(
         "seed", po::value(&seed)->default_value(0), "hash seed")(
         "memory-limit", po::value(&memory_limit)->default_value(0), "refuse filters over this many bytes (0: none)");
@@ -84,10 +84,11 @@ int build(int argc, char** argv) {
             if (layout == "blocked") return lfbloom::blocked_bloom_filter::for_capacity(capacity, rate, options);
             if (layout == "classic") return lfbloom::classic_bloom_filter::for_capacity(capacity, rate, options);
             if (layout == "counting") return lfbloom::counting_bloom_filter::for_capacity(capacity, rate, counter_bits, options);
+            if (layout == "split-block") return lfbloom::split_block_bloom_filter::for_capacity(capacity, rate, options);
         } catch (const lfbloom::error& e) {
             throw failure(e.code() == lfbloom::errc::invalid_argument ? exit_usage : exit_resources, e.what());
         }
-        throw failure(exit_usage, "--layout must be blocked, classic or counting, not '" + layout + "'");
+        throw failure(exit_usage, "--layout must be blocked, classic, counting or split-block, not '" + layout + "'");
     }();
     const std::uint64_t added = read_keys(keys, [&](std::span<const lfbloom::key_view> batch) {
         visit(filter, [&](auto& f) { f.add_many(batch); });
@@ -186,7 +187,7 @@ int info(int argc, char** argv) {
     const lfbloom::any_filter filter = load_filter(file);
     const lfbloom::filter_stats s = std::visit([](const auto& f) { return f.stats(); }, filter);
     const std::uint64_t seed = std::visit([](const auto& f) { return f.seed(); }, filter);
-    const char* layouts[] = {"", "classic", "blocked", "counting"};
+    const char* layouts[] = {"", "classic", "blocked", "counting", "split-block"};
     const char* layout = layouts[static_cast<int>(s.kind)];
     auto finite = [](double x) { return std::isfinite(x) ? x : -1.0; };
     if (vm.count("json")) {
@@ -288,6 +289,45 @@ int export_guava(int argc, char** argv) {
     return exit_ok;
 }
 
+int import_parquet(int argc, char** argv) {
+    std::string input, output;
+    po::options_description flags("Convert a Parquet split-block Bloom filter's bitset (the bytes after its BloomFilterHeader) to an lfbloom split-block filter");
+    flags.add_options()("input", po::value(&input)->required(), "the bitset, numBytes long")("output", po::value(&output)->required(), "lfbloom file");
+    po::positional_options_description positional;
+    positional.add("input", 1).add("output", 1);
+    po::variables_map vm;
+    if (!parse(argc, argv, "import-parquet BITSET_FILE OUT", flags, positional, vm)) return exit_ok;
+    lfbloom::any_filter filter = [&]() -> lfbloom::any_filter {
+        try {
+            return lfbloom::read_file(input, [](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_parquet_bitset(s, n, 0, n); });
+        } catch (const lfbloom::error& e) {
+            throw failure(e.code() == lfbloom::errc::too_large ? exit_resources : exit_bad_input, input + ": " + e.what());
+        }
+    }();
+    save_filter(filter, output);
+    return exit_ok;
+}
+
+int export_parquet(int argc, char** argv) {
+    std::string input, output;
+    po::options_description flags("Write a split-block lfbloom filter's bitset as Parquet stores it (after the BloomFilterHeader)");
+    flags.add_options()("input", po::value(&input)->required(), "lfbloom file")("output", po::value(&output)->required(), "bitset file");
+    po::positional_options_description positional;
+    positional.add("input", 1).add("output", 1);
+    po::variables_map vm;
+    if (!parse(argc, argv, "export-parquet FILE BITSET_OUT", flags, positional, vm)) return exit_ok;
+    const lfbloom::any_filter filter = load_filter(input);
+    const auto* split = std::get_if<lfbloom::split_block_bloom_filter>(&filter);
+    if (split == nullptr) throw failure(exit_bad_input, input + ": only split-block filters have a Parquet form");
+    if (split->seed() != 0) throw failure(exit_bad_input, input + ": Parquet's filters hash with seed 0");
+    try {
+        lfbloom::write_file_atomically(output, [&](const lfbloom::byte_sink& sink) { lfbloom::save_parquet_bitset(*split, sink); });
+    } catch (const lfbloom::error& e) {
+        throw failure(exit_output, e.what());
+    }
+    return exit_ok;
+}
+
 const std::map<std::string, command> commands = {
     {"build", {"create a filter from keys and save it", build}},
     {"add", {"add keys to a saved filter", add}},
@@ -297,6 +337,8 @@ const std::map<std::string, command> commands = {
     {"merge", {"merge compatible saved filters", merge}},
     {"import-guava", {"convert a Guava BloomFilter file", import_guava}},
     {"export-guava", {"write a classic filter in Guava's format", export_guava}},
+    {"import-parquet", {"convert a Parquet split-block Bloom filter bitset", import_parquet}},
+    {"export-parquet", {"write a split-block filter's bitset as Parquet stores it", export_parquet}},
     {"demo", {"the cache-penetration guard, running for real", run_demo}},
 };
 

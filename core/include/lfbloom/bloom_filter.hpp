@@ -25,6 +25,7 @@
 #include "lfbloom/key.hpp"
 #include "lfbloom/options.hpp"
 #include "lfbloom/sizing.hpp"
+#include "lfbloom/split_block_layout.hpp"
 #include "lfbloom/storage.hpp"
 
 namespace lfbloom {
@@ -48,7 +49,7 @@ inline filter_stats make_stats(layout kind, const geometry& g, std::uint32_t slo
     s.saturated = saturated;
     s.fill_ratio = static_cast<double>(set) / static_cast<double>(g.slots);
     s.estimated_count = estimated_count(set, g.slots, g.hashes, block_slots);
-    if (rule == probe_rule::distinct && g.hashes < block_slots && set < g.slots)  // each key sets exactly k slots of its block
+    if ((rule == probe_rule::distinct || rule == probe_rule::parquet) && g.hashes < block_slots && set < g.slots)  // each key sets exactly k slots of its block
         s.estimated_count *= -std::expm1(g.hashes * std::log1p(-1.0 / static_cast<double>(block_slots))) /
                              (static_cast<double>(g.hashes) / static_cast<double>(block_slots));
     s.estimated_fpr = set >= g.slots ? 1.0 : expected_fpr(s.estimated_count, g.slots, g.hashes);
@@ -112,14 +113,23 @@ public:
 
     /// Over given storage of exactly slots / 64 words (a shared file mapping, say).
     bloom_filter(const geometry& g, const filter_options& options, Storage storage)
-        : shape_(valid(g)), seed_(options.seed), layout_(g.slots, g.hashes, checked_probe_rule(options.probes)), words_(std::move(storage)) {
+        : shape_(valid(g)), seed_(options.seed),
+          layout_(g.slots, g.hashes, kind == layout::split_block ? probe_rule::parquet : checked_probe_rule(options.probes)),
+          words_(std::move(storage)) {
         if (words_.size() != g.slots / 64) throw error(errc::invalid_argument, "storage does not match the geometry");
     }
 
     /// Writes a file-backed filter's words to its file (see word_array::flush); thread-safe.
     void flush() const { words_.flush(); }
 
-    /// Adds a hashed key; true if some bit changed (the key was new). Lock-free, any thread.
+    /// The layout's own key hash, where it has one (split-block: XXH64, as Parquet hashes).
+    static hash128 key_hash(const void* data, std::size_t size, std::uint64_t seed) noexcept
+        requires requires { Layout::hash_bytes(data, size, seed); }
+    {
+        return Layout::hash_bytes(data, size, seed);
+    }
+
+    /// Adds a hashed key; true if some bit was missing (the key was new). Lock-free, any thread.
     /// Of racing adds of one new key at least one returns true; more than one may (each set a
     /// different missing bit), unlike a linearizable set.
     bool add_hash(hash128 h) noexcept { return layout_.add(words_.data(), h); }
@@ -163,7 +173,11 @@ public:
     std::span<const word_type> words() const noexcept { return {words_.data(), words_.size()}; }
 
 private:
-    static const geometry& valid(const geometry& g) { return detail::checked_shape(g, Layout::slot_multiple, true); }
+    static const geometry& valid(const geometry& g) {
+        detail::checked_shape(g, Layout::slot_multiple, true);
+        if constexpr (requires { Layout::check_shape(g); }) Layout::check_shape(g);
+        return g;
+    }
 
     geometry shape_;
     std::uint64_t seed_;
@@ -173,5 +187,6 @@ private:
 
 using classic_bloom_filter = bloom_filter<classic_layout>;
 using blocked_bloom_filter = bloom_filter<blocked_layout>;
+using split_block_bloom_filter = bloom_filter<split_block_layout>;
 
 }  // namespace lfbloom

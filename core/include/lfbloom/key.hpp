@@ -36,11 +36,14 @@ class key_operations {
     static constexpr bool nothrow_add() noexcept { return noexcept(std::declval<Filter&>().add_hash(hash128{})); }
 
 public:
-    hash128 hash(key_view key) const noexcept { return murmur3_x64_128(key.data(), key.size(), self().seed()); }
-    /// Integers hash as their 8 little-endian bytes, like Guava's Funnels.longFunnel().
+    /// MurmurHash3 x64_128 with the filter's seed, unless Filter has a static key_hash(data,
+    /// size, seed) of its own (split-block filters: XXH64).
+    hash128 hash(key_view key) const noexcept { return hash_bytes(key.data(), key.size()); }
+    /// Integers hash as their 8 little-endian bytes, like Guava's Funnels.longFunnel() (and
+    /// Parquet's plain encoding of INT64).
     hash128 hash(std::uint64_t key) const noexcept {
         const std::uint64_t le = boost::endian::native_to_little(key);
-        return murmur3_x64_128(&le, sizeof le, self().seed());
+        return hash_bytes(&le, sizeof le);
     }
 
     /// Adds a key; true if it was new (some slot changed from empty). See Filter::add_hash.
@@ -112,6 +115,10 @@ protected:
     }
 
 private:
+    hash128 hash_bytes(const void* data, std::size_t size) const noexcept {
+        if constexpr (requires { Filter::key_hash(data, size, std::uint64_t{}); }) return Filter::key_hash(data, size, self().seed());
+        else return murmur3_x64_128(data, size, self().seed());
+    }
     const Filter& self() const noexcept { return static_cast<const Filter&>(*this); }
     Filter& self() noexcept { return static_cast<Filter&>(*this); }
 };

@@ -10,6 +10,7 @@ enum class layout : std::uint8_t {
     classic = 1,   ///< k probes anywhere in the array; bit-exact with Guava's MURMUR128_MITZ_64
     blocked = 2,   ///< all k probes in one 64-byte cache line (the default)
     counting = 3,  ///< blocked, with a 4- or 8-bit saturating counter per slot
+    split_block = 4,  ///< 8 bits in one 256-bit block, one per 32-bit lane; bit-exact with Parquet's
 };
 
 /// How blocked and counting filters place a key's probes inside its line, numbered as in
@@ -18,6 +19,7 @@ enum class layout : std::uint8_t {
 enum class probe_rule : std::uint8_t {
     fields = 1,    ///< lfbloom 1.0-1.3: bit fields of h2; one key's probes may coincide, all of them when h2 = 0
     distinct = 2,  ///< since 1.4, for new filters: rule 1's fields, each moved on to a slot the key has not probed yet
+    parquet = 3,   ///< split-block filters only: XXH64 and Parquet's salted lanes (split_block_layout.hpp)
 };
 
 /// The rule new blocked and counting filters get.
@@ -25,13 +27,13 @@ inline constexpr probe_rule current_probe_rule = probe_rule::distinct;
 
 struct filter_options {
     std::uint64_t memory_limit = 0;  ///< bytes the filter may use; 0 = only the machine's memory bounds it
-    /// MurmurHash3 seed; 0 is Guava's. Filters merge only with equal seeds. Seed 0 hashes the empty
+    /// Hash seed (MurmurHash3's; XXH64's for split-block filters); 0 is Guava's and Parquet's. Filters merge only with equal seeds. Seed 0 hashes the empty
     /// key to (0, 0): harmless for blocked and counting filters (probe_rule::distinct spreads every
     /// hash), but a classic filter then probes one bit k times, as Guava does (classic_layout.hpp).
     std::uint64_t seed = 0;
     bool process_shared = false;  ///< memory shared with child processes forked after creation
     /// Blocked and counting filters: the probe rule. Only a filter loaded from a file written with
-    /// an older rule needs another; classic filters ignore it.
+    /// an older rule needs another; classic and split-block filters ignore it (each has one rule).
     probe_rule probes = current_probe_rule;
 };
 

@@ -4,8 +4,8 @@
 // trailer.
 //   0  8  magic "LFBLOOM\0"          40  8  capacity
 //   8  2  format version (1)         48  8  target FPR (IEEE-754 double)
-//  10  1  layout (1, 2, 3)           56  8  slots set when the save began
-//  11  1  hash and probe rule (1, 2)  64  8  payload bytes (= slots * slot bits / 8)
+//  10  1  layout (1, 2, 3, 4)        56  8  slots set when the save began
+//  11  1  hash and probe rule (1-3)   64  8  payload bytes (= slots * slot bits / 8)
 //  12  1  slot bits (1, 4, 8)        72  8  XXH3-64 of bytes 0..71
 //  13  3  zero                       payload, then XXH3-64 of the payload
 //  16  8  seed
@@ -46,7 +46,9 @@
 #include <variant>
 #include <vector>
 
+#ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
+#endif
 #include <xxhash.h>
 
 #include <boost/endian/conversion.hpp>
@@ -64,7 +66,7 @@ using byte_sink = std::function<void(const void* data, std::size_t size)>;
 using byte_source = std::function<std::size_t(void* data, std::size_t size)>;
 
 /// Any filter a file can hold.
-using any_filter = std::variant<blocked_bloom_filter, classic_bloom_filter, counting_bloom_filter>;
+using any_filter = std::variant<blocked_bloom_filter, classic_bloom_filter, counting_bloom_filter, split_block_bloom_filter>;
 
 inline constexpr std::uint16_t format_version = 1;
 inline constexpr std::size_t header_size = 80;
@@ -224,10 +226,12 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
                                                    " is not supported (this lfbloom reads version 1)");
     if (get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) corrupt("header checksum mismatch");
     file_header out;
-    if (h[10] < 1 || h[10] > 3) throw error(errc::unsupported_version, "unknown layout in the header");
+    if (h[10] < 1 || h[10] > 4) throw error(errc::unsupported_version, "unknown layout in the header");
     out.kind = static_cast<layout>(h[10]);
-    const bool rule_ok = h[11] == static_cast<unsigned char>(probe_rule::fields) ||
-                         (h[11] == static_cast<unsigned char>(probe_rule::distinct) && out.kind != layout::classic);
+    const auto rule = static_cast<probe_rule>(h[11]);
+    const bool rule_ok = out.kind == layout::split_block ? rule == probe_rule::parquet
+                                                          : rule == probe_rule::fields ||
+                                                                (rule == probe_rule::distinct && out.kind != layout::classic);
     if (!rule_ok)
         throw error(errc::unsupported_version, "hash and probe rule " + std::to_string(h[11]) + " is unknown for this layout");
     out.probes = static_cast<probe_rule>(h[11]);
@@ -242,7 +246,9 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
     out.shape.target_fpr = std::bit_cast<double>(get_le<std::uint64_t>(&h[48]));
     out.slots_set = get_le<std::uint64_t>(&h[56]);
     out.payload_bytes = get_le<std::uint64_t>(&h[64]);
-    const std::uint64_t line_slots = out.kind == layout::classic ? 64 : 512 / out.slot_bits;
+    const std::uint64_t line_slots = out.kind == layout::classic       ? 64
+                                     : out.kind == layout::split_block ? split_block_layout::block_bits
+                                                                       : 512 / out.slot_bits;
     if (out.shape.slots == 0 || out.shape.slots > max_slots || out.shape.slots % line_slots != 0)
         corrupt("slot count " + std::to_string(out.shape.slots) + " is impossible for this layout");
     if (out.shape.hashes == 0 || out.shape.hashes > max_hashes) corrupt("hash count out of range");
@@ -317,6 +323,7 @@ inline any_filter load_any(const byte_source& source, std::uint64_t memory_limit
     switch (h.kind) {
         case layout::classic: return load_payload<classic_bloom_filter>(h, source, memory_limit, available);
         case layout::counting: return load_payload<counting_bloom_filter>(h, source, memory_limit, available);
+        case layout::split_block: return load_payload<split_block_bloom_filter>(h, source, memory_limit, available);
         case layout::blocked: break;
     }
     return load_payload<blocked_bloom_filter>(h, source, memory_limit, available);
@@ -371,6 +378,34 @@ inline classic_bloom_filter load_guava(const byte_source& source, std::uint64_t 
     return detail::read_filter([&] { return classic_bloom_filter::with_geometry(bits, header[1], {.memory_limit = memory_limit}); },
                                static_cast<std::uint64_t>(words), available, source,
                                [](std::uint64_t w) { return boost::endian::big_to_native(w); }, nullptr);
+}
+
+// ---- Parquet's bitset ---------------------------------------------------------------------------
+
+/// Writes a split-block filter's bitset as a Parquet file stores it after the column chunk's
+/// BloomFilterHeader (algorithm BLOCK, hash XXHASH, compression UNCOMPRESSED, numBytes = the
+/// filter's bytes): the 32-bit words little-endian. Readers that follow the spec answer as this
+/// filter does for seed-0 filters (throws incompatible for another seed). Thread-safe with
+/// concurrent adds, as save() is. parquet-mr writes only power-of-two sizes but reads any
+/// multiple of 32 bytes.
+inline void save_parquet_bitset(const split_block_bloom_filter& filter, const byte_sink& sink) {
+    if (filter.seed() != 0) throw error(errc::incompatible, "Parquet's split-block filters hash with seed 0");
+    detail::write_words(filter.words(), sink, detail::little, nullptr);
+}
+
+/// Reads a Parquet split-block bitset of `bytes` bytes (numBytes of its BloomFilterHeader) into a
+/// filter of the same bits. Throws invalid_argument (bytes not a positive multiple of 32, or over
+/// 2^32 blocks), too_large (the memory limit) or corrupt (truncated) before or while reading; the
+/// capacity and rate it reports are those k = 8 is optimal for.
+inline split_block_bloom_filter load_parquet_bitset(const byte_source& source, std::uint64_t bytes, std::uint64_t memory_limit = 0,
+                                                    std::uint64_t available = unknown_length) {
+    if (bytes == 0 || bytes % 32 != 0 || bytes / 32 > split_block_layout::max_blocks)
+        throw error(errc::invalid_argument, "a Parquet bitset has a positive multiple of 32 bytes, at most 2^32 blocks; got " +
+                                                std::to_string(bytes));
+    check_memory(bytes, memory_limit);
+    detail::check_available(bytes, available);
+    return detail::read_filter([&] { return split_block_bloom_filter::with_geometry(bytes * 8, 8, {.memory_limit = memory_limit}); },
+                               bytes / 8, available, source, [](std::uint64_t w) { return boost::endian::little_to_native(w); }, nullptr);
 }
 
 // ---- sinks and sources --------------------------------------------------------------------------

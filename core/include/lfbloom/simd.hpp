@@ -1,0 +1,53 @@
+// Which vector instructions the core uses, chosen at run time: the shipped library runs on any
+// x86-64 and takes AVX2 where the CPU has it. Every vector path computes exactly what its scalar
+// path computes (the tests compare them bit for bit), so the choice never changes a filter's bits.
+#pragma once
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+namespace lfbloom::simd {
+
+enum class level : int {
+    scalar = 0,
+    avx2 = 1,
+};
+
+/// The best level this CPU supports, lowered to scalar when the environment variable
+/// LFBLOOM_SIMD is "scalar" (read once, at the first call).
+inline level supported() noexcept {
+    static const level best = [] {
+        const char* forced = std::getenv("LFBLOOM_SIMD");
+        if (forced != nullptr && std::strcmp(forced, "scalar") == 0) return level::scalar;
+#if defined(__x86_64__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2")) return level::avx2;
+#endif
+        return level::scalar;
+    }();
+    return best;
+}
+
+namespace detail {
+inline std::atomic<int> chosen{-1};  ///< -1 until the first use
+}
+
+/// The level in use. Thread-safe. Relaxed: both levels compute the same bits, so a thread that
+/// sees an old choice still answers correctly.
+inline level current() noexcept {
+    int c = detail::chosen.load(std::memory_order_relaxed);
+    if (c < 0) detail::chosen.store(c = static_cast<int>(supported()), std::memory_order_relaxed);
+    return static_cast<level>(c);
+}
+inline bool avx2() noexcept { return current() == level::avx2; }
+
+/// Uses `wanted`, lowered to what the CPU supports; returns the level now in use. For tests and
+/// benchmarks that compare the paths; safe while other threads use filters (see current()).
+inline level use(level wanted) noexcept {
+    const level l = static_cast<int>(wanted) <= static_cast<int>(supported()) ? wanted : supported();
+    detail::chosen.store(static_cast<int>(l), std::memory_order_relaxed);
+    return l;
+}
+
+}  // namespace lfbloom::simd

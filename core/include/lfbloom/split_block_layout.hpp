@@ -1,0 +1,169 @@
+// The split-block layout, bit-exact with Apache Parquet's split-block Bloom filter (parquet-format
+// BloomFilter.md; Arrow, Spark, Impala, DuckDB and parquet-mr write it): a key touches one 256-bit
+// block of eight 32-bit lanes and sets exactly one bit in each lane.
+//
+// The rule, from the spec: h = XXH64(key bytes, seed 0); the block is ((h >> 32) * blocks) >> 32;
+// with x = (uint32) h, lane i gets bit (x * salt[i]) >> 27. Words are little-endian, so the bitset
+// Parquet stores after its BloomFilterHeader is exactly this filter's words in file order
+// (to_parquet_bitset / from_parquet_bitset). Only seed 0 is Parquet's; other seeds give a private
+// filter of the same shape. The block index uses 32 bits of the hash: at most 2^32 blocks (128 GiB).
+//
+// Why a user picks it over `blocked`: a key's 8 bits span 4 of our 64-bit words, where a blocked
+// key at k = 6-7 touches about 4.4 of 8, and the probe positions cost 8 multiplies (one vector
+// multiply with AVX2) instead of bit-field extraction and the distinct-probe check. Its price is
+// memory: k is fixed at 8 and one bit per lane sets fewer bits per block than a free choice of k,
+// so at equal FPR it needs more bits per key (size_for sizes it with its own exact formula).
+//
+// AVX2 is chosen at run time (simd.hpp): both paths compute the same masks, and tests compare them.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL  // header-only, as serialization.hpp includes it
+#endif
+#include <xxhash.h>
+
+#include "lfbloom/error.hpp"
+#include "lfbloom/murmur3.hpp"
+#include "lfbloom/options.hpp"
+#include "lfbloom/simd.hpp"
+#include "lfbloom/sizing.hpp"
+#include "lfbloom/storage.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace lfbloom {
+
+inline constexpr std::uint32_t split_block_salt[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
+                                                      0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
+
+/// Expected FPR of a split-block filter with `blocks` blocks after n keys: block loads are
+/// Poisson(n / blocks), and a block holding j keys answers yes for an absent key with probability
+/// (1 - (31/32)^j)^8 (each key sets one uniform bit per lane; lanes independent, as the salts make
+/// them for the spec's model).
+inline double split_block_fpr(double n, std::uint64_t blocks) {
+    const double load = n / static_cast<double>(blocks);
+    if (!(load > 0)) return 0.0;
+    if (load > 40.0 * 32) return 1.0;  // every lane bit set but with probability < e^-40
+    const auto rate = [](double j) { return std::pow(-std::expm1(j * std::log1p(-1.0 / 32)), 8); };
+    const double mode = std::floor(load);
+    const double pmf_mode = std::exp(mode * std::log(load) - load - std::lgamma(mode + 1));
+    double sum = pmf_mode * rate(mode);
+    for (double j = mode + 1, pmf = pmf_mode;; ++j) {
+        pmf *= load / j;
+        if (pmf < 1e-17 * pmf_mode) break;
+        sum += pmf * rate(j);
+    }
+    for (double j = mode - 1, pmf = pmf_mode; j >= 0; --j) {
+        pmf *= (j + 1) / load;
+        if (pmf < 1e-17 * pmf_mode) break;
+        sum += pmf * rate(j);
+    }
+    return std::min(sum, 1.0);
+}
+
+class split_block_layout {
+public:
+    static constexpr layout kind = layout::split_block;
+    static constexpr std::uint32_t block_bits = 256;
+    static constexpr std::uint32_t lanes = 8;
+    static constexpr std::uint64_t slot_multiple = block_bits;  ///< m is a whole number of blocks
+    static constexpr std::uint64_t max_blocks = std::uint64_t{1} << 32;
+
+    /// k is 8 (one bit per lane); the fewest blocks whose expected FPR at n keys is <= p.
+    static geometry size_for(std::uint64_t n, double p) {
+        detail::check_capacity_and_rate(n, p);
+        const std::uint64_t blocks = detail::smallest_satisfying(1, max_blocks, [&](std::uint64_t b) {
+            return split_block_fpr(static_cast<double>(n), b) <= p;
+        });
+        return {blocks * block_bits, lanes, n, p};
+    }
+    static double expected_fpr(double n, std::uint64_t m, std::uint32_t) { return split_block_fpr(n, m / block_bits); }
+    static std::uint64_t block_slots(std::uint64_t) noexcept { return block_bits; }
+    /// Throws invalid_argument unless k = 8 and the filter has at most 2^32 blocks.
+    static void check_shape(const geometry& g) {
+        if (g.hashes != lanes) throw error(errc::invalid_argument, "a split-block filter has k = 8, got " + std::to_string(g.hashes));
+        if (g.slots / block_bits > max_blocks) throw error(errc::too_large, "a split-block filter has at most 2^32 blocks");
+    }
+
+    /// XXH64 of the key bytes with `seed` (0 for Parquet), in h1; h2 is unused.
+    static hash128 hash_bytes(const void* data, std::size_t size, std::uint64_t seed) noexcept {
+        return {XXH64(data, size, seed), 0};
+    }
+
+    split_block_layout(std::uint64_t bits, std::uint32_t, probe_rule = probe_rule::parquet) noexcept : blocks_(bits / block_bits) {}
+    probe_rule rule() const noexcept { return probe_rule::parquet; }
+
+    /// The key's bit in each lane, two lanes per 64-bit word (lane 2i low, 2i+1 high: the
+    /// little-endian order of Parquet's 32-bit words).
+    struct masks {
+        std::uint64_t word[lanes / 2];
+    };
+    static masks masks_scalar(std::uint32_t x) noexcept {
+        masks m;
+        for (unsigned i = 0; i < lanes / 2; ++i)
+            m.word[i] = (std::uint64_t{1} << ((x * split_block_salt[2 * i]) >> 27)) |
+                        (std::uint64_t{1} << (32 + ((x * split_block_salt[2 * i + 1]) >> 27)));
+        return m;
+    }
+#if defined(__x86_64__)
+    [[gnu::target("avx2")]] static masks masks_avx2(std::uint32_t x) noexcept {
+        const __m256i salt = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(split_block_salt));
+        const __m256i shift = _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(x)), salt), 27);
+        masks m;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(m.word), _mm256_sllv_epi32(_mm256_set1_epi32(1), shift));
+        return m;
+    }
+#endif
+    static masks masks_for(std::uint32_t x) noexcept {
+#if defined(__x86_64__)
+        if (simd::avx2()) return masks_avx2(x);
+#endif
+        return masks_scalar(x);
+    }
+
+    /// Reads the block; each word that lacks one of the key's bits gets one locked OR (or_word).
+    /// True if some bit was missing when read: of racing adds of one new key at least one says
+    /// so (see blocked_layout::add_with).
+    template <class Word>
+    bool add(Word* words, hash128 h) const noexcept {
+        const masks m = masks_for(static_cast<std::uint32_t>(h.h1));
+        Word* block = words + block_of(h) * (lanes / 2);
+        unsigned missing = 0;  // bit i: word i lacks some of the key's bits
+        for (unsigned i = 0; i < lanes / 2; ++i) missing |= static_cast<unsigned>((m.word[i] & ~load_word(block[i])) != 0) << i;
+        for (unsigned t = missing; t != 0; t &= t - 1) {
+            const unsigned i = static_cast<unsigned>(std::countr_zero(t));
+            or_word(block[i], m.word[i]);
+        }
+        return missing != 0;
+    }
+
+    /// Four relaxed loads, no branch on their values.
+    template <class Word>
+    bool contains(const Word* words, hash128 h) const noexcept {
+        const masks m = masks_for(static_cast<std::uint32_t>(h.h1));
+        const Word* block = words + block_of(h) * (lanes / 2);
+        std::uint64_t missing = 0;
+        for (unsigned i = 0; i < lanes / 2; ++i) missing |= m.word[i] & ~load_word(block[i]);
+        return missing == 0;
+    }
+
+    template <class Word>
+    void prefetch(const Word* words, hash128 h, bool for_write) const noexcept {
+        const Word* block = words + block_of(h) * (lanes / 2);
+        if (for_write) __builtin_prefetch(block, 1); else __builtin_prefetch(block, 0);
+    }
+
+private:
+    std::uint64_t block_of(hash128 h) const noexcept { return ((h.h1 >> 32) * blocks_) >> 32; }
+
+    std::uint64_t blocks_;
+};
+
+}  // namespace lfbloom
