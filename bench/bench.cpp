@@ -255,6 +255,49 @@ struct nonatomic_direct_blocked : single_call_batches<nonatomic_direct_blocked> 
     void touch() { clear(); }
 };
 
+/// The split-block filter with plain loads and ORs: what its atomics cost.
+struct nonatomic_split_block : single_call_batches<nonatomic_split_block> {
+    split_block_layout layout;
+    word_array words;
+    nonatomic_split_block(const geometry& g) : layout(g.slots, g.hashes), words(g.slots / 64, 0) {}
+    bool add(key_view k) {
+        const hash128 h = split_block_layout::hash_bytes(k.data(), k.size(), 0);
+        const auto m = split_block_layout::masks_for(static_cast<std::uint32_t>(h.h1));
+        std::uint64_t* block = words.data() + (((h.h1 >> 32) * (words.size() / 4)) >> 32) * 4;
+        bool fresh = false;
+        for (unsigned i = 0; i < 4; ++i) fresh |= (block[i] & m.word[i]) != m.word[i], block[i] |= m.word[i];
+        return fresh;
+    }
+    bool contains(key_view k) const { return layout.contains(words.data(), split_block_layout::hash_bytes(k.data(), k.size(), 0)); }
+    void clear() { std::fill(words.data(), words.data() + words.size(), 0); }
+    std::uint64_t bytes() const { return words.bytes(); }
+    void touch() { clear(); }
+};
+
+/// One uncontended locked OR (or_word) per key on a random word of an in-cache array, against a
+/// plain OR: the price of each word an atomic add touches.
+void run_lock_cost(const std::string& size_name, std::uint64_t bytes, std::uint64_t keys) {
+    word_array words(bytes / 8, 0);
+    std::vector<std::uint32_t> at(keys);
+    std::uint64_t x = 88172645463325252ULL;
+    for (auto& a : at) x ^= x << 13, x ^= x >> 7, x ^= x << 17, a = static_cast<std::uint32_t>(fastrange64(x, words.size()));
+    for (bool locked : {false, true}) {
+        result r{locked ? "lock-or" : "plain-or", "rmw", size_name, 1, 8, 1, keys, bytes};
+        if (!wanted(r.layout + "/" + r.op)) continue;
+        r.ns_per_op = median_ns(keys, [] {}, [&] {
+            return timed(1, keys, [&](unsigned, std::uint64_t b, std::uint64_t e) {
+                std::uint64_t* w = words.data();
+                for (std::uint64_t i = b; i < e; ++i) {
+                    if (locked) or_word(w[at[i]], std::uint64_t{1} << (i & 63));
+                    else w[at[i]] |= std::uint64_t{1} << (i & 63);
+                    asm volatile("" ::: "memory");  // keep the plain ORs one by one, as the locked ones are
+                }
+            });
+        });
+        report(r);
+    }
+}
+
 /// The blocked filter behind a lock: what lock-freedom buys.
 template <class Mutex>
 struct locked_blocked : single_call_batches<locked_blocked<Mutex>> {
@@ -466,6 +509,14 @@ void run_all() {
         }
     }
     run_floor(cache, blocked_bloom_filter::for_capacity(cache.keys, p).words().size() * 8, one_thread, true);
+    for (unsigned kb : key_sizes) {  // the split-block layout (Parquet's), and the same with plain ORs
+        core_subject<split_block_bloom_filter> split{split_block_bloom_filter::for_capacity(cache.keys, p)};
+        run_ops("split-block", split, cache, {"add", "contains-present", "contains-absent"}, kb,
+                cfg.quick ? std::vector<unsigned>{batch_keys} : both, one_thread);
+        nonatomic_split_block plain(split_block_bloom_filter::size_for(cache.keys, p));
+        run_ops("nonatomic-split-block", plain, cache, {"add"}, kb, {1}, one_thread);
+    }
+    run_lock_cost("cache", blocked_bloom_filter::for_capacity(cache.keys, p).words().size() * 8, cache.keys);
 
     // What growing, forgetting and swapping cost, in cache: the same keys as "blocked" above.
     {
@@ -520,6 +571,11 @@ void run_all() {
         run_ops("mutex-blocked", with_mutex, dram, {"mixed"}, 16, {1}, threads);
         locked_blocked<std::shared_mutex> with_shared{blocked_bloom_filter::with_geometry(bits, 7)};
         run_ops("shared-mutex-blocked", with_shared, dram, {"mixed"}, 16, {1}, threads);
+    }
+    {
+        core_subject<split_block_bloom_filter> split{split_block_bloom_filter::with_geometry(bits, 8)};
+        run_ops("split-block", split, dram, {"add", "contains-present", "contains-absent"}, 16, both, one_thread);
+        run_ops("split-block", split, dram, {"add", "contains-absent"}, 16, {batch_keys}, {2});
     }
     run_floor(dram, cfg.dram_bytes, threads, true);
     run_floor(dram, cfg.dram_bytes, one_thread, false);
