@@ -220,15 +220,20 @@ private:
     Subject& self() { return static_cast<Subject&>(*this); }
 };
 
-/// The blocked filter with plain loads and stores: what the atomics cost.
-struct nonatomic_blocked : single_call_batches<nonatomic_blocked> {
-    blocked_layout layout;
+/// A layout's filter with plain loads and ORs (the layout's own add_with): what the atomics cost.
+template <class Layout>
+struct nonatomic : single_call_batches<nonatomic<Layout>> {
+    Layout layout;
     word_array words;
-    nonatomic_blocked(const geometry& g) : layout(g.slots, g.hashes), words(g.slots / 64, 0) {}
-    bool add(key_view k) {
-        return layout.add_with(words.data(), murmur3_x64_128(k.data(), k.size()), [](std::uint64_t& word, std::uint64_t mask) { word |= mask; });
+    nonatomic(const geometry& g) : layout(g.slots, g.hashes), words(g.slots / 64, 0) {}
+    static hash128 hash(key_view k) {
+        if constexpr (requires { Layout::hash_bytes(k.data(), k.size(), 0); }) return Layout::hash_bytes(k.data(), k.size(), 0);
+        else return murmur3_x64_128(k.data(), k.size());
     }
-    bool contains(key_view k) const { return layout.contains(words.data(), murmur3_x64_128(k.data(), k.size())); }
+    bool add(key_view k) {
+        return layout.add_with(words.data(), hash(k), [](std::uint64_t& word, std::uint64_t mask) { word |= mask; });
+    }
+    bool contains(key_view k) const { return layout.contains(words.data(), hash(k)); }
     void clear() { std::fill(words.data(), words.data() + words.size(), 0); }
     std::uint64_t bytes() const { return words.bytes(); }
     void touch() { clear(); }
@@ -250,25 +255,6 @@ struct nonatomic_direct_blocked : single_call_batches<nonatomic_direct_blocked> 
         return true;
     }
     bool contains(key_view) const { return false; }
-    void clear() { std::fill(words.data(), words.data() + words.size(), 0); }
-    std::uint64_t bytes() const { return words.bytes(); }
-    void touch() { clear(); }
-};
-
-/// The split-block filter with plain loads and ORs: what its atomics cost.
-struct nonatomic_split_block : single_call_batches<nonatomic_split_block> {
-    split_block_layout layout;
-    word_array words;
-    nonatomic_split_block(const geometry& g) : layout(g.slots, g.hashes), words(g.slots / 64, 0) {}
-    bool add(key_view k) {
-        const hash128 h = split_block_layout::hash_bytes(k.data(), k.size(), 0);
-        const auto m = split_block_layout::masks_for(static_cast<std::uint32_t>(h.h1));
-        std::uint64_t* block = words.data() + (((h.h1 >> 32) * (words.size() / 4)) >> 32) * 4;
-        bool fresh = false;
-        for (unsigned i = 0; i < 4; ++i) fresh |= (block[i] & m.word[i]) != m.word[i], block[i] |= m.word[i];
-        return fresh;
-    }
-    bool contains(key_view k) const { return layout.contains(words.data(), split_block_layout::hash_bytes(k.data(), k.size(), 0)); }
     void clear() { std::fill(words.data(), words.data() + words.size(), 0); }
     std::uint64_t bytes() const { return words.bytes(); }
     void touch() { clear(); }
@@ -494,7 +480,7 @@ void run_all() {
         if (cfg.quick) {
             run_ops("blocked", blocked, cache, {"add"}, kb, {1}, one_thread);
         }
-        nonatomic_blocked plain(blocked_bloom_filter::size_for(cache.keys, p));
+        nonatomic<blocked_layout> plain(blocked_bloom_filter::size_for(cache.keys, p));
         run_ops("nonatomic-blocked", plain, cache, {"add"}, kb, cfg.quick ? std::vector<unsigned>{1} : both, one_thread);
         nonatomic_direct_blocked direct(blocked_bloom_filter::size_for(cache.keys, p));
         run_ops("nonatomic-direct-blocked", direct, cache, {"add"}, kb, {1}, one_thread);
@@ -513,7 +499,7 @@ void run_all() {
         core_subject<split_block_bloom_filter> split{split_block_bloom_filter::for_capacity(cache.keys, p)};
         run_ops("split-block", split, cache, {"add", "contains-present", "contains-absent"}, kb,
                 cfg.quick ? std::vector<unsigned>{batch_keys} : both, one_thread);
-        nonatomic_split_block plain(split_block_bloom_filter::size_for(cache.keys, p));
+        nonatomic<split_block_layout> plain(split_block_bloom_filter::size_for(cache.keys, p));
         run_ops("nonatomic-split-block", plain, cache, {"add"}, kb, {1}, one_thread);
     }
     run_lock_cost("cache", blocked_bloom_filter::for_capacity(cache.keys, p).words().size() * 8, cache.keys);
@@ -588,7 +574,7 @@ void run_all() {
         run_ops("counting", counting, dram, {"add", "contains-present", "contains-absent", "remove"}, 16, both, one_thread);
     }
     {
-        nonatomic_blocked plain(geometry{bits, 7, 1, 0.5});
+        nonatomic<blocked_layout> plain(geometry{bits, 7, 1, 0.5});
         run_ops("nonatomic-blocked", plain, dram, {"add"}, 16, {1}, one_thread);
     }
 }

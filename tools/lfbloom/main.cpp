@@ -246,17 +246,25 @@ int merge(int argc, char** argv) {
     return exit_ok;
 }
 
-int import_guava(int argc, char** argv) {
-    std::string input, output;
-    po::options_description flags("Convert a file written by Guava's BloomFilter.writeTo to an lfbloom classic filter");
-    flags.add_options()("input", po::value(&input)->required(), "Guava file")("output", po::value(&output)->required(), "lfbloom file");
+/// Parses INPUT OUTPUT for the import and export commands; false after --help.
+bool parse_conversion(int argc, char** argv, const char* what, const char* usage, const char* input_help,
+                      const char* output_help, std::string& input, std::string& output) {
+    po::options_description flags(what);
+    flags.add_options()("input", po::value(&input)->required(), input_help)("output", po::value(&output)->required(), output_help);
     po::positional_options_description positional;
     positional.add("input", 1).add("output", 1);
     po::variables_map vm;
-    if (!parse(argc, argv, "import-guava GUAVA_FILE OUT", flags, positional, vm)) return exit_ok;
+    return parse(argc, argv, usage, flags, positional, vm);
+}
+
+/// import-guava, import-parquet: a foreign file read by `load(source, length)`, saved as an lfbloom file.
+template <class Load>
+int import_file(int argc, char** argv, const char* what, const char* usage, const char* input_help, Load load) {
+    std::string input, output;
+    if (!parse_conversion(argc, argv, what, usage, input_help, "lfbloom file", input, output)) return exit_ok;
     lfbloom::any_filter filter = [&]() -> lfbloom::any_filter {
         try {
-            return lfbloom::read_file(input, [](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_guava(s, 0, n); });
+            return lfbloom::read_file(input, load);
         } catch (const lfbloom::error& e) {
             throw failure(e.code() == lfbloom::errc::too_large ? exit_resources : exit_bad_input, input + ": " + e.what());
         }
@@ -265,67 +273,57 @@ int import_guava(int argc, char** argv) {
     return exit_ok;
 }
 
-int export_guava(int argc, char** argv) {
+/// export-guava, export-parquet: a saved Filter written by `write(filter, sink)`; `check(filter)`
+/// throws lfbloom::error first when the filter has no such form (an input error, not an output one).
+template <class Filter, class Check, class Write>
+int export_file(int argc, char** argv, const char* what, const char* usage, const char* output_help,
+                const char* other_kind, Check check, Write write) {
     std::string input, output;
-    po::options_description flags("Write a classic lfbloom filter in Guava's format (BloomFilter.readFrom reads it)");
-    flags.add_options()("input", po::value(&input)->required(), "lfbloom file")("output", po::value(&output)->required(), "Guava file");
-    po::positional_options_description positional;
-    positional.add("input", 1).add("output", 1);
-    po::variables_map vm;
-    if (!parse(argc, argv, "export-guava FILE GUAVA_OUT", flags, positional, vm)) return exit_ok;
+    if (!parse_conversion(argc, argv, what, usage, "lfbloom file", output_help, input, output)) return exit_ok;
     const lfbloom::any_filter filter = load_filter(input);
-    const auto* classic = std::get_if<lfbloom::classic_bloom_filter>(&filter);
-    if (classic == nullptr) throw failure(exit_bad_input, input + ": only classic-layout filters have a Guava form");
+    const auto* f = std::get_if<Filter>(&filter);
+    if (f == nullptr) throw failure(exit_bad_input, input + ": " + other_kind);
     try {
-        lfbloom::guava_size(*classic);
+        check(*f);
     } catch (const lfbloom::error& e) {
         throw failure(exit_bad_input, input + ": " + e.what());
     }
     try {
-        lfbloom::write_file_atomically(output, [&](const lfbloom::byte_sink& sink) { lfbloom::save_guava(*classic, sink); });
+        lfbloom::write_file_atomically(output, [&](const lfbloom::byte_sink& sink) { write(*f, sink); });
     } catch (const lfbloom::error& e) {
         throw failure(exit_output, e.what());
     }
     return exit_ok;
+}
+
+int import_guava(int argc, char** argv) {
+    return import_file(argc, argv, "Convert a file written by Guava's BloomFilter.writeTo to an lfbloom classic filter",
+                       "import-guava GUAVA_FILE OUT", "Guava file",
+                       [](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_guava(s, 0, n); });
+}
+
+int export_guava(int argc, char** argv) {
+    return export_file<lfbloom::classic_bloom_filter>(
+        argc, argv, "Write a classic lfbloom filter in Guava's format (BloomFilter.readFrom reads it)", "export-guava FILE GUAVA_OUT",
+        "Guava file", "only classic-layout filters have a Guava form", [](const auto& f) { lfbloom::guava_size(f); },
+        [](const auto& f, const lfbloom::byte_sink& sink) { lfbloom::save_guava(f, sink); });
 }
 
 int import_parquet(int argc, char** argv) {
-    std::string input, output;
-    po::options_description flags("Convert a Parquet split-block Bloom filter's bitset (the bytes after its BloomFilterHeader) to an lfbloom split-block filter");
-    flags.add_options()("input", po::value(&input)->required(), "the bitset, numBytes long")("output", po::value(&output)->required(), "lfbloom file");
-    po::positional_options_description positional;
-    positional.add("input", 1).add("output", 1);
-    po::variables_map vm;
-    if (!parse(argc, argv, "import-parquet BITSET_FILE OUT", flags, positional, vm)) return exit_ok;
-    lfbloom::any_filter filter = [&]() -> lfbloom::any_filter {
-        try {
-            return lfbloom::read_file(input, [](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_parquet_bitset(s, n, 0, n); });
-        } catch (const lfbloom::error& e) {
-            throw failure(e.code() == lfbloom::errc::too_large ? exit_resources : exit_bad_input, input + ": " + e.what());
-        }
-    }();
-    save_filter(filter, output);
-    return exit_ok;
+    return import_file(argc, argv,
+                       "Convert a Parquet split-block Bloom filter's bitset (the bytes after its BloomFilterHeader) to an lfbloom split-block filter",
+                       "import-parquet BITSET_FILE OUT", "the bitset, numBytes long",
+                       [](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_parquet_bitset(s, n, 0, n); });
 }
 
 int export_parquet(int argc, char** argv) {
-    std::string input, output;
-    po::options_description flags("Write a split-block lfbloom filter's bitset as Parquet stores it (after the BloomFilterHeader)");
-    flags.add_options()("input", po::value(&input)->required(), "lfbloom file")("output", po::value(&output)->required(), "bitset file");
-    po::positional_options_description positional;
-    positional.add("input", 1).add("output", 1);
-    po::variables_map vm;
-    if (!parse(argc, argv, "export-parquet FILE BITSET_OUT", flags, positional, vm)) return exit_ok;
-    const lfbloom::any_filter filter = load_filter(input);
-    const auto* split = std::get_if<lfbloom::split_block_bloom_filter>(&filter);
-    if (split == nullptr) throw failure(exit_bad_input, input + ": only split-block filters have a Parquet form");
-    if (split->seed() != 0) throw failure(exit_bad_input, input + ": Parquet's filters hash with seed 0");
-    try {
-        lfbloom::write_file_atomically(output, [&](const lfbloom::byte_sink& sink) { lfbloom::save_parquet_bitset(*split, sink); });
-    } catch (const lfbloom::error& e) {
-        throw failure(exit_output, e.what());
-    }
-    return exit_ok;
+    return export_file<lfbloom::split_block_bloom_filter>(
+        argc, argv, "Write a split-block lfbloom filter's bitset as Parquet stores it (after the BloomFilterHeader)",
+        "export-parquet FILE BITSET_OUT", "bitset file", "only split-block filters have a Parquet form",
+        [](const auto& f) {
+            if (f.seed() != 0) throw lfbloom::error(lfbloom::errc::incompatible, "Parquet's filters hash with seed 0");
+        },
+        [](const auto& f, const lfbloom::byte_sink& sink) { lfbloom::save_parquet_bitset(f, sink); });
 }
 
 const std::map<std::string, command> commands = {

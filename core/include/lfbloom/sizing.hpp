@@ -63,6 +63,26 @@ std::uint64_t smallest_satisfying(std::uint64_t lo, std::uint64_t limit, Ok ok) 
     return lo;
 }
 
+/// E[rate(J)] for J ~ Poisson(load), load > 0: summed outward from the mode until the weights
+/// are negligible (1e-17 of the mode's).
+template <class Rate>
+double poisson_mean(double load, Rate rate) {
+    const double mode = std::floor(load);
+    const double pmf_mode = boost::math::pdf(boost::math::poisson_distribution<double>(load), mode);
+    double sum = pmf_mode * rate(mode);
+    for (double j = mode + 1, pmf = pmf_mode;; ++j) {
+        pmf *= load / j;
+        if (pmf < 1e-17 * pmf_mode) break;
+        sum += pmf * rate(j);
+    }
+    for (double j = mode - 1, pmf = pmf_mode; j >= 0; --j) {
+        pmf *= (j + 1) / load;
+        if (pmf < 1e-17 * pmf_mode) break;
+        sum += pmf * rate(j);
+    }
+    return sum;
+}
+
 }  // namespace detail
 
 // ---- index math --------------------------------------------------------------------------------
@@ -171,21 +191,7 @@ public:
         // the rate is 1 to within 1e-15. Answering 1 keeps a search that starts far too small
         // (p near 1, n near 2^46) from walking the chain up to `load` keys.
         if (load * hashes_ > 40.0 * slots_) return 1.0;
-        // Sum outward from the mode of Poisson(load) until the weights are negligible.
-        const double mode = std::floor(load);
-        const double pmf_mode = boost::math::pdf(boost::math::poisson_distribution<double>(load), mode);
-        double sum = pmf_mode * rate_at(mode);
-        for (double j = mode + 1, pmf = pmf_mode;; ++j) {
-            pmf *= load / j;
-            if (pmf < 1e-17 * pmf_mode) break;
-            sum += pmf * rate_at(j);
-        }
-        for (double j = mode - 1, pmf = pmf_mode; j >= 0; --j) {
-            pmf *= (j + 1) / load;
-            if (pmf < 1e-17 * pmf_mode) break;
-            sum += pmf * rate_at(j);
-        }
-        return std::min(sum, 1.0);
+        return std::min(detail::poisson_mean(load, [&](double j) { return rate_at(j); }), 1.0);
     }
 
 private:
