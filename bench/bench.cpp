@@ -419,7 +419,7 @@ void run_floor(const size_spec& size, std::uint64_t bytes, std::vector<unsigned>
                 if (!batch) {
                     for (std::uint64_t i = b; i < e; ++i) sum += floor.read(i);
                 } else {
-                    for (std::uint64_t i = b; i < e; i += batch_size) {  // the filters' batch: prefetch 16, then read
+                    for (std::uint64_t i = b; i < e; i += batch_size) {  // the filters' batch: prefetch a group, then read
                         const std::uint64_t n = std::min<std::uint64_t>(batch_size, e - i);
                         for (std::uint64_t j = 0; j < n; ++j) __builtin_prefetch(floor.words.data() + floor.lines[i + j] * 8);
                         for (std::uint64_t j = 0; j < n; ++j) sum += floor.read(i + j);
