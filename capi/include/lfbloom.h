@@ -211,7 +211,8 @@ LFB_API int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out);
  * Saving and loading. A save may run while other threads add: it holds every add that completed
  * before the save began. Loads validate everything (and check the memory limit of `options`,
  * NULL = none) before allocating; they fail with LFB_ERR_CORRUPT, LFB_ERR_UNSUPPORTED_VERSION,
- * LFB_ERR_TOO_LARGE, LFB_ERR_IO, or LFB_ERR_INCOMPATIBLE when the data holds a counting filter.
+ * LFB_ERR_TOO_LARGE, LFB_ERR_IO, or LFB_ERR_INCOMPATIBLE when the data holds a counting filter
+ * or a layout the C API does not offer (split-block, one-word, two-word).
  */
 /** The exact number of bytes lfb_filter_save writes in `format`. */
 LFB_API int lfb_filter_serialized_size(const lfb_filter* filter, uint32_t format, uint64_t* size);

@@ -245,6 +245,9 @@ int save_to_file(const Filter& f, std::uint32_t format, const char* path, std::u
     return LFB_OK;
 }
 
+/// Why a bit filter of another layout is refused: lfb_filter holds a blocked or classic filter.
+constexpr const char* not_offered = "the data holds a split-block, one-word or two-word filter, which the C API does not offer";
+
 /// Loads one filter of kind `Handle` from `source` in `format`; `available` bytes if known.
 template <class Handle>
 decltype(Handle::impl) load_from(std::uint32_t format, const lfbloom::byte_source& source, std::uint64_t limit,
@@ -260,6 +263,7 @@ decltype(Handle::impl) load_from(std::uint32_t format, const lfbloom::byte_sourc
             throw lfbloom::error(errc::incompatible, "the data holds a counting filter: use lfb_counting_load*");
         if (h.kind == lfbloom::layout::classic)
             return lfbloom::load_payload<lfbloom::classic_bloom_filter>(h, source, limit, available);
+        if (h.kind != lfbloom::layout::blocked) throw lfbloom::error(errc::incompatible, not_offered);
         return lfbloom::load_payload<lfbloom::blocked_bloom_filter>(h, source, limit, available);
     }
 }
@@ -307,7 +311,9 @@ decltype(Handle::impl) open_shared(const char* path, std::uint64_t limit, bool w
     } else {
         if (auto* b = std::get_if<lfbloom::blocked_bloom_filter>(&any)) return std::move(*b);
         if (auto* c = std::get_if<lfbloom::classic_bloom_filter>(&any)) return std::move(*c);
-        throw lfbloom::error(errc::incompatible, "the file holds a counting filter: use lfb_counting_open_shared_file");
+        if (std::holds_alternative<lfbloom::counting_bloom_filter>(any))
+            throw lfbloom::error(errc::incompatible, "the file holds a counting filter: use lfb_counting_open_shared_file");
+        throw lfbloom::error(errc::incompatible, not_offered);
     }
 }
 

@@ -257,6 +257,21 @@ static void test_persistence(void) {
     unlink(path);
 }
 
+/* Files of the bit layouts lfb_filter does not hold (the golden files of tests/data) are refused
+ * as incompatible by both kinds of handle, and no handle is made. */
+static void test_layouts_not_offered(void) {
+    static const char* const names[] = {"split-block.lfb", "one-word.lfb", "two-word.lfb"};
+    size_t i;
+    for (i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        char path[4096];
+        lfb_filter* f = NULL;
+        lfb_counting* c = NULL;
+        snprintf(path, sizeof path, "%s/format-v1/%s", LFBLOOM_TEST_DATA, names[i]);
+        CHECK(lfb_filter_load_file(LFB_FORMAT_NATIVE, path, NULL, &f) == LFB_ERR_INCOMPATIBLE && f == NULL);
+        CHECK(lfb_counting_load_file(path, NULL, &c) == LFB_ERR_INCOMPATIBLE && c == NULL);
+    }
+}
+
 /* ---- file modes and read-only sharing --------------------------------------------------------- */
 
 static unsigned mode_of(const char* path) {
@@ -1063,6 +1078,7 @@ int main(void) {
     test_filter(LFB_LAYOUT_CLASSIC);
     test_counting();
     test_persistence();
+    test_layouts_not_offered();
     test_lying_headers();
     test_save_modes();
     test_read_only_sharing();

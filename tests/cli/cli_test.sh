@@ -77,6 +77,21 @@ check "export-parquet of a blocked filter" 3 "$lfbloom" export-parquet f.lfb nop
 head -c 100 parquet.bin > odd.bin
 check "import-parquet of a bitset that is not whole blocks" 3 "$lfbloom" import-parquet odd.bin nope.lfb
 expect "import-parquet error is one line" one_line_error
+for words in one two; do
+  check "build $words-word" 0 "$lfbloom" build -o $words.lfb -n 40000 --layout $words-word keys.txt
+  check "info of a $words-word filter" 0 "$lfbloom" info $words.lfb
+  expect "info names the $words-word layout" grep -q "layout *$words-word" out.txt
+  check "info --json of a $words-word filter" 0 "$lfbloom" info --json $words.lfb
+  expect "$words-word: 1 bit per slot, 19000-21000 keys estimated" python3 -c 'import json; d = json.load(open("out.txt")); assert d["layout"] == "'$words'-word" and d["slot_bits"] == 1 and 19000 < d["estimated_count"] < 21000, d'
+  check "$words-word add" 0 "$lfbloom" add $words.lfb more.txt
+  check "$words-word answers every key" 0 sh -c "cat keys.txt more.txt | \"$lfbloom\" query $words.lfb --maybe-only"
+  expect "all 40000 in the $words-word filter" sh -c '[ "$(wc -l < out.txt)" = 40000 ]'
+  check "$words-word query absent keys" 0 "$lfbloom" query $words.lfb absent.txt
+  expect "$words-word: absent keys mostly answer no" sh -c '[ "$(grep -c "^no	" out.txt)" -gt 970 ]'
+  check "export-parquet of a $words-word filter" 3 "$lfbloom" export-parquet $words.lfb nope.bin
+done
+check "merge one-word with two-word" 3 "$lfbloom" merge -o x.lfb one.lfb two.lfb
+expect "merge error is one line" one_line_error
 check "demo" 0 "$lfbloom" demo --users 20000 --threads 4
 expect "demo passes its self-check" grep -q 'self-check: passed' out.txt
 expect "demo reports no false negatives" grep -q 'false negatives: 0' out.txt

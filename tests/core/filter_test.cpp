@@ -1,6 +1,8 @@
-// Properties every layout must have: classic, blocked, counting (4- and 8-bit counters) and split-block.
+// Properties every layout must have: classic, blocked, counting (4- and 8-bit counters), split-block,
+// one-word and two-word.
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -24,16 +26,18 @@ using lfbloom_test::random_keys;
 
 namespace {
 
-struct classic_maker {
-    using type = classic_bloom_filter;
+/// Makes bit filters of type Filter; each layout derives its own maker, so test names say which.
+template <class Filter>
+struct bit_maker {
+    using type = Filter;
     static type make(std::uint64_t n, double p, filter_options o = {}) { return type::for_capacity(n, p, o); }
     static type make_geometry(std::uint64_t slots, std::uint32_t k, filter_options o = {}) { return type::with_geometry(slots, k, o); }
 };
-struct blocked_maker {
-    using type = blocked_bloom_filter;
-    static type make(std::uint64_t n, double p, filter_options o = {}) { return type::for_capacity(n, p, o); }
-    static type make_geometry(std::uint64_t slots, std::uint32_t k, filter_options o = {}) { return type::with_geometry(slots, k, o); }
-};
+struct classic_maker : bit_maker<classic_bloom_filter> {};
+struct blocked_maker : bit_maker<blocked_bloom_filter> {};
+struct split_block_maker : bit_maker<split_block_bloom_filter> {};
+struct one_word_maker : bit_maker<one_word_bloom_filter> {};
+struct two_word_maker : bit_maker<two_word_bloom_filter> {};
 template <std::uint32_t width>
 struct counting_maker {
     using type = counting_bloom_filter;
@@ -42,13 +46,10 @@ struct counting_maker {
         return type::with_geometry(slots, k, width, o);
     }
 };
-struct split_block_maker {
-    using type = split_block_bloom_filter;
-    static type make(std::uint64_t n, double p, filter_options o = {}) { return type::for_capacity(n, p, o); }
-    static type make_geometry(std::uint64_t slots, std::uint32_t k, filter_options o = {}) { return type::with_geometry(slots, k, o); }
-};
-using makers = boost::mpl::list<classic_maker, blocked_maker, counting_maker<4>, counting_maker<8>, split_block_maker>;
-using line_makers = boost::mpl::list<blocked_maker, counting_maker<4>, counting_maker<8>>;  // probes in one line
+using makers = boost::mpl::list<classic_maker, blocked_maker, counting_maker<4>, counting_maker<8>, split_block_maker,
+                                one_word_maker, two_word_maker>;
+using line_makers = boost::mpl::list<blocked_maker, counting_maker<4>, counting_maker<8>>;  // probes in one line, rule 1 or 2
+using rule_two_makers = boost::mpl::list<blocked_maker, counting_maker<4>, counting_maker<8>, one_word_maker, two_word_maker>;
 
 /// Hashes on which probe rule 1 piles a key's probes onto one slot: (0, 0), MurmurHash3 of the
 /// empty key under seed 0; h2 = 0, the fixed point of the refill (refill(0) = 0), in another line;
@@ -157,7 +158,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(fpr_at_small_capacity_and_rate_is_within_the_targe
 // for any one hash is at most p (sizing keeps the expected FPR at capacity <= p, and distinct
 // probes only lower it), so each of the 90 checks raises a false alarm with probability < 1e-6.
 // The cases cover k <= 7 (one field value), k > 7 (refills) and k = 20 (past the unrolled path).
-BOOST_AUTO_TEST_CASE_TEMPLATE(no_hash_is_a_likelier_false_positive, Maker, line_makers) {
+BOOST_AUTO_TEST_CASE_TEMPLATE(no_hash_is_a_likelier_false_positive, Maker, rule_two_makers) {
     const std::uint64_t filters = 2000;
     const std::vector<hash128> hashes = adversarial_hashes();
     const std::uint64_t seed = lfbloom_test::seed_from_env(1000);
@@ -238,12 +239,52 @@ void check_rule_two(unsigned coarse) {
 
 // Probe rule 2 probes min(k, slots per line) distinct slots for every hash, however degenerate
 // (the statistical test above checks what that buys), for 512-slot lines, 128-counter lines and
-// 8-bit counters (distinct in the top 6 of 7 bits), unrolled (k <= 16) and looped, including
-// k beyond the line's slots; and it changes nothing for keys rule 1 already spread.
+// 8-bit counters (distinct in the top 6 of 7 bits), 128-bit and 64-bit blocks, unrolled (k <= 16)
+// and looped, including k beyond the line's slots; and it changes nothing for keys rule 1 already
+// spread.
 BOOST_AUTO_TEST_CASE(rule_two_probes_distinct_slots_for_every_hash) {
     check_rule_two<9>(0);
     check_rule_two<7>(0);
     check_rule_two<7>(1);
+    check_rule_two<6>(0);
+}
+
+namespace {
+
+/// Adds each hash to an empty filter of `Words`-word blocks and checks what it wrote.
+template <unsigned Words>
+void check_bits_in_one_block() {
+    std::vector<hash128> hashes = adversarial_hashes();
+    std::mt19937_64 rng(17);
+    for (int i = 0; i < 2000; ++i) hashes.push_back({rng(), rng()});
+    for (std::uint32_t k : {1u, 5u, 9u, 16u, 17u, 40u}) {
+        auto f = bloom_filter<word_block_layout<Words>>::with_geometry(64 * Words * 100, k);
+        for (const hash128& h : hashes) {
+            f.clear();
+            BOOST_TEST_REQUIRE(f.add_hash(h));
+            std::uint64_t first = f.words().size(), last = 0;
+            int bits = 0;
+            for (std::uint64_t w = 0; w < f.words().size(); ++w) {
+                if (f.words()[w] == 0) continue;
+                first = std::min(first, w), last = w;
+                bits += std::popcount(f.words()[w]);
+            }
+            BOOST_TEST_REQUIRE(first / Words == last / Words, "k " << k << ": bits in two blocks");
+            BOOST_TEST_REQUIRE(bits == static_cast<int>(k));
+            BOOST_TEST_REQUIRE(f.contains_hash(h));
+            BOOST_TEST_REQUIRE(!f.add_hash(h));
+        }
+    }
+}
+
+}  // namespace
+
+// The one- and two-word layouts' promise: a key's bits are k distinct bits of one block (one
+// word, or an aligned pair of words), so an add ORs at most one or two words; for adversarial and
+// random hashes, unrolled (k <= 16) and looped.
+BOOST_AUTO_TEST_CASE(word_layouts_set_k_bits_of_one_block) {
+    check_bits_in_one_block<1>();
+    check_bits_in_one_block<2>();
 }
 
 // A filter keeps the rule it was built with: rule-1 filters (loaded from old files) answer by

@@ -128,7 +128,9 @@ auto makers() {
     return std::make_tuple(blocked_bloom_filter::for_capacity(1000, 0.01, {.seed = 5}),
                            classic_bloom_filter::for_capacity(1000, 0.01),
                            counting_bloom_filter::for_capacity(1000, 0.01, 4),
-                           counting_bloom_filter::for_capacity(1000, 0.01, 8, {.seed = 77}));
+                           counting_bloom_filter::for_capacity(1000, 0.01, 8, {.seed = 77}),
+                           one_word_bloom_filter::for_capacity(1000, 0.01, {.seed = 3}),
+                           two_word_bloom_filter::for_capacity(1000, 0.01));
 }
 
 }  // namespace
@@ -269,6 +271,26 @@ BOOST_AUTO_TEST_CASE(hostile_headers_are_refused_before_allocating) {
     BOOST_TEST((load_error({}) == errc::corrupt));
 }
 
+// One-word and two-word files (layouts 5 and 6) record rule 2, their only rule: any other is
+// unknown for them. Their slot counts are whole blocks of 64 and 128 bits.
+BOOST_AUTO_TEST_CASE(word_block_files_hold_rule_two_and_whole_blocks) {
+    for (const bytes& good : {saved(one_word_bloom_filter::with_geometry(4160, 5)), saved(two_word_bloom_filter::with_geometry(4096, 6))}) {
+        BOOST_TEST(static_cast<int>(good[10]) >= 5);
+        BOOST_TEST(static_cast<int>(good[11]) == 2);
+        BOOST_TEST((load_error(good) == errc{}));
+        for (std::uint8_t rule : {0, 1, 3, 4}) {
+            bytes bad = good;
+            patch_header<std::uint8_t>(bad, 11, rule);
+            BOOST_TEST((load_error(bad) == errc::unsupported_version), "layout " << int(good[10]) << ", rule " << int(rule));
+        }
+    }
+    bytes odd = saved(one_word_bloom_filter::with_geometry(4160, 5));  // 65 one-word blocks
+    patch_header<std::uint8_t>(odd, 10, static_cast<std::uint8_t>(layout::two_word));
+    BOOST_TEST((load_error(odd) == errc::corrupt));  // not whole two-word blocks
+    patch_header<std::uint8_t>(odd, 10, 7);
+    BOOST_TEST((load_error(odd) == errc::unsupported_version));
+}
+
 // A header that declares 16 GiB with nothing after it: from a source of unknown length (a pipe)
 // the payload is read in bounded chunks, so the lie costs no allocation; it ends as truncated.
 BOOST_AUTO_TEST_CASE(a_lying_header_on_a_stream_allocates_nothing) {
@@ -356,7 +378,8 @@ BOOST_AUTO_TEST_CASE(loading_the_wrong_kind_is_incompatible) {
 // format version changes, into a new directory) with LFBLOOM_WRITE_GOLDEN=1. The files without
 // "rule2" were written by lfbloom 1.0-1.3 with probe rule 1 (byte 11 = 1): they must load with
 // that rule and answer every key, added or not, as a rule-1 filter does (a loader that gave them
-// rule 2 would keep the words but lose keys). The "rule2" files pin rule 2 (lfbloom 1.4 on).
+// rule 2 would keep the words but lose keys). The "rule2" files pin rule 2 (lfbloom 1.4 on), the
+// split-block, one-word and two-word files their layouts (lfbloom 1.5 on).
 BOOST_AUTO_TEST_CASE(golden_files_of_format_v1_still_load) {
     const std::filesystem::path dir = std::filesystem::path(LFBLOOM_TEST_DATA) / "format-v1";
     auto check = [&](const std::string& name, auto filter) {
@@ -384,6 +407,8 @@ BOOST_AUTO_TEST_CASE(golden_files_of_format_v1_still_load) {
     check("counting4-rule2.lfb", counting_bloom_filter::for_capacity(1000, 0.01, 4));
     check("counting8-seed9-rule2.lfb", counting_bloom_filter::for_capacity(1000, 0.001, 8, {.seed = 9}));
     check("split-block.lfb", split_block_bloom_filter::for_capacity(1000, 0.01));  // layout 4, rule 3 (lfbloom 1.5 on)
+    check("one-word.lfb", one_word_bloom_filter::for_capacity(1000, 0.01));       // layout 5, rule 2 (lfbloom 1.5 on)
+    check("two-word.lfb", two_word_bloom_filter::for_capacity(1000, 0.01));       // layout 6, rule 2 (lfbloom 1.5 on)
 }
 
 // ---- Guava's format ---------------------------------------------------------------------------

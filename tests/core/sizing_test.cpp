@@ -112,6 +112,43 @@ BOOST_AUTO_TEST_CASE(blocked_memory_over_classic) {
     }
 }
 
+// The memory price of each layout for n = 10^6: bits per key and k, reported (the table in
+// word_block_layout.hpp) and bounded against blocked; each meets its rate by its own model.
+BOOST_AUTO_TEST_CASE(memory_of_each_layout) {
+    const std::uint64_t n = 1000000;
+    for (double p : rates) {
+        const geometry one = one_word_layout::size_for(n, p), two = two_word_layout::size_for(n, p),
+                       blocked = blocked_layout::size_for(n, p), split = split_block_layout::size_for(n, p);
+        auto per_key = [&](const geometry& g) { return static_cast<double>(g.slots) / static_cast<double>(n); };
+        BOOST_TEST_MESSAGE("p " << p << " bits per key (k): one-word " << per_key(one) << " (" << one.hashes << "), two-word "
+                                << per_key(two) << " (" << two.hashes << "), blocked " << per_key(blocked) << " ("
+                                << blocked.hashes << "), split-block " << per_key(split) << " (" << split.hashes << ")");
+        BOOST_TEST(one_word_layout::expected_fpr(n, one.slots, one.hashes) <= p);
+        BOOST_TEST(two_word_layout::expected_fpr(n, two.slots, two.hashes) <= p);
+        BOOST_TEST(per_key(two) <= per_key(one));
+        BOOST_TEST(per_key(one) < 2.1 * per_key(blocked));
+        BOOST_TEST(per_key(two) < 1.45 * per_key(blocked));
+    }
+}
+
+// Sizing keeps the word layouts' k on the unrolled probe path (k <= 16), where the optimum would
+// pass it (p <= 10^-9), and still meets the rate.
+BOOST_AUTO_TEST_CASE(word_layouts_keep_k_at_most_16) {
+    const std::uint64_t n = 1000000;
+    for (double p : {1e-9, 1e-10}) {
+        BOOST_TEST(blocked_geometry(n, p, 128).hashes > 16u);  // what the cap is for
+        const geometry one = one_word_layout::size_for(n, p), two = two_word_layout::size_for(n, p);
+        BOOST_TEST(one.hashes <= 16u);
+        BOOST_TEST(two.hashes <= 16u);
+        BOOST_TEST(one_word_layout::expected_fpr(n, one.slots, one.hashes) <= p);
+        BOOST_TEST(two_word_layout::expected_fpr(n, two.slots, two.hashes) <= p);
+        BOOST_TEST_MESSAGE("p " << p << ": one-word k " << one.hashes << ", " << static_cast<double>(one.slots) / n
+                                << " bits per key (uncapped " << static_cast<double>(blocked_geometry(n, p, 64).slots) / n
+                                << "); two-word k " << two.hashes << ", " << static_cast<double>(two.slots) / n
+                                << " (uncapped " << static_cast<double>(blocked_geometry(n, p, 128).slots) / n << ")");
+    }
+}
+
 BOOST_AUTO_TEST_CASE(estimated_count_inverts_the_fill) {
     // Expected set bits after n keys: m (1 - e^(-kn/m)).
     const std::uint64_t m = 1 << 20;

@@ -14,15 +14,18 @@ using namespace lfbloom;
 using blocked = bloom_filter<blocked_layout, model::storage>;
 using classic = bloom_filter<classic_layout, model::storage>;
 using split = bloom_filter<split_block_layout, model::storage>;
+using one_word = bloom_filter<one_word_layout, model::storage>;
+using two_word = bloom_filter<two_word_layout, model::storage>;
 using counting = basic_counting_bloom_filter<model::storage>;
 
 // ---- bit filters: racing adds keep every bit, and of racing adds of one new key one says "new" ----
 
 /// Two keys whose probes share a word (so a lost read-modify-write would lose one's bits), and
 /// neither of whose bits covers the other's (so each add of a new key must set a bit), found with
-/// the production filter of the same shape among keys 1, 2, ...
+/// the production filter of the same shape among keys 1, 2, ... With `every_word`, both keys
+/// also have bits in every word (a two-word block: each add reads and may OR both words).
 template <class Production>
-std::pair<std::uint64_t, std::uint64_t> keys_sharing_a_word(std::uint64_t bits, std::uint32_t k) {
+std::pair<std::uint64_t, std::uint64_t> keys_sharing_a_word(std::uint64_t bits, std::uint32_t k, bool every_word) {
     auto alone = [&](std::uint64_t key) {
         auto f = Production::with_geometry(bits, k);
         f.add(key);
@@ -31,27 +34,39 @@ std::pair<std::uint64_t, std::uint64_t> keys_sharing_a_word(std::uint64_t bits, 
     for (std::uint64_t a = 1;; ++a)
         for (std::uint64_t b = a + 1; b < a + 64; ++b) {
             const auto fa = alone(a), fb = alone(b);
-            bool share = false;
-            for (std::size_t w = 0; w < fa.words().size(); ++w) share |= (fa.words()[w] & fb.words()[w]) != 0;
-            if (share && !fa.contains(b) && !fb.contains(a)) return {a, b};
+            bool share = false, spread = true;
+            for (std::size_t w = 0; w < fa.words().size(); ++w) {
+                share |= (fa.words()[w] & fb.words()[w]) != 0;
+                spread &= !every_word || (fa.words()[w] != 0 && fb.words()[w] != 0);
+            }
+            if (share && spread && !fa.contains(b) && !fb.contains(a)) return {a, b};
         }
 }
 
 // Property: adds racing on shared words keep every bit (after both, both keys are present; each
 // adder sees its own key), and of two racing adds of one new key at least one returns true.
 // Bounds: 3 threads (add A, add B, add A), one add each; every schedule with at most 2
-// preemptions (exhaustive: 3.75M schedules blocked, 210k classic, 23M split-block).
+// preemptions, 3 for the one- and two-word layouts, whose adds touch one or two words (exhaustive:
+// 3.75M schedules blocked, 210k classic, 23M split-block, 18k one-word, 1.16M two-word).
 template <class Filter, class Production>
 struct racing_adds : rl::test_suite<racing_adds<Filter, Production>, 3> {
-    static constexpr unsigned context_bound = 2;
+    static constexpr bool word_block = Filter::kind == layout::one_word || Filter::kind == layout::two_word;
+    static constexpr unsigned context_bound = word_block ? 3 : 2;  // one or two words an add: a deeper search is cheap
     static inline std::pair<std::uint64_t, std::uint64_t> keys;
     static inline geometry shape;  // sized outside the model: building from a shape is cheap
     static void prepare() {
-        keys = keys_sharing_a_word<Production>(bits(), hashes());
+        keys = keys_sharing_a_word<Production>(bits(), hashes(), Filter::kind == layout::two_word);
         shape = Production::with_geometry(bits(), hashes()).shape();
     }
-    // One line, one block (whose 4 words every key touches), or two words.
-    static std::uint64_t bits() { return Filter::kind == layout::blocked ? 512 : Filter::kind == layout::split_block ? 256 : 128; }
+    // One line, one block (whose 4 words every key touches), one word, or two words.
+    static std::uint64_t bits() {
+        switch (Filter::kind) {
+            case layout::blocked: return 512;
+            case layout::split_block: return 256;
+            case layout::one_word: return 64;
+            default: return 128;  // classic, two-word
+        }
+    }
     static std::uint32_t hashes() { return Filter::kind == layout::split_block ? 8 : 4; }
 
     Filter f{shape, filter_options{}};
@@ -155,5 +170,7 @@ struct counting_saturation : rl::test_suite<counting_saturation, 3> {
 LFBLOOM_RELACY_TESTS({"racing_adds.blocked", lfbloom::relacy::make<racing_adds<blocked, blocked_bloom_filter>>()},
                      {"racing_adds.classic", lfbloom::relacy::make<racing_adds<classic, classic_bloom_filter>>()},
                      {"racing_adds.split_block", lfbloom::relacy::make<racing_adds<split, split_block_bloom_filter>>()},
+                     {"racing_adds.one_word", lfbloom::relacy::make<racing_adds<one_word, one_word_bloom_filter>>()},
+                     {"racing_adds.two_word", lfbloom::relacy::make<racing_adds<two_word, two_word_bloom_filter>>()},
                      {"counting.remove_rollback", lfbloom::relacy::make<counting_remove_rollback>()},
                      {"counting.saturation", lfbloom::relacy::make<counting_saturation>()})

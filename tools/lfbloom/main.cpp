@@ -68,7 +68,7 @@ int build(int argc, char** argv) {
     flags.add_options()("output,o", po::value(&output)->required(), "the filter file to write")(
         "capacity,n", po::value(&capacity)->required(), "expected number of distinct keys")(
         "rate,p", po::value(&rate)->default_value(0.01), "target false-positive rate in (0, 1)")(
-        "layout", po::value(&layout)->default_value("blocked"), "blocked, classic, counting or split-block (Parquet's)")(
+        "layout", po::value(&layout)->default_value("blocked"), "blocked, classic, counting, split-block (Parquet's), one-word or two-word")(
         "counter-bits", po::value(&counter_bits)->default_value(4), "counting: 4 or 8")(
         "seed", po::value(&seed)->default_value(0), "hash seed")(
         "memory-limit", po::value(&memory_limit)->default_value(0), "refuse filters over this many bytes (0: none)");
@@ -85,10 +85,12 @@ int build(int argc, char** argv) {
             if (layout == "classic") return lfbloom::classic_bloom_filter::for_capacity(capacity, rate, options);
             if (layout == "counting") return lfbloom::counting_bloom_filter::for_capacity(capacity, rate, counter_bits, options);
             if (layout == "split-block") return lfbloom::split_block_bloom_filter::for_capacity(capacity, rate, options);
+            if (layout == "one-word") return lfbloom::one_word_bloom_filter::for_capacity(capacity, rate, options);
+            if (layout == "two-word") return lfbloom::two_word_bloom_filter::for_capacity(capacity, rate, options);
         } catch (const lfbloom::error& e) {
             throw failure(e.code() == lfbloom::errc::invalid_argument ? exit_usage : exit_resources, e.what());
         }
-        throw failure(exit_usage, "--layout must be blocked, classic, counting or split-block, not '" + layout + "'");
+        throw failure(exit_usage, "--layout must be blocked, classic, counting, split-block, one-word or two-word, not '" + layout + "'");
     }();
     const std::uint64_t added = read_keys(keys, [&](std::span<const lfbloom::key_view> batch) {
         visit(filter, [&](auto& f) { f.add_many(batch); });
@@ -187,7 +189,7 @@ int info(int argc, char** argv) {
     const lfbloom::any_filter filter = load_filter(file);
     const lfbloom::filter_stats s = std::visit([](const auto& f) { return f.stats(); }, filter);
     const std::uint64_t seed = std::visit([](const auto& f) { return f.seed(); }, filter);
-    const char* layouts[] = {"", "classic", "blocked", "counting", "split-block"};
+    const char* layouts[] = {"", "classic", "blocked", "counting", "split-block", "one-word", "two-word"};
     const char* layout = layouts[static_cast<int>(s.kind)];
     auto finite = [](double x) { return std::isfinite(x) ? x : -1.0; };
     if (vm.count("json")) {

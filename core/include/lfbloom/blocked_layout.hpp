@@ -94,13 +94,14 @@ public:
         return dispatch<slot_bits_log2, stops_early, 1>(h, visit);
     }
 
+    /// The largest k for_each_slot runs unrolled; above it, a loop.
+    static constexpr unsigned max_unrolled = 16;
+
     std::uint64_t lines() const noexcept { return lines_; }
     std::uint32_t hashes() const noexcept { return hashes_; }
     probe_rule rule() const noexcept { return rule_; }
 
 private:
-    static constexpr unsigned max_unrolled = 16;
-
     static std::uint64_t refill(std::uint64_t x) noexcept {
         const unsigned __int128 product = static_cast<unsigned __int128>(x) * multiplier;
         return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);

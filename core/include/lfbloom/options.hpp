@@ -11,11 +11,14 @@ enum class layout : std::uint8_t {
     blocked = 2,   ///< all k probes in one 64-byte cache line (the default)
     counting = 3,  ///< blocked, with a 4- or 8-bit saturating counter per slot
     split_block = 4,  ///< 8 bits in one 256-bit block, one per 32-bit lane; bit-exact with Parquet's
+    one_word = 5,     ///< all k bits in one 64-bit word: one locked OR per add (word_block_layout.hpp)
+    two_word = 6,     ///< all k bits in one aligned pair of 64-bit words: at most two locked ORs per add
 };
 
 /// How blocked and counting filters place a key's probes inside its line, numbered as in
 /// serialized filters (byte 11 of the header, docs/FORMAT.md; values never change). Classic filters
-/// have one rule, Guava's, saved as 1. See line_probes (blocked_layout.hpp) for both rules.
+/// have one rule, Guava's, saved as 1; one-word and two-word filters have one, rule 2. See
+/// line_probes (blocked_layout.hpp) for both rules.
 enum class probe_rule : std::uint8_t {
     fields = 1,    ///< lfbloom 1.0-1.3: bit fields of h2; one key's probes may coincide, all of them when h2 = 0
     distinct = 2,  ///< since 1.4, for new filters: rule 1's fields, each moved on to a slot the key has not probed yet
@@ -33,7 +36,8 @@ struct filter_options {
     std::uint64_t seed = 0;
     bool process_shared = false;  ///< memory shared with child processes forked after creation
     /// Blocked and counting filters: the probe rule. Only a filter loaded from a file written with
-    /// an older rule needs another; classic and split-block filters ignore it (each has one rule).
+    /// an older rule needs another; classic, split-block, one-word and two-word filters ignore it
+    /// (each has one rule).
     probe_rule probes = current_probe_rule;
 };
 

@@ -4,7 +4,7 @@
 // trailer.
 //   0  8  magic "LFBLOOM\0"          40  8  capacity
 //   8  2  format version (1)         48  8  target FPR (IEEE-754 double)
-//  10  1  layout (1, 2, 3, 4)        56  8  slots set when the save began
+//  10  1  layout (1-6)               56  8  slots set when the save began
 //  11  1  hash and probe rule (1-3)   64  8  payload bytes (= slots * slot bits / 8)
 //  12  1  slot bits (1, 4, 8)        72  8  XXH3-64 of bytes 0..71
 //  13  3  zero                       payload, then XXH3-64 of the payload
@@ -66,14 +66,16 @@ using byte_sink = std::function<void(const void* data, std::size_t size)>;
 using byte_source = std::function<std::size_t(void* data, std::size_t size)>;
 
 /// Any filter a file can hold.
-using any_filter = std::variant<blocked_bloom_filter, classic_bloom_filter, counting_bloom_filter, split_block_bloom_filter>;
+using any_filter = std::variant<blocked_bloom_filter, classic_bloom_filter, counting_bloom_filter, split_block_bloom_filter,
+                                one_word_bloom_filter, two_word_bloom_filter>;
 
 inline constexpr std::uint16_t format_version = 1;
 inline constexpr std::size_t header_size = 80;
 inline constexpr std::size_t trailer_size = 8;
 /// Byte 11 is the hash and probe rule: MurmurHash3 x64_128 and probe_rule 1 or 2 (options.hpp).
 /// Classic files are always 1 (Guava's rule); blocked and counting files of lfbloom 1.0-1.3 are
-/// 1 and load with that rule, newer ones 2. An id this lfbloom does not know is unsupported_version.
+/// 1 and load with that rule, newer ones 2; one-word and two-word files are always 2, split-block
+/// files 3. An id this lfbloom does not know, or not for the file's layout, is unsupported_version.
 inline constexpr std::uint8_t hash_murmur3_x64_128 = 1;
 /// `available` argument of the loaders when the length of the data is not known (a pipe).
 inline constexpr std::uint64_t unknown_length = ~std::uint64_t{0};
@@ -129,6 +131,32 @@ inline void check_available(std::uint64_t declared, std::uint64_t available) {
 }
 
 inline std::uint64_t expected_payload(std::uint64_t slots, std::uint32_t slot_bits) { return slots / 64 * slot_bits * 8; }
+
+/// Whether a file of layout `kind` may record hash and probe rule `rule` (docs/FORMAT.md).
+inline bool rule_fits(layout kind, probe_rule rule) {
+    switch (kind) {
+        case layout::classic: return rule == probe_rule::fields;
+        case layout::blocked:
+        case layout::counting: return rule == probe_rule::fields || rule == probe_rule::distinct;
+        case layout::split_block: return rule == probe_rule::parquet;
+        case layout::one_word:
+        case layout::two_word: return rule == probe_rule::distinct;  // new in 1.5: never rule 1
+    }
+    return false;
+}
+
+/// The slots of one line or block of `kind`: a file's slot count is a whole number of them.
+inline std::uint64_t line_slots(layout kind, std::uint32_t slot_bits) {
+    switch (kind) {
+        case layout::classic: return 64;
+        case layout::split_block: return split_block_layout::block_bits;
+        case layout::one_word: return one_word_layout::block_bits;
+        case layout::two_word: return two_word_layout::block_bits;
+        case layout::blocked:
+        case layout::counting: break;
+    }
+    return 512 / slot_bits;
+}
 
 template <class Filter>
 std::uint64_t slots_set(const Filter& f) { return f.stats().slots_set; }
@@ -226,13 +254,9 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
                                                    " is not supported (this lfbloom reads version 1)");
     if (get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) corrupt("header checksum mismatch");
     file_header out;
-    if (h[10] < 1 || h[10] > 4) throw error(errc::unsupported_version, "unknown layout in the header");
+    if (h[10] < 1 || h[10] > 6) throw error(errc::unsupported_version, "unknown layout in the header");
     out.kind = static_cast<layout>(h[10]);
-    const auto rule = static_cast<probe_rule>(h[11]);
-    const bool rule_ok = out.kind == layout::split_block ? rule == probe_rule::parquet
-                                                          : rule == probe_rule::fields ||
-                                                                (rule == probe_rule::distinct && out.kind != layout::classic);
-    if (!rule_ok)
+    if (!rule_fits(out.kind, static_cast<probe_rule>(h[11])))
         throw error(errc::unsupported_version, "hash and probe rule " + std::to_string(h[11]) + " is unknown for this layout");
     out.probes = static_cast<probe_rule>(h[11]);
     out.slot_bits = h[12];
@@ -246,10 +270,7 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
     out.shape.target_fpr = std::bit_cast<double>(get_le<std::uint64_t>(&h[48]));
     out.slots_set = get_le<std::uint64_t>(&h[56]);
     out.payload_bytes = get_le<std::uint64_t>(&h[64]);
-    const std::uint64_t line_slots = out.kind == layout::classic       ? 64
-                                     : out.kind == layout::split_block ? split_block_layout::block_bits
-                                                                       : 512 / out.slot_bits;
-    if (out.shape.slots == 0 || out.shape.slots > max_slots || out.shape.slots % line_slots != 0)
+    if (out.shape.slots == 0 || out.shape.slots > max_slots || out.shape.slots % line_slots(out.kind, out.slot_bits) != 0)
         corrupt("slot count " + std::to_string(out.shape.slots) + " is impossible for this layout");
     if (out.shape.hashes == 0 || out.shape.hashes > max_hashes) corrupt("hash count out of range");
     if (out.payload_bytes != expected_payload(out.shape.slots, out.slot_bits)) corrupt("payload length does not match the geometry");
@@ -324,6 +345,8 @@ inline any_filter load_any(const byte_source& source, std::uint64_t memory_limit
         case layout::classic: return load_payload<classic_bloom_filter>(h, source, memory_limit, available);
         case layout::counting: return load_payload<counting_bloom_filter>(h, source, memory_limit, available);
         case layout::split_block: return load_payload<split_block_bloom_filter>(h, source, memory_limit, available);
+        case layout::one_word: return load_payload<one_word_bloom_filter>(h, source, memory_limit, available);
+        case layout::two_word: return load_payload<two_word_bloom_filter>(h, source, memory_limit, available);
         case layout::blocked: break;
     }
     return load_payload<blocked_bloom_filter>(h, source, memory_limit, available);

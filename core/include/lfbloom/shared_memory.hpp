@@ -118,6 +118,8 @@ inline any_filter map_shared_file(const std::string& path, std::uint64_t memory_
         case layout::classic: return make_for<classic_bloom_filter>(h, memory_limit, std::move(words));
         case layout::counting: return make_for<counting_bloom_filter>(h, memory_limit, std::move(words));
         case layout::split_block: return make_for<split_block_bloom_filter>(h, memory_limit, std::move(words));
+        case layout::one_word: return make_for<one_word_bloom_filter>(h, memory_limit, std::move(words));
+        case layout::two_word: return make_for<two_word_bloom_filter>(h, memory_limit, std::move(words));
         case layout::blocked: break;
     }
     return make_for<blocked_bloom_filter>(h, memory_limit, std::move(words));

@@ -2,6 +2,7 @@
 // index math shared by the layouts. All pure functions: thread-safe, no shared state.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -301,15 +302,15 @@ inline geometry classic_geometry(std::uint64_t n, double p) {
 }
 
 /// Blocked sizing for blocks of `block_slots` slots: the (blocks, k) with the fewest blocks whose
-/// expected blocked FPR at n keys is <= p (ties go to the smaller k).
-inline geometry blocked_geometry(std::uint64_t n, double p, std::uint32_t block_slots) {
+/// expected blocked FPR at n keys is <= p (ties go to the smaller k), k at most `most_hashes`.
+inline geometry blocked_geometry(std::uint64_t n, double p, std::uint32_t block_slots, std::uint32_t most_hashes = max_hashes) {
     const geometry classic = guava_geometry(n, p);
     const std::lock_guard lock(detail::models_mutex());
     std::uint64_t best_blocks = 0;
     std::uint32_t best_k = 0;
     // The optimum lies near the classic k; the range is generous because it is cheap to scan.
-    const std::uint32_t k_max = std::min<std::uint32_t>(max_hashes, 2 * classic.hashes + 4);
-    for (std::uint32_t k = std::max<std::uint32_t>(1, classic.hashes / 2); k <= k_max; ++k) {
+    const std::uint32_t k_max = std::min({most_hashes, max_hashes, 2 * classic.hashes + 4});
+    for (std::uint32_t k = std::min(k_max, std::max<std::uint32_t>(1, classic.hashes / 2)); k <= k_max; ++k) {
         blocked_fpr_model& fpr = detail::cached_model(k, block_slots);
         std::uint64_t blocks;
         try {
