@@ -462,6 +462,36 @@ void run_growth_latency(double p) {
     }
 }
 
+/// The fewest bits, in whole blocks of the layout, whose expected FPR after n keys with k probes
+/// is at most p (the layout's own model, as its sizing uses): one point of the frontier.
+template <class Layout>
+std::uint64_t bits_for(std::uint64_t n, double p, std::uint32_t k) {
+    const std::uint64_t unit = Layout::slot_multiple;
+    std::uint64_t low = 1, high = 1;  // in units; the answer is in (low - 1, high]
+    while (Layout::expected_fpr(static_cast<double>(n), high * unit, k) > p) low = high + 1, high *= 2;
+    while (low < high) {
+        const std::uint64_t mid = low + (high - low) / 2;
+        if (Layout::expected_fpr(static_cast<double>(n), mid * unit, k) > p) low = mid + 1; else high = mid;
+    }
+    return high * unit;
+}
+
+/// The layout frontier: for each layout and k, a filter sized for (10^6 keys, 1%) by the model,
+/// its add and absent-key lookup timed in cache. Reported as layout "<name>-k<k>", size "frontier"
+/// (bytes / keys gives the bits per key; the measured FPR checks the model).
+void run_frontier(const size_spec& cache, double p) {
+    const size_spec frontier{"frontier", cache.keys};
+    auto point = [&]<class Layout>(const std::string& name, std::uint32_t k) {
+        core_subject<bloom_filter<Layout>> f{bloom_filter<Layout>::with_geometry(bits_for<Layout>(cache.keys, p, k), k)};
+        run_ops(name + "-k" + std::to_string(k), f, frontier, {"add", "contains-absent"}, 16, {1}, {1});
+    };
+    for (std::uint32_t k = 4; k <= 10; ++k) point.template operator()<classic_layout>("classic", k);
+    for (std::uint32_t k = 4; k <= 10; ++k) point.template operator()<blocked_layout>("blocked", k);
+    point.template operator()<split_block_layout>("split-block", 8);
+    for (std::uint32_t k = 2; k <= 7; ++k) point.template operator()<one_word_layout>("one-word", k);
+    for (std::uint32_t k = 3; k <= 8; ++k) point.template operator()<two_word_layout>("two-word", k);
+}
+
 void run_all() {
     const std::vector<unsigned> both{1, batch_keys}, one_thread{1};
     const std::vector<unsigned> key_sizes = cfg.quick ? std::vector<unsigned>{16} : std::vector<unsigned>{8, 16, 64};
@@ -502,6 +532,14 @@ void run_all() {
         nonatomic<split_block_layout> plain(split_block_bloom_filter::size_for(cache.keys, p));
         run_ops("nonatomic-split-block", plain, cache, {"add"}, kb, {1}, one_thread);
     }
+    {  // the one- and two-word layouts: one or two locked ORs per add
+        core_subject<one_word_bloom_filter> one{one_word_bloom_filter::for_capacity(cache.keys, p)};
+        run_ops("one-word", one, cache, {"add", "contains-present", "contains-absent"}, 16, cfg.quick ? std::vector<unsigned>{batch_keys} : both, one_thread);
+        nonatomic<one_word_layout> plain_one(one_word_bloom_filter::size_for(cache.keys, p));
+        run_ops("nonatomic-one-word", plain_one, cache, {"add"}, 16, {1}, one_thread);
+        core_subject<two_word_bloom_filter> two{two_word_bloom_filter::for_capacity(cache.keys, p)};
+        run_ops("two-word", two, cache, {"add", "contains-present", "contains-absent"}, 16, cfg.quick ? std::vector<unsigned>{batch_keys} : both, one_thread);
+    }
     run_lock_cost("cache", blocked_bloom_filter::for_capacity(cache.keys, p).words().size() * 8, cache.keys);
 
     // What growing, forgetting and swapping cost, in cache: the same keys as "blocked" above.
@@ -533,6 +571,7 @@ void run_all() {
         }
     }
     if (!cfg.quick) run_growth_latency(p);
+    if (!cfg.quick) run_frontier(cache, p);
 
     // Threads: the mixed workload against the locked baselines, in cache.
     const std::vector<unsigned> mixed_threads = cfg.quick ? std::vector<unsigned>{2} : std::vector<unsigned>{1, 2, 4, 8};
@@ -545,6 +584,17 @@ void run_all() {
         run_ops("shared-mutex-blocked", with_shared, cache, {"mixed"}, 16, {1}, mixed_threads);
     }
     if (cfg.quick) return;
+
+    // Just beyond the last-level cache: filters of 62 MB (5 * 10^7 keys at 1%), batch calls.
+    {
+        const size_spec mid{"62MB", cfg.dram_keys};
+        const std::uint64_t mid_bits = std::uint64_t{62} << 23;
+        core_subject<blocked_bloom_filter> blocked{blocked_bloom_filter::with_geometry(mid_bits, 7)};
+        run_ops("blocked", blocked, mid, {"add", "contains-absent"}, 16, {batch_keys}, {1, 2});
+        core_subject<split_block_bloom_filter> split{split_block_bloom_filter::with_geometry(mid_bits, 8)};
+        run_ops("split-block", split, mid, {"add", "contains-absent"}, 16, {batch_keys}, {1, 2});
+        run_floor(mid, mid_bits / 8, {1, 2}, true);
+    }
 
     // Far beyond the last-level cache: filters of cfg.dram_bytes.
     const std::uint64_t bits = cfg.dram_bytes * 8;
@@ -562,6 +612,12 @@ void run_all() {
         core_subject<split_block_bloom_filter> split{split_block_bloom_filter::with_geometry(bits, 8)};
         run_ops("split-block", split, dram, {"add", "contains-present", "contains-absent"}, 16, both, one_thread);
         run_ops("split-block", split, dram, {"add", "contains-absent"}, 16, {batch_keys}, {2});
+    }
+    {
+        core_subject<one_word_bloom_filter> one{one_word_bloom_filter::with_geometry(bits, 5)};
+        run_ops("one-word", one, dram, {"add", "contains-absent"}, 16, {batch_keys}, one_thread);
+        core_subject<two_word_bloom_filter> two{two_word_bloom_filter::with_geometry(bits, 6)};
+        run_ops("two-word", two, dram, {"add", "contains-absent"}, 16, {batch_keys}, one_thread);
     }
     run_floor(dram, cfg.dram_bytes, threads, true);
     run_floor(dram, cfg.dram_bytes, one_thread, false);

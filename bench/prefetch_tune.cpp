@@ -176,6 +176,8 @@ int main(int argc, char** argv) {
         if (wanted("memory-floor")) floor(bits / 8, schedules, keys);
         if (wanted("blocked")) tune("blocked", blocked_bloom_filter::with_geometry(bits / 512 * 512, 7), schedules, keys);
         if (wanted("split-block")) tune("split-block", split_block_bloom_filter::with_geometry(bits / 256 * 256, 8), schedules, keys);
+        if (wanted("one-word")) tune("one-word", one_word_bloom_filter::with_geometry(bits / 64 * 64, 5), schedules, keys);
+        if (wanted("two-word")) tune("two-word", two_word_bloom_filter::with_geometry(bits / 128 * 128, 6), schedules, keys);
         if (wanted("counting")) tune("counting", counting_bloom_filter::with_geometry(bits / 4 / 512 * 512, 7), schedules, keys);
         if (wanted("classic")) tune("classic", classic_bloom_filter::with_geometry(bits / 64 * 64, 7), schedules, keys);
     }

@@ -104,7 +104,57 @@ def targets(rows):
         ratio(f"8. swappable / blocked contains (present, {kind}, in cache): the cost of pinning",
               ns(rows, layout="swappable", op="contains-present", batch=batch, **c16),
               ns(rows, layout="blocked", op="contains-present", batch=batch, **c16), 1.5)
+    # Issue 20: an add that costs its atomics, the split-block layout, DRAM near the memory floor.
+    ratio("20.1 blocked add / its non-atomic direct add (in cache, single)",
+          ns(rows, layout="blocked", op="add", batch=1, **c16), ns(rows, layout="nonatomic-direct-blocked", op="add", batch=1, **c16), 1.5)
+    ratio("20.2 split-block add / its non-atomic add (in cache, single)",
+          ns(rows, layout="split-block", op="add", batch=1, **c16), ns(rows, layout="nonatomic-split-block", op="add", batch=1, **c16), 2)
+    ratio("20.2b split-block add / blocked add (in cache, single)",
+          ns(rows, layout="split-block", op="add", batch=1, **c16), ns(rows, layout="blocked", op="add", batch=1, **c16), 0.5)
+    for batch in (1, 64):
+        ratio(f"20.2c split-block / blocked contains (absent, {'single' if batch == 1 else 'batch'}, in cache)",
+              ns(rows, layout="split-block", op="contains-absent", batch=batch, **c16),
+              ns(rows, layout="blocked", op="contains-absent", batch=batch, **c16), 0.7)
+    for size in ("62MB", "dram"):
+        one = dict(size=size, key_bytes=16, threads=1, batch=64)
+        floor = ns(rows, layout="memory-floor", op="contains-absent", **one)
+        for layout in ("blocked", "split-block"):
+            ratio(f"20.5 {layout} batch contains (absent) / memory floor, {size}",
+                  ns(rows, layout=layout, op="contains-absent", **one), floor, 1.8)
+            ratio(f"20.5b {layout} batch add / memory floor, {size}", ns(rows, layout=layout, op="add", **one), floor, 2.5)
+            ratio(f"20.5c {layout} batch contains, 2 threads / 1 thread, {size}",
+                  ns(rows, layout=layout, op="contains-absent", **one),
+                  ns(rows, layout=layout, op="contains-absent", **dict(one, threads=2)), 1.8, higher_is_better=True)
+    for r in rows:  # fastbloom's AtomicBloomFilter (bench/fastbloom, same keys): our best atomic layout must be faster
+        if r["layout"] != "fastbloom-atomic" or r["threads"] != 1:
+            continue
+        cell = dict(op=r["op"], size=r["size"], key_bytes=r["key_bytes"], threads=1, batch=r["batch"])
+        ours = [x for x in (ns(rows, layout=l, **cell) for l in ("blocked", "split-block")) if x]
+        if ours:
+            ratio(f"20.6 best lfbloom / fastbloom ({r['op']}, {r['size']}, {'single' if r['batch'] == 1 else 'batch'})",
+                  min(ours), r["ns_per_op"], 1.0)
     return out
+
+
+def frontier(rows):
+    """{layout: [(k, bits per key, add ns, contains ns, fpr)]} from the bench's frontier cases."""
+    points = {}
+    for r in rows:
+        if r["size"] != "frontier" or r["op"] != "add":
+            continue
+        layout, k = r["layout"].rsplit("-k", 1)
+        lookup = find(rows, layout=r["layout"], op="contains-absent", size="frontier")
+        if lookup:
+            points.setdefault(layout, []).append((int(k), 8 * r["bytes"] / r["keys"], r["ns_per_op"], lookup["ns_per_op"], lookup["fpr"]))
+    return points
+
+
+def frontier_table(rows):
+    lines = ["| layout | k | bits/key at 1% | add ns | contains (absent) ns | measured FPR |", "|---|---|---|---|---|---|"]
+    for layout, pts in frontier(rows).items():
+        for k, bits, add, lookup, fpr in sorted(pts):
+            lines.append(f"| {layout} | {k} | {bits:.2f} | {add:.1f} | {lookup:.1f} | {100 * fpr:.3f}% |")
+    return "\n".join(lines)
 
 
 def table(rows, size):
@@ -209,6 +259,25 @@ def plots(rows, out_dir):
     path = os.path.join(out_dir, "memory-floor.png")
     fig.savefig(path, dpi=110)
     made.append(path)
+    # 4. the layout frontier: memory against add and lookup time, one point per layout and k.
+    points = frontier(rows)
+    if points:
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
+        for ax, column, what in ((axes[0], 2, "add"), (axes[1], 3, "contains (absent key)")):
+            for i, (layout, pts) in enumerate(points.items()):
+                pts = sorted(pts)  # in k order
+                ax.plot([p[1] for p in pts], [p[column] for p in pts], marker="o", color=f"C{i}", label=layout)
+                for p in pts:
+                    ax.annotate(f"k={p[0]}", (p[1], p[column]), fontsize=6, xytext=(3, 3), textcoords="offset points")
+            ax.set_xlabel("bits per key for p = 1% (the layout's exact FPR model)")
+            ax.set_ylabel(f"ns per {what}, single calls")
+            ax.set_title(f"{what}: 10^6 keys, filter in cache")
+            ax.set_ylim(bottom=0)
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = os.path.join(out_dir, "frontier.png")
+        fig.savefig(path, dpi=110)
+        made.append(path)
     return made
 
 
@@ -225,6 +294,8 @@ def main():
     md += [f"| {n} | {v:.3g} | {g} | {'met' if ok else '**missed**'} |" for n, v, g, ok in checked]
     md += ["", "### One thread, filter in cache (10^6 keys at 1%)", "", table(rows, "cache"),
            "", "### One thread, filters of 2 GiB", "", table(rows, "dram"),
+           "", "### One thread, filters of 62 MB (batch calls)", "", table(rows, "62MB"),
+           "", "### The layout frontier (in cache, p = 1%)", "", frontier_table(rows),
            "", "### Threads", "", threads_table(rows), ""]
     md += [f"![{os.path.basename(p)}](perf/{os.path.basename(p)})" for p in images]
     with open(os.path.join(out_dir, "perf", "results.md"), "w") as f:
