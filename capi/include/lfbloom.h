@@ -54,7 +54,7 @@ enum lfb_status {
     LFB_ERR_INVALID_ARGUMENT = -1,    /* NULL handle or pointer, or a value outside its domain */
     LFB_ERR_OUT_OF_MEMORY = -2,       /* the system refused the allocation */
     LFB_ERR_TOO_LARGE = -3,           /* the filter would exceed the memory limit or the machine */
-    LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed */
+    LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed; a file of a layout the handle does not hold */
     LFB_ERR_NOT_PRESENT = -5,         /* remove of a key that is not in the counting filter */
     LFB_ERR_CORRUPT = -6,             /* serialized data fails validation */
     LFB_ERR_UNSUPPORTED_VERSION = -7, /* struct_size or data from a newer lfbloom */

@@ -78,8 +78,8 @@ BOOST_AUTO_TEST_CASE(refused_removal_of_an_absent_key_changes_nothing) {
 }
 
 // remove_many is remove() key by key, in order: same answers, same counters left. The keys mix
-// held keys, keys held twice, absent keys and repeats within one batch of 16, over 5003 keys
-// (not a multiple of the batch size).
+// held keys, keys held twice, absent keys and repeats within one group of batch_size, over 5003
+// keys (not a multiple of the group size).
 BOOST_AUTO_TEST_CASE(batch_remove_is_single_removes_in_order) {
     for (std::uint32_t width : {4u, 8u}) {
         auto batch = counting_bloom_filter::for_capacity(5000, 0.01, width);

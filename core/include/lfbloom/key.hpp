@@ -24,7 +24,7 @@ inline key_view as_key(std::string_view s) noexcept { return std::as_bytes(std::
 /// Batch calls work in groups of this many keys: hash them all, prefetch their lines, then probe,
 /// so the group's cache misses overlap. 64 was measured best (bench/prefetch_tune.cpp, in
 /// docs/PERFORMANCE.md) for every layout at 62 MB and 2 GiB, against groups of 8-32, a rolling
-/// prefetch 4-32 keys ahead, and groups pipelined one ahead. A core holds only 10-16 misses, but
+/// prefetch 8-32 keys ahead, and groups pipelined one ahead. A core holds only 10-16 misses, but
 /// the prefetches beyond wait their turn harmlessly; adds ran 1.4-1.5x slower at 2 GiB under any
 /// rolling schedule (their locked ORs seem to wait for the prefetches issued just before them).
 inline constexpr std::size_t batch_size = 64;

@@ -187,7 +187,7 @@ private:
     /// Sub-filter n-1 is full: publishes sub-filter n with one CAS of size_, after installing it
     /// if nobody has yet; the caller retries its add there. Throws error(errc::full) when n may
     /// never exist, out_of_memory if the system refused it now; nothing changed either way.
-    void advance(std::uint32_t n) {
+    [[gnu::noinline]] void advance(std::uint32_t n) {  // noinline: cold, kept out of flattened batch loops
         if (size_.load(std::memory_order_acquire) > n) return;  // acquire: see below
         install_if_missing(n);
         std::uint32_t expected = n;
@@ -218,7 +218,7 @@ private:
     /// One CAS on a flag keeps the other adds out: builders_[n].thread has one writer. The add
     /// also joins earlier builders that have finished (see builder) and never waits for a
     /// running one.
-    void prepare(std::uint32_t n) {
+    [[gnu::noinline]] void prepare(std::uint32_t n) {  // noinline: as advance
         if (!may_grow(n)) return;
         stage& previous = stage_at(n - 1);
         bool expected = false;

@@ -132,7 +132,8 @@ inline void check_available(std::uint64_t declared, std::uint64_t available) {
 
 inline std::uint64_t expected_payload(std::uint64_t slots, std::uint32_t slot_bits) { return slots / 64 * slot_bits * 8; }
 
-/// Whether a file of layout `kind` may record hash and probe rule `rule` (docs/FORMAT.md).
+/// Whether a file of layout `kind` may record hash and probe rule `rule` (docs/FORMAT.md). Pure:
+/// any thread.
 inline bool rule_fits(layout kind, probe_rule rule) {
     switch (kind) {
         case layout::classic: return rule == probe_rule::fields;
@@ -145,7 +146,8 @@ inline bool rule_fits(layout kind, probe_rule rule) {
     return false;
 }
 
-/// The slots of one line or block of `kind`: a file's slot count is a whole number of them.
+/// The slots of one line or block of `kind`: a file's slot count is a whole number of them. Pure:
+/// any thread.
 inline std::uint64_t line_slots(layout kind, std::uint32_t slot_bits) {
     switch (kind) {
         case layout::classic: return 64;

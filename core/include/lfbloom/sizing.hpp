@@ -1,5 +1,6 @@
 // Sizing from (capacity, false-positive rate), the expected-FPR formulas behind it, and the
-// index math shared by the layouts. All pure functions: thread-safe, no shared state.
+// index math shared by the layouts. All thread-safe; all pure but for the
+// blocked models, cached and shared under a mutex (see cached_model).
 #pragma once
 
 #include <algorithm>

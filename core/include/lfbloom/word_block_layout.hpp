@@ -60,6 +60,7 @@ public:
     /// construction, so any number of threads may use it at once.
     word_block_layout(std::uint64_t bits, std::uint32_t hashes, probe_rule = probe_rule::distinct) noexcept
         : probes_(bits / block_bits, hashes, probe_rule::distinct) {}
+    /// Always rule 2 (saved in files). Pure: any thread.
     probe_rule rule() const noexcept { return probe_rule::distinct; }
 
     /// Builds the key's mask for each word of its block in registers, then reads the block: a word
