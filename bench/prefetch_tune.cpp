@@ -1,7 +1,7 @@
 // lfbloom-prefetch-tune: how many keys a batch should hash and prefetch before it probes, measured
 // rather than guessed. For each layout and filter size it times batch add and absent-key lookups
-// under two schedules, and the memory floor (one random line read per key, no hashing) under the
-// same ones:
+// under three schedules, and the memory floor (one random line read per key, no hashing) under
+// the same ones:
 //   group G:   hash and prefetch G keys, then probe those G (what key_operations::for_batches does
 //              with G = batch_size);
 //   rolling D: a ring of D hashes; each key is hashed and prefetched D keys before its probe;
