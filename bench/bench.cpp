@@ -469,16 +469,9 @@ void run_growth_latency(double p) {
 template <class Layout>
 std::uint64_t bits_for(std::uint64_t n, double p, std::uint32_t k) {
     const std::uint64_t unit = Layout::slot_multiple;
-    std::uint64_t low = 1, high = 1;  // in units; the answer is in (low - 1, high]
-    while (Layout::expected_fpr(static_cast<double>(n), high * unit, k) > p) {
-        if (high > max_slots / unit / 2) throw error(errc::too_large, "no filter of at most 2^46 bits reaches that rate");
-        low = high + 1, high *= 2;
-    }
-    while (low < high) {
-        const std::uint64_t mid = low + (high - low) / 2;
-        if (Layout::expected_fpr(static_cast<double>(n), mid * unit, k) > p) low = mid + 1; else high = mid;
-    }
-    return high * unit;
+    return unit * detail::smallest_satisfying(1, max_slots / unit, [&](std::uint64_t units) {
+               return Layout::expected_fpr(static_cast<double>(n), units * unit, k) <= p;
+           });
 }
 
 /// The layout frontier: for each layout and k, a filter sized for (10^6 keys, 1%) by the model,
