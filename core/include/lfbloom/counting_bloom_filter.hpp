@@ -153,7 +153,7 @@ public:
             if (!ok) {  // put back what the words before this one gave
                 // relaxed: a statistic, read after the fact
                 if (std::any_of(taken, taken + w, [](std::uint64_t t) { return t != 0; }))
-                    rollbacks_.value.fetch_add(1, std::memory_order_relaxed);
+                    rollbacks_.add();
                 for (unsigned done = 0; done < w; ++done)
                     if (taken[done] != 0)
                         update_word(line[done], [&](std::uint64_t old, std::uint64_t& next) {
@@ -248,7 +248,7 @@ public:
     std::uint32_t counter_bits() const noexcept { return lanes_.width(); }
     /// Removes so far that passed the check, took some counters, then found a later one zeroed
     /// by a racing remove and put back what they had taken (see the top). Relaxed: a statistic.
-    std::uint64_t rollbacks() const noexcept { return rollbacks_.value.load(std::memory_order_relaxed); }
+    std::uint64_t rollbacks() const noexcept { return rollbacks_.get(); }
     std::span<word_type> words() noexcept { return {words_.data(), words_.size()}; }
     std::span<const word_type> words() const noexcept { return {words_.data(), words_.size()}; }
 
@@ -292,17 +292,7 @@ private:
     unsigned lane_shift_ = lanes_.width() == 4 ? 4 : 3;  ///< slot to word: 16 or 8 counters per word
     unsigned lane_mask_ = (1u << lane_shift_) - 1;       ///< slot to lane within its word
     Storage words_;
-    /// A statistic that moves with the filter (a bare std::atomic would make it immovable).
-    struct event_count {
-        std::atomic<std::uint64_t> value{0};
-        event_count() = default;
-        // relaxed: moving a filter needs exclusive access, which orders everything before it
-        event_count(event_count&& other) noexcept : value(other.value.load(std::memory_order_relaxed)) {}
-        event_count& operator=(event_count&& other) noexcept {
-            value.store(other.value.load(std::memory_order_relaxed), std::memory_order_relaxed);  // relaxed: as above
-            return *this;
-        }
-    } rollbacks_;
+    detail::event_count rollbacks_;
 };
 
 using counting_bloom_filter = basic_counting_bloom_filter<>;

@@ -3,6 +3,7 @@
 
 #include "lfbloom/bloom_filter.hpp"
 #include "lfbloom/counting_bloom_filter.hpp"
+#include "lfbloom/cuckoo_filter.hpp"
 #include "lfbloom/error.hpp"
 #include "lfbloom/key.hpp"
 #include "lfbloom/murmur3.hpp"

@@ -193,4 +193,26 @@ bool update_word(Word& word, Update update) noexcept {
     return true;
 }
 
+namespace detail {
+
+/// A statistic (a count of events) that moves with its filter, where a bare std::atomic would make
+/// the filter immovable. Relaxed throughout: a statistic orders nothing, and is read after the fact.
+class event_count {
+public:
+    event_count() = default;
+    // moving a filter needs exclusive access, which orders everything before it
+    event_count(event_count&& other) noexcept : value_(other.get()) {}
+    event_count& operator=(event_count&& other) noexcept {
+        value_.store(other.get(), std::memory_order_relaxed);
+        return *this;
+    }
+    void add() noexcept { value_.fetch_add(1, std::memory_order_relaxed); }
+    std::uint64_t get() const noexcept { return value_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<std::uint64_t> value_{0};
+};
+
+}  // namespace detail
+
 }  // namespace lfbloom

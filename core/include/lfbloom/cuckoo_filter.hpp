@@ -1,0 +1,467 @@
+// cuckoo_filter: a cuckoo filter (Fan et al., CoNEXT 2014) that any number of threads share.
+// Queries never write and never wait; adds and removes lock one stripe of buckets at a time.
+// Unlike a Bloom filter it removes keys, and at rates below ~0.5% it is smaller than our blocked
+// filter: 17 bits per key at 0.0115%, where a 4-bit counting filter needs about 124.
+//
+// Table: `buckets` 64-bit words (any count: never rounded up to a power of two), each a bucket
+// of four 16-bit slots, 0 meaning empty. A key's hash (MurmurHash3 with the seed, as every
+// filter) gives its fingerprint f = fastrange(h2, 65535) + 1, never 0, and its first bucket
+// i1 = fastrange(h1, buckets). Its second bucket is i2 = (j(f) - i1) mod buckets, with
+// j(f) = fastrange(f * 0x9E3779B97F4A7C15, buckets): each bucket of a pair is the other's through
+// f alone, so a stored fingerprint can move without its key. Keys with equal f and pair are
+// indistinguishable; an absent key matches a present one with probability about 8 * load / 65535.
+//
+// Adds store a copy of f in a free slot of i1 or i2. When both are full, a breadth-first search
+// (at most max_search_nodes buckets) finds a chain of fingerprints each of which can move to its
+// other bucket, ending at a free slot; they are moved from the free end back, each move a
+// copy into the free slot, then an erase of the original. A fingerprint is therefore never out
+// of the table, and a full filter refuses the add (full) having lost nothing.
+//
+// Concurrency. Bucket pairs are grouped into stripes (stripe = min(i1, i2) mod stripes), each
+// with one word: bit 0 a writer lock, bits 1-63 a version. Invariants, for each fingerprint f
+// and bucket pair P with stripe S:
+//  (1) the copies of f in P are written only under S's lock (adds, removes and the moves of a
+//      kick all lock the stripe of the pair they change, one stripe at a time, so writers never
+//      deadlock), so writers count them exactly, and S's critical sections are totally ordered;
+//  (2) every critical section leaves at least one copy per key of (f, P) added and not removed:
+//      add puts one, remove takes one, a move copies before it erases;
+//  (3) a write that erases a copy is preceded, in its critical section, by a release store
+//      that bumps S's version, and is itself a release CAS.
+// A reader loads the stripe word (acquire), both buckets (acquire), then the stripe word again.
+// If it found no copy and the version did not change, "absent" is true of every key of (f, P)
+// whose add happened-before the read and which was not removed. Proof: let E be the erase latest
+// in S's lock order whose value (or a later one) a bucket load returned. Its bump is sequenced
+// before E, which synchronizes with that acquire load, so the bump happens-before the second
+// stripe load and precedes its value in modification order; the first load returned the same
+// version, so the bump is at or before it, and that acquire load makes every write of E's
+// critical section, and of every earlier one, happen-before both bucket loads. The loads thus
+// see the pair as E's critical section left it, plus copies added later and no later erase; by
+// (2) that state holds a copy of every resident key. (Without any such E the loads see every
+// add that happened-before them and no erase.) A reader that sees the version move retries, at
+// most max_read_retries times, and then answers "maybe" (true): a possible false positive,
+// never a false negative; stats() counts both.
+//
+// Without the version, a reader that loads i2, then i1, misses a fingerprint a concurrent kick
+// moves from i1 to i2 between its loads: it happens with swap-out kicks and with copy-then-erase
+// alike (tests/relacy/cuckoo.cpp shows it, with that guard removed).
+//
+// Removing a key that was never added, or one key more often than it was added, can remove the
+// copy of another key with the same fingerprint and pair: a false negative for that key. As with
+// the counting filter, that misuse, not concurrency, is the one way to get one. For the same
+// reason there is no add-if-absent: a key not stored because an indistinguishable key was there
+// would vanish when that key is removed.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "lfbloom/error.hpp"
+#include "lfbloom/key.hpp"
+#include "lfbloom/options.hpp"
+#include "lfbloom/sizing.hpp"
+#include "lfbloom/storage.hpp"
+#include "lfbloom/sync.hpp"
+
+namespace lfbloom {
+
+/// What an add did.
+enum class cuckoo_status : std::uint8_t {
+    added_new,            ///< stored; no copy of its fingerprint was in its buckets before
+    added,                ///< stored; its buckets held a copy already (this key's, or one it cannot be told from)
+    full,                 ///< no free slot within the search bound: nothing stored, nothing lost
+    too_many_duplicates,  ///< its buckets hold 8 copies already (4 if its two buckets are one): refused
+};
+
+/// A snapshot read while other threads may write; the event counts are since creation.
+struct cuckoo_stats {
+    std::uint64_t buckets = 0;             ///< 64-bit buckets of four 16-bit slots
+    std::uint64_t bytes = 0;               ///< memory of the buckets and the stripe words
+    std::uint64_t capacity = 0;            ///< keys it was sized for (0 if built from a bucket count)
+    double target_fpr = 0;                 ///< rate it was sized for (0 if built from a bucket count)
+    std::uint64_t fingerprints = 0;        ///< occupied slots
+    double load = 0;                       ///< fingerprints / slots
+    double expected_fpr = 0;               ///< of an absent key at this load
+    std::uint64_t kicks = 0;               ///< fingerprints moved to their other bucket to make room
+    std::uint64_t failed_inserts = 0;      ///< adds refused as full
+    std::uint64_t duplicate_refusals = 0;  ///< adds refused as too_many_duplicates
+    std::uint64_t reader_retries = 0;      ///< queries redone because their stripe's version moved
+    std::uint64_t reader_gave_up = 0;      ///< queries answered "maybe" after max_read_retries retries
+};
+
+/// Sync: the concurrency policy (sync.hpp); tests/relacy instantiates it with the model checker's.
+template <class Sync = default_sync>
+class basic_cuckoo_filter : public key_operations<basic_cuckoo_filter<Sync>> {
+    using storage = typename Sync::storage;
+
+public:
+    using word_type = std::remove_cvref_t<decltype(*std::declval<storage&>().data())>;
+
+    static constexpr unsigned slots_per_bucket = 4;
+    static constexpr double max_load = 0.94;        ///< load at capacity when the rate allows it
+    static constexpr double min_load = 0.5;         ///< below this a Bloom filter is the better tool
+    static constexpr unsigned max_search_nodes = 512;
+    static constexpr unsigned max_read_retries = 8;
+
+    /// The false-positive rate of an absent key at `load`: each of the 8 slots of its two
+    /// buckets holds, with probability `load`, a fingerprint that matches with probability 1/65535.
+    static double fpr_at(double load) noexcept { return 1 - std::pow(1 - 1.0 / 65535, 2.0 * slots_per_bucket * load); }
+
+    /// Sized to hold `capacity` keys at a load of at most max_load and at most the load at which
+    /// fpr_at reaches `fpr`. Throws invalid_argument (capacity 0; fpr outside (0, 1) or NaN; fpr
+    /// below fpr_at(min_load), about 0.006%: use a Bloom filter), too_large or out_of_memory.
+    static basic_cuckoo_filter for_capacity(std::uint64_t capacity, double fpr, const filter_options& options = {}) {
+        if (capacity == 0) throw error(errc::invalid_argument, "capacity must be at least 1");
+        if (!(fpr > 0 && fpr < 1)) throw error(errc::invalid_argument, "false-positive rate must be in (0, 1)");
+        const double load = std::min(max_load, std::log1p(-fpr) / (2.0 * slots_per_bucket * std::log1p(-1.0 / 65535)));
+        if (load < min_load)
+            throw error(errc::invalid_argument, "a cuckoo filter with 16-bit fingerprints cannot reach a rate below " +
+                                                    std::to_string(fpr_at(min_load)) + "; use a Bloom filter");
+        const double buckets = std::ceil(static_cast<double>(capacity) / (slots_per_bucket * load));
+        if (buckets > max_buckets) throw error(errc::too_large, "capacity needs more than 2^56 buckets");
+        basic_cuckoo_filter f(static_cast<std::uint64_t>(buckets), options);
+        f.capacity_ = capacity;
+        f.target_fpr_ = fpr;
+        return f;
+    }
+
+    /// Exactly `buckets` buckets (1 to 2^56), all empty. Throws invalid_argument, too_large (over
+    /// options.memory_limit or the machine) or out_of_memory.
+    explicit basic_cuckoo_filter(std::uint64_t buckets, const filter_options& options = {})
+        : buckets_(checked_buckets(buckets, options)),
+          stripe_mask_(std::bit_ceil(std::clamp<std::uint64_t>(buckets / 16, 1, max_stripes)) - 1),
+          seed_(options.seed),
+          table_(buckets, 0, options.process_shared),
+          stripes_(stripe_mask_ + 1, 0, options.process_shared) {}
+
+    // ---- queries: lock-free, wait-free bar max_read_retries, and they write nothing but the
+    // retry statistics on the rare path where they retry ----
+
+    /// True if the key may have been added (see the top of this file for the exact promise).
+    bool contains_hash(hash128 h) const noexcept { return read(h, false) != 0; }
+
+    /// The copies of the key's fingerprint in its buckets: at least the number of times it and
+    /// keys indistinguishable from it were added and not removed (with adds that happened-before
+    /// the call); exact when no write races with the call, else possibly one more per move in
+    /// flight. 0 means certainly absent.
+    std::uint32_t count_hash(hash128 h) const noexcept { return read(h, true); }
+
+    // ---- writers: lock the stripes they change, one at a time ----
+
+    /// Stores a copy of the key's fingerprint (see cuckoo_status). Of racing adds of one absent
+    /// key exactly one returns added_new. Blocking: waits for writers of the same stripes.
+    cuckoo_status insert_hash(hash128 h) noexcept {
+        const slots s = place(h);
+        for (unsigned round = 0; round < 4; ++round) {
+            {
+                stripe_lock held(stripe_of(s.first, s.second));
+                // exact: the copies of s.fp in this pair change only under this lock
+                const unsigned copies = copies_in(s, load_word(bucket(s.first)), load_word(bucket(s.second)));
+                if (copies >= (s.first == s.second ? 1u : 2u) * slots_per_bucket) {
+                    duplicate_refusals_.add();
+                    return cuckoo_status::too_many_duplicates;
+                }
+                if (put(bucket(s.first), s.fp) || put(bucket(s.second), s.fp))
+                    return copies == 0 ? cuckoo_status::added_new : cuckoo_status::added;
+            }
+            if (!make_room(s.first, s.second)) break;  // none within the bound; else a slot freed, or
+                                                       // the chain changed under us: look again
+        }
+        failed_inserts_.add();
+        return cuckoo_status::full;
+    }
+
+    /// key_operations' add: true if added_new, false if added; throws error(full) for full and
+    /// too_many_duplicates (add_many stops there: the keys before it were added).
+    bool add_hash(hash128 h) {
+        switch (insert_hash(h)) {
+            case cuckoo_status::added_new: return true;
+            case cuckoo_status::added: return false;
+            case cuckoo_status::full: throw error(errc::full, "cuckoo filter is full: no free slot within the search bound");
+            case cuckoo_status::too_many_duplicates: break;
+        }
+        throw error(errc::full, "cuckoo filter holds 8 copies of this key's fingerprint in its buckets already");
+    }
+
+    /// Erases one copy of the key's fingerprint; false ("not present", nothing changed) if there
+    /// is none. Exact (under the stripe's lock), so it never misses a copy a kick is moving.
+    /// Removing a key that was not added can erase another key's copy: see the top of this file.
+    bool remove_hash(hash128 h) noexcept {
+        const slots s = place(h);
+        stripe_lock held(stripe_of(s.first, s.second));
+        for (const std::uint64_t b : {s.first, s.second}) {
+            const std::uint64_t found = matches(load_word(bucket(b)), s.fp);
+            if (found == 0) continue;
+            held.bump();
+            erase(bucket(b), lane_of(found));
+            return true;
+        }
+        return false;
+    }
+
+    /// Prefetches both buckets of the key and its stripe word (batch calls, key_operations).
+    void prefetch(hash128 h, bool for_write) const noexcept {
+        const slots s = place(h);
+        for (const void* p : {static_cast<const void*>(&bucket(s.first)), static_cast<const void*>(&bucket(s.second)),
+                              static_cast<const void*>(&stripe_of(s.first, s.second))}) {
+            if (for_write) __builtin_prefetch(p, 1); else __builtin_prefetch(p, 0);
+        }
+    }
+
+    cuckoo_status insert(key_view key) noexcept { return insert_hash(this->hash(key)); }
+    cuckoo_status insert(std::string_view key) noexcept { return insert(as_key(key)); }
+    cuckoo_status insert(std::uint64_t key) noexcept { return insert_hash(this->hash(key)); }
+    bool remove(key_view key) noexcept { return remove_hash(this->hash(key)); }
+    bool remove(std::string_view key) noexcept { return remove(as_key(key)); }
+    bool remove(std::uint64_t key) noexcept { return remove_hash(this->hash(key)); }
+    std::uint32_t count(key_view key) const noexcept { return count_hash(this->hash(key)); }
+    std::uint32_t count(std::string_view key) const noexcept { return count(as_key(key)); }
+    std::uint32_t count(std::uint64_t key) const noexcept { return count_hash(this->hash(key)); }
+
+    /// Removes `count` keys (`key_at(i)` the i-th) as remove() does, prefetching groups of keys as
+    /// add_many does; writes 1/0 ("removed") to `removed[i]` when not null. Returns how many went.
+    template <class KeyAt>
+    std::uint64_t remove_many(std::size_t count, KeyAt&& key_at, std::uint8_t* removed = nullptr) noexcept {
+        return this->for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
+            const bool gone = remove_hash(h);
+            if (removed != nullptr) removed[i] = gone;
+            return gone;
+        });
+    }
+
+    /// Copies the buckets into `out` (buckets() words) as one state of the table: takes every
+    /// stripe's lock in turn, so no move is half done in the copy (writers wait; readers do not).
+    /// Throws invalid_argument if `out` is not buckets() words long.
+    void copy_buckets(std::span<std::uint64_t> out) const {
+        if (out.size() != buckets_) throw error(errc::invalid_argument, "the copy needs one word per bucket");
+        for (std::uint64_t i = 0; i <= stripe_mask_; ++i) stripe_lock::lock(stripe_word(i));
+        for (std::uint64_t i = 0; i < buckets_; ++i) out[i] = load_word(bucket(i));
+        for (std::uint64_t i = 0; i <= stripe_mask_; ++i) stripe_lock::unlock(stripe_word(i));
+    }
+
+    /// Empties the table. Not safe against concurrent writers (their copies may survive or vanish).
+    void clear() noexcept {
+        for (std::uint64_t i = 0; i < buckets_; ++i) store_word(bucket(i), 0);
+    }
+
+    /// Reads every bucket (O(buckets)); thread-safe, a snapshot as loose as filter_stats'.
+    cuckoo_stats stats() const noexcept {
+        cuckoo_stats st;
+        st.buckets = buckets_;
+        st.bytes = table_.bytes() + stripes_.bytes();
+        st.capacity = capacity_;
+        st.target_fpr = target_fpr_;
+        for (std::uint64_t i = 0; i < buckets_; ++i)
+            st.fingerprints += slots_per_bucket - std::popcount(empty_lanes(load_word(bucket(i))));
+        st.load = static_cast<double>(st.fingerprints) / static_cast<double>(buckets_ * slots_per_bucket);
+        st.expected_fpr = fpr_at(st.load);
+        st.kicks = kicks_.get();
+        st.failed_inserts = failed_inserts_.get();
+        st.duplicate_refusals = duplicate_refusals_.get();
+        st.reader_retries = reader_retries_.get();
+        st.reader_gave_up = reader_gave_up_.get();
+        return st;
+    }
+
+    std::uint64_t buckets() const noexcept { return buckets_; }
+    std::uint64_t seed() const noexcept { return seed_; }
+    std::uint64_t capacity() const noexcept { return capacity_; }
+    /// The bucket words (tests; a raw view, not a consistent copy: see copy_buckets).
+    std::span<word_type> words() noexcept { return {table_.data(), buckets_}; }
+
+private:
+    static constexpr std::uint64_t max_buckets = std::uint64_t{1} << 56;
+    static constexpr std::uint64_t max_stripes = 4096;
+    static constexpr std::uint64_t lane_low = 0x0001000100010001ULL;
+    static constexpr std::uint64_t lane_high = 0x8000800080008000ULL;
+
+    /// A key's fingerprint and buckets.
+    struct slots {
+        std::uint64_t fp;
+        std::uint64_t first;
+        std::uint64_t second;
+    };
+
+    static std::uint64_t checked_buckets(std::uint64_t buckets, const filter_options& options) {
+        if (buckets == 0 || buckets > max_buckets) throw error(errc::invalid_argument, "bucket count must be in [1, 2^56]");
+        const std::uint64_t stripes = std::bit_ceil(std::clamp<std::uint64_t>(buckets / 16, 1, max_stripes));
+        check_memory((buckets + stripes) * 8, options.memory_limit);
+        return buckets;
+    }
+
+    slots place(hash128 h) const noexcept {
+        const std::uint64_t fp = fastrange64(h.h2, 65535) + 1;
+        const std::uint64_t first = fastrange64(h.h1, buckets_);
+        return {fp, first, other_bucket(first, fp)};
+    }
+    /// (j(fp) - b) mod buckets: an involution, so either bucket of a pair names the other.
+    std::uint64_t other_bucket(std::uint64_t b, std::uint64_t fp) const noexcept {
+        const std::uint64_t j = fastrange64(fp * 0x9E3779B97F4A7C15ULL, buckets_);
+        return j >= b ? j - b : j + buckets_ - b;
+    }
+
+    /// The high bit of each 16-bit lane of w that is zero.
+    static std::uint64_t empty_lanes(std::uint64_t w) noexcept { return ~(((w & ~lane_high) + ~lane_high) | w) & lane_high; }
+    /// The high bit of each lane of w that holds fp.
+    static std::uint64_t matches(std::uint64_t w, std::uint64_t fp) noexcept { return empty_lanes(w ^ (fp * lane_low)); }
+    static unsigned lane_of(std::uint64_t high_bits) noexcept { return static_cast<unsigned>(std::countr_zero(high_bits)) / 16; }
+    static unsigned copies_in(const slots& s, std::uint64_t first, std::uint64_t second) noexcept {
+        return std::popcount(matches(first, s.fp)) + (s.first == s.second ? 0 : std::popcount(matches(second, s.fp)));
+    }
+
+    word_type& bucket(std::uint64_t i) const noexcept { return table_.data()[i]; }
+    word_type& stripe_word(std::uint64_t i) const noexcept { return stripes_.data()[i]; }
+    word_type& stripe_of(std::uint64_t a, std::uint64_t b) const noexcept { return stripe_word(std::min(a, b) & stripe_mask_); }
+
+    /// Acquire: see the proof at the top of this file (reader's loads).
+    static std::uint64_t load_acquire(const word_type& w) noexcept {
+        return word_ref(const_cast<word_type&>(w)).load(boost::memory_order_acquire);
+    }
+
+    /// The reader of the proof at the top: copies found (stops at one unless `all`).
+    std::uint32_t read(hash128 h, bool all) const noexcept {
+        const slots s = place(h);
+        const word_type& stripe = stripe_of(s.first, s.second);
+        for (unsigned attempt = 0;; ++attempt) {
+            const std::uint64_t before = load_acquire(stripe) >> 1;
+            const std::uint32_t found = copies_in(s, load_acquire(bucket(s.first)), load_acquire(bucket(s.second)));
+            if (found != 0 && !all) return found;
+            // relaxed: the acquire loads above already keep this load after them
+            const std::uint64_t after = word_ref(const_cast<word_type&>(stripe)).load(boost::memory_order_relaxed) >> 1;
+            if (before == after) return found;
+            if (attempt == max_read_retries) {
+                reader_gave_up_.add();
+                return std::max<std::uint32_t>(found, 1);
+            }
+            reader_retries_.add();
+        }
+    }
+
+    /// Holds a stripe's writer lock (bit 0 of its word) for its lifetime.
+    class stripe_lock {
+    public:
+        explicit stripe_lock(word_type& w) noexcept : word_(w), held_(lock(w)) {}
+        stripe_lock(const stripe_lock&) = delete;
+        stripe_lock& operator=(const stripe_lock&) = delete;
+        ~stripe_lock() { word_ref(word_).store(held_ & ~std::uint64_t{1}, boost::memory_order_release); }
+
+        /// Counts up the version before an erase. Release: a reader whose first stripe load returns
+        /// it sees every write before it (a move's copy). A plain store: only the holder writes.
+        void bump() noexcept {
+            held_ += 2;
+            word_ref(word_).store(held_, boost::memory_order_release);
+        }
+
+        /// Spins (Sync::yield between looks) until bit 0 was clear and this thread set it; returns
+        /// the word as set. Acquire: the previous holder's writes happen-before this critical section.
+        static std::uint64_t lock(word_type& w) noexcept {
+            auto&& ref = word_ref(w);
+            std::uint64_t seen = ref.load(boost::memory_order_relaxed);
+            for (;;) {
+                if ((seen & 1) == 0 &&
+                    ref.compare_exchange_weak(seen, seen | 1, boost::memory_order_acquire, boost::memory_order_relaxed))
+                    return seen | 1;
+                if (seen & 1) {
+                    Sync::yield();
+                    seen = ref.load(boost::memory_order_relaxed);
+                }
+            }
+        }
+        /// Release: this critical section's writes happen-before the next holder's and before any
+        /// reader's acquire load of the value stored.
+        static void unlock(word_type& w) noexcept {
+            word_ref(w).store(load_word(w) & ~std::uint64_t{1}, boost::memory_order_release);
+        }
+
+    private:
+        word_type& word_;
+        std::uint64_t held_;
+    };
+
+    /// Puts fp into a free slot of `b`; false if it has none. Relaxed: the stripe lock's release
+    /// orders it for writers, and readers see it by the caller's ordering of add before query.
+    static bool put(word_type& b, std::uint64_t fp) noexcept {
+        return update_word(b, [&](std::uint64_t old, std::uint64_t& next) {
+            const std::uint64_t free = empty_lanes(old);
+            if (free == 0) return false;
+            next = old | fp << (lane_of(free) * 16);
+            return true;
+        });
+    }
+
+    /// Clears lane `lane` of `b` (whose other lanes other writers may change meanwhile). Release:
+    /// a reader whose acquire load returns this value, or a later one, sees the bump before it.
+    static void erase(word_type& b, unsigned lane) noexcept {
+        auto&& ref = word_ref(b);
+        std::uint64_t old = ref.load(boost::memory_order_relaxed);
+        while (!ref.compare_exchange_weak(old, old & ~(std::uint64_t{0xFFFF} << (lane * 16)), boost::memory_order_release,
+                                          boost::memory_order_relaxed)) {
+        }
+    }
+
+    /// Moves the copy of fp in lane `lane` of `from` to its other bucket `to`: copy, bump, erase,
+    /// under the pair's stripe lock. False if the lane no longer holds fp or `to` is full.
+    bool move(std::uint64_t from, unsigned lane, std::uint64_t fp, std::uint64_t to) noexcept {
+        stripe_lock held(stripe_of(from, to));
+        // exact: only holders of this lock erase or move this copy
+        if ((load_word(bucket(from)) >> (lane * 16) & 0xFFFF) != fp || !put(bucket(to), fp)) return false;
+        held.bump();
+        erase(bucket(from), lane);
+        kicks_.add();
+        return true;
+    }
+
+    /// Frees a slot in `first` or `second`: a breadth-first search, over relaxed (unlocked) loads,
+    /// for a chain of fingerprints ending in a bucket with a free slot, then the moves along it
+    /// from that end. False if no chain was found within max_search_nodes buckets; true if one
+    /// was (or a root has a free slot already), whether or not its moves all succeeded.
+    bool make_room(std::uint64_t first, std::uint64_t second) noexcept {
+        struct node {
+            std::uint64_t bucket;
+            std::uint32_t parent;  ///< the node whose bucket's fingerprint moves here
+            std::uint16_t fp;
+            std::uint8_t lane;  ///< its lane in the parent's bucket
+        };
+        node nodes[max_search_nodes];
+        unsigned count = 0;
+        nodes[count++] = {first, 0, 0, 0};
+        if (second != first) nodes[count++] = {second, 0, 0, 0};
+        const unsigned roots = count;
+        for (unsigned head = 0; head < count; ++head) {
+            const std::uint64_t b = nodes[head].bucket;
+            const std::uint64_t w = load_word(bucket(b));
+            if (empty_lanes(w) != 0) {
+                for (unsigned at = head; at >= roots; at = nodes[at].parent) {
+                    const node& n = nodes[at];
+                    if (!move(nodes[n.parent].bucket, n.lane, n.fp, n.bucket)) return true;
+                }
+                return true;
+            }
+            for (unsigned lane = 0; lane < slots_per_bucket && count < max_search_nodes; ++lane) {
+                const std::uint64_t fp = w >> (lane * 16) & 0xFFFF;
+                const std::uint64_t to = other_bucket(b, fp);
+                if (to != b) nodes[count++] = {to, head, static_cast<std::uint16_t>(fp), static_cast<std::uint8_t>(lane)};
+            }
+        }
+        return false;
+    }
+
+    std::uint64_t buckets_;
+    std::uint64_t stripe_mask_;
+    std::uint64_t seed_;
+    std::uint64_t capacity_ = 0;
+    double target_fpr_ = 0;
+    storage table_;
+    storage stripes_;
+    detail::event_count kicks_, failed_inserts_, duplicate_refusals_;
+    mutable detail::event_count reader_retries_, reader_gave_up_;
+};
+
+using cuckoo_filter = basic_cuckoo_filter<>;
+
+}  // namespace lfbloom
