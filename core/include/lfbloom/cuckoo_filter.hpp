@@ -329,7 +329,8 @@ private:
         const word_type& stripe = stripe_of(s.first, s.second);
         for (unsigned attempt = 0;; ++attempt) {
             const std::uint64_t before = load_acquire(stripe) >> 1;
-            const std::uint32_t found = copies_in(s, load_acquire(bucket(s.first)), load_acquire(bucket(s.second)));
+            const std::uint64_t first = load_acquire(bucket(s.first));  // two statements: the order is the model's
+            const std::uint32_t found = copies_in(s, first, load_acquire(bucket(s.second)));
             if (found != 0 && !all) return found;
             // relaxed: the acquire loads above already keep this load after them
             const std::uint64_t after = word_ref(const_cast<word_type&>(stripe)).load(boost::memory_order_relaxed) >> 1;
