@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <bit>
+#include <cmath>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -189,7 +191,10 @@ struct core_subject {
         if constexpr (requires { f.remove_many(keys); }) return f.remove_many(keys); else return 0;
     }
     void clear() { f.clear(); }
-    std::uint64_t bytes() const { return f.words().size() * 8; }
+    std::uint64_t bytes() const {
+        if constexpr (requires { f.buckets(); }) return f.stats().bytes;  // cuckoo: buckets and stripe words
+        else return f.words().size() * 8;
+    }
     void touch() {  // fault every page in before timing
         for (std::size_t i = 0; i < f.words().size(); i += 512) store_word(f.words()[i], 0);
     }
@@ -305,6 +310,81 @@ struct locked_blocked : single_call_batches<locked_blocked<Mutex>> {
     }
     void clear() { f.clear(); }
     std::uint64_t bytes() const { return f.words().size() * 8; }
+};
+
+/// The single-threaded cuckoo filter users wrap in a mutex: efficient/cuckoofilter's algorithm
+/// (Fan et al.), written here: four 16-bit slots per bucket, a power-of-two table (their sizing:
+/// the next power of two of capacity / 4, doubled above 96% load), partial-key XOR for the other
+/// bucket, random-walk kicks that swap out a victim (at most 500), and one victim slot when they fail.
+class reference_cuckoo {
+public:
+    explicit reference_cuckoo(std::uint64_t capacity) {
+        std::uint64_t buckets = std::bit_ceil(std::max<std::uint64_t>(1, capacity / 4));
+        if (static_cast<double>(capacity) / static_cast<double>(buckets * 4) > 0.96) buckets *= 2;
+        table_.assign(buckets, 0);
+    }
+    bool add(key_view k) {
+        auto [fp, i] = place(k);
+        if (victim_ != 0) return false;  // full: their add fails once the victim slot is taken
+        for (unsigned kick = 0; kick <= 500; ++kick) {
+            if (put(i, fp) || put(other(i, fp), fp)) return true;
+            if (kick == 0) i = (rng_ & 1) ? i : other(i, fp);
+            rng_ ^= rng_ << 13, rng_ ^= rng_ >> 7, rng_ ^= rng_ << 17;
+            const unsigned lane = rng_ & 3;
+            const std::uint64_t old = table_[i] >> (16 * lane) & 0xFFFF;
+            table_[i] = (table_[i] & ~(std::uint64_t{0xFFFF} << (16 * lane))) | fp << (16 * lane);
+            fp = old;
+            i = other(i, fp);
+        }
+        victim_ = fp, victim_bucket_ = i;
+        return true;
+    }
+    bool contains(key_view k) const {
+        const auto [fp, i] = place(k);
+        return has(table_[i], fp) || has(table_[other(i, fp)], fp) ||
+               (victim_ == fp && (victim_bucket_ == i || victim_bucket_ == other(i, fp)));
+    }
+    void clear() { std::fill(table_.begin(), table_.end(), 0), victim_ = 0; }
+    std::uint64_t bytes() const { return table_.size() * 8; }
+
+private:
+    std::pair<std::uint64_t, std::uint64_t> place(key_view k) const {
+        const hash128 h = murmur3_x64_128(k.data(), k.size());
+        const std::uint64_t fp = (h.h2 >> 48) + ((h.h2 >> 48) == 0);
+        return {fp, h.h1 & (table_.size() - 1)};
+    }
+    std::uint64_t other(std::uint64_t i, std::uint64_t fp) const { return (i ^ (fp * 0x5bd1e995)) & (table_.size() - 1); }
+    static bool has(std::uint64_t w, std::uint64_t fp) {
+        for (unsigned lane = 0; lane < 4; ++lane) if ((w >> (16 * lane) & 0xFFFF) == fp) return true;
+        return false;
+    }
+    bool put(std::uint64_t i, std::uint64_t fp) {
+        for (unsigned lane = 0; lane < 4; ++lane)
+            if ((table_[i] >> (16 * lane) & 0xFFFF) == 0) {
+                table_[i] |= fp << (16 * lane);
+                return true;
+            }
+        return false;
+    }
+    std::vector<std::uint64_t> table_;
+    std::uint64_t victim_ = 0, victim_bucket_ = 0, rng_ = 88172645463325252ULL;
+};
+
+/// reference_cuckoo behind a mutex, as a multithreaded user must run it.
+struct mutex_reference_cuckoo : single_call_batches<mutex_reference_cuckoo> {
+    explicit mutex_reference_cuckoo(std::uint64_t capacity) : f(capacity) {}
+    reference_cuckoo f;
+    mutable std::mutex m;
+    bool add(key_view k) {
+        std::lock_guard lock(m);
+        return f.add(k);
+    }
+    bool contains(key_view k) const {
+        std::lock_guard lock(m);
+        return f.contains(k);
+    }
+    void clear() { f.clear(); }
+    std::uint64_t bytes() const { return f.bytes(); }
 };
 
 /// Hashing alone: what every filter pays before touching memory.
@@ -539,6 +619,17 @@ void run_all() {
         run_ops("two-word", two, cache, {"add", "contains-present", "contains-absent"}, 16, cfg.quick ? std::vector<unsigned>{batch_keys} : both, one_thread);
     }
     run_lock_cost("cache", blocked_bloom_filter::for_capacity(cache.keys, p).words().size() * 8, cache.keys);
+    {  // the cuckoo filter, filled to 90% load by the keys; the reference algorithm behind a mutex
+        const auto cuckoo_buckets = static_cast<std::uint64_t>(std::ceil(static_cast<double>(cache.keys) / (4 * 0.9)));
+        core_subject<cuckoo_filter> cuckoo{cuckoo_filter(cuckoo_buckets)};
+        run_ops("cuckoo", cuckoo, cache, {"add", "contains-present", "contains-absent", "remove"}, 16,
+                cfg.quick ? std::vector<unsigned>{batch_keys} : both, one_thread);
+        run_ops("cuckoo", cuckoo, cache, {"contains-absent", "mixed"}, 16, {1}, {2});
+        core_subject<blocked_bloom_filter> blocked{blocked_bloom_filter::for_capacity(cache.keys, p)};
+        run_ops("blocked", blocked, cache, {"contains-absent"}, 16, {1}, {2});  // two readers' scaling, for comparison
+        mutex_reference_cuckoo reference(cache.keys);
+        run_ops("mutex-reference-cuckoo", reference, cache, {"add", "contains-absent", "mixed"}, 16, {1}, {1, 2});
+    }
 
     // What growing, forgetting and swapping cost, in cache: the same keys as "blocked" above.
     {
@@ -623,6 +714,11 @@ void run_all() {
     {
         core_subject<classic_bloom_filter> classic{classic_bloom_filter::with_geometry(bits, 7)};
         run_ops("classic", classic, dram, {"add", "contains-present", "contains-absent"}, 16, both, one_thread);
+    }
+    {
+        core_subject<cuckoo_filter> cuckoo{cuckoo_filter(cfg.dram_bytes / 8)};
+        run_ops("cuckoo", cuckoo, dram, {"add", "contains-present", "contains-absent", "remove"}, 16, both, one_thread);
+        run_ops("cuckoo", cuckoo, dram, {"contains-absent"}, 16, both, {2});
     }
     {
         core_subject<counting_bloom_filter> counting{counting_bloom_filter::with_geometry(bits / 4, 7)};

@@ -234,6 +234,10 @@ public:
         });
     }
 
+    std::uint64_t remove_many(std::span<const key_view> keys, std::uint8_t* removed = nullptr) noexcept {
+        return remove_many(keys.size(), [&](std::size_t i) { return keys[i]; }, removed);
+    }
+
     /// Copies the buckets into `out` (buckets() words) as one state of the table: takes every
     /// stripe's lock in turn, so no move is half done in the copy (writers wait; readers do not).
     /// Throws invalid_argument if `out` is not buckets() words long.
