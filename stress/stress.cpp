@@ -7,6 +7,8 @@
 //                    "new" answers must obey the documented semantics.
 //   counting-churn   threads add and remove their own keys while others query; at the end the
 //                    filter must equal one built from the keys still held; removing all empties it.
+//   cuckoo-churn     a cuckoo filter at 85-95% load: threads add and remove their own keys (every
+//                    add kicks) while all check published keys; the table stays exact.
 //   over-remove      half the threads remove keys never added (false positives pass the check and
 //                    race the holders' removes: the rollback path) while the others hold keys;
 //                    afterwards the counters equal the held keys' exactly.
@@ -346,6 +348,88 @@ void counting_churn() {
                 threads, static_cast<unsigned long long>(compared));
 }
 
+// ---- 3a: cuckoo churn ------------------------------------------------------------------------------
+
+// A cuckoo filter sized so the permanent keys fill 85% of its slots. Every thread adds its share of
+// them and publishes each (release), then churns: adds keys of its own (1-2 copies each) until the
+// table refuses (full, near 95% load: every add kicks), removes copies at random, and checks
+// published permanent keys of every thread throughout. Kicks move resident fingerprints under the
+// readers all the time: no false negative, no refused remove of a held copy, and afterwards the
+// table holds exactly the permanent keys and the held copies; removing them all empties it.
+void cuckoo_churn() {
+    const unsigned threads = opt.threads;
+    const std::uint64_t buckets = opt.spec.capacity / 4, permanent_cap = buckets * 4 * 85 / 100 / threads;
+    lfbloom::cuckoo_filter filter(buckets);
+    std::vector<progress_counter> published(threads);
+    std::vector<std::map<std::uint64_t, unsigned>> churn_held(threads);  // owned by thread t until join
+    std::atomic<std::uint64_t> refused{0};
+    const auto end = deadline();
+    auto stored = [&](const key16& k) {
+        const lfbloom::cuckoo_status s = filter.insert(k.view());
+        if (s == lfbloom::cuckoo_status::too_many_duplicates) violation("too many duplicates of a random key");
+        return s != lfbloom::cuckoo_status::full;
+    };
+    std::barrier filled(threads);
+    run_threads(threads, [&](unsigned t) {
+        std::mt19937_64 rng(opt.seed ^ splitmix64(t));
+        auto& held = churn_held[t];
+        std::uint64_t next_churn = std::uint64_t{1} << 40;
+        auto check_published = [&] {
+            const unsigned other = static_cast<unsigned>(rng() % threads);
+            const std::uint64_t n = published[other].value.load(std::memory_order_acquire);  // acquire: pairs with the release below
+            if (n > 0 && !filter.contains(make_key(other, rng() % n).view()))
+                violation(describe("false negative for a permanent key of thread ", other));
+        };
+        for (std::uint64_t permanent = 0; permanent < permanent_cap;) {
+            if (!stored(make_key(t, permanent))) violation(describe("full at ", permanent, " permanent keys of thread ", t));
+            published[t].value.store(++permanent, std::memory_order_release);  // release: the add before the count
+            check_published();
+        }
+        filled.arrive_and_wait();  // churn only once every permanent key is in: they must all fit
+        bool room = true;
+        while (time_left(end)) {
+            if (room || held.empty()) {
+                const unsigned copies = 1 + rng() % 2;
+                unsigned in = 0;
+                while (in < copies && stored(make_key(t, next_churn))) ++in;
+                if (in > 0) held[next_churn] = in;
+                ++next_churn;
+                room = in == copies;
+                if (!room) refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: a count read after the join
+            } else {
+                auto it = std::next(held.begin(), static_cast<long>(rng() % held.size()));
+                if (!filter.remove(make_key(t, it->first).view()))
+                    violation(describe("remove refused for a held key: thread ", t, " key ", it->first));
+                if (--it->second == 0) held.erase(it);
+                room = rng() % 4 == 0;  // remove a few before trying to add again
+            }
+            for (int q = 0; q < 4; ++q) check_published();
+        }
+    });
+    const lfbloom::cuckoo_stats s = filter.stats();
+    std::uint64_t expected = 0;
+    for (unsigned t = 0; t < threads; ++t) {
+        expected += published[t].value.load(std::memory_order_relaxed);  // relaxed: after the join
+        for (const auto& [index, copies] : churn_held[t]) {
+            expected += copies;
+            if (filter.count(make_key(t, index).view()) < copies) violation(describe("held copies missing: thread ", t, " key ", index));
+        }
+    }
+    if (s.fingerprints != expected) violation(describe("the table holds ", s.fingerprints, " fingerprints, the threads ", expected));
+    run_threads(threads, [&](unsigned t) {
+        for (std::uint64_t i = 0; i < published[t].value.load(std::memory_order_relaxed); ++i)  // relaxed: after the join
+            if (!filter.remove(make_key(t, i).view())) violation(describe("final remove refused: thread ", t, " key ", i));
+        for (const auto& [index, copies] : churn_held[t])
+            for (unsigned c = 0; c < copies; ++c)
+                if (!filter.remove(make_key(t, index).view())) violation(describe("final remove refused: thread ", t, " churn key ", index));
+    });
+    if (filter.stats().fingerprints != 0) violation("fingerprints left after removing everything");
+    std::printf("cuckoo-churn: %u threads, load %.3f, %llu kicks, %llu adds refused as full, %llu reader retries (%llu gave up), "
+                "exact after the run, empty after removing all\n",
+                threads, s.load, static_cast<unsigned long long>(s.kicks), static_cast<unsigned long long>(refused.load()),
+                static_cast<unsigned long long>(s.reader_retries), static_cast<unsigned long long>(s.reader_gave_up));
+}
+
 // ---- 3b: over-remove ------------------------------------------------------------------------------
 
 // Half the threads hold keys (add copies, remove copies, as counting-churn); the other half remove
@@ -634,10 +718,10 @@ void swap() {
 
 int main(int argc, char** argv) {
     po::options_description flags("lfbloom-stress: try to break lfbloom's concurrency guarantees");
-    std::string scenario_help = "writers-readers, hot-keys, counting-churn, over-remove, saturation, growth, rotation, swap, or all";
+    std::string scenario_help = "writers-readers, hot-keys, counting-churn, cuckoo-churn, over-remove, saturation, growth, rotation, swap, or all";
     bool soak = false;
     flags.add_options()("help,h", "this text")("scenario", po::value(&opt.scenario)->default_value("all"), scenario_help.c_str())(
-        "layout", po::value(&opt.spec.layout)->default_value("blocked"), "blocked, classic, counting or scalable (counting scenarios force counting, growth scalable)")(
+        "layout", po::value(&opt.spec.layout)->default_value("blocked"), "blocked, classic, counting, scalable or cuckoo (counting scenarios force counting, growth scalable, cuckoo-churn cuckoo)")(
         "api", po::value(&opt.spec.api)->default_value("cpp"), "cpp (the core) or c (through liblfbloom's C ABI)")(
         "threads", po::value(&opt.threads)->default_value(8), "threads (more than cores is the point; up to 64)")(
         "seconds", po::value(&opt.seconds)->default_value(5), "seconds per scenario")(
@@ -663,9 +747,9 @@ int main(int argc, char** argv) {
     if (soak && vm["seconds"].defaulted()) opt.seconds = 600;
     const std::map<std::string, void (*)()> scenarios = {
         {"writers-readers", writers_readers}, {"hot-keys", hot_keys}, {"counting-churn", counting_churn},
-        {"over-remove", over_remove}, {"saturation", saturation}, {"growth", writers_readers}, {"rotation", rotation}, {"swap", swap}};
+        {"cuckoo-churn", cuckoo_churn},        {"over-remove", over_remove}, {"saturation", saturation}, {"growth", writers_readers}, {"rotation", rotation}, {"swap", swap}};
     const bool known_layout = opt.spec.layout == "blocked" || opt.spec.layout == "classic" || opt.spec.layout == "counting" ||
-                              opt.spec.layout == "scalable";
+                              opt.spec.layout == "scalable" || opt.spec.layout == "cuckoo";
     if ((opt.scenario != "all" && !scenarios.count(opt.scenario)) || !known_layout || (opt.spec.api != "cpp" && opt.spec.api != "c") ||
         opt.threads < 3 || opt.threads > 64 || !(opt.seconds > 0) || opt.generations < 2 || opt.generations > 64) {
         std::fprintf(stderr, "lfbloom-stress: bad arguments (see --help)\n");
@@ -675,7 +759,12 @@ int main(int argc, char** argv) {
     try {
         for (const auto& [name, run] : scenarios) {
             if (opt.scenario != "all" && opt.scenario != name) continue;
-            opt.spec.layout = name == "counting-churn" || name == "over-remove" || name == "saturation" ? "counting" : name == "growth" ? "scalable" : layout;
+            if (name == "cuckoo-churn" && opt.spec.api == "c") {  // the cuckoo filter is not in the C ABI yet
+                if (opt.scenario == "all") continue;
+                std::fprintf(stderr, "lfbloom-stress: cuckoo-churn drives the C++ core only (--api cpp)\n");
+                return 2;
+            }
+            opt.spec.layout = name == "counting-churn" || name == "over-remove" || name == "saturation" ? "counting" : name == "growth" ? "scalable" : name == "cuckoo-churn" ? "cuckoo" : layout;
             const std::string scenario = opt.scenario;
             opt.scenario = name;
             std::printf("%s: layout %s, api %s, %u threads, %g s, seed %llu\n", name.c_str(), opt.spec.layout.c_str(),
