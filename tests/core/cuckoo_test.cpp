@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(remove_after_kicks_keeps_the_rest) {
 
 // As fpr_at_capacity_is_within_the_target (filter_test.cpp): X false positives among N absent
 // probes must not exceed the (1 - 1e-6) quantile of Binomial(N, p).
-BOOST_AUTO_TEST_CASE(fpr_at_capacity_is_within_the_target) {
+BOOST_AUTO_TEST_CASE(fpr_at_capacity_is_within_the_target, *boost::unit_test::label("statistics")) {
     const std::uint64_t n = 1000000, probes = 2000000;
     const std::uint64_t seed = lfbloom_test::seed_from_env(7);
     for (double p : {0.01, 0.001, 0.0002, 0.0001}) {

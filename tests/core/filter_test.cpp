@@ -83,6 +83,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(no_false_negatives_for_a_million_random_and_sequen
 // At capacity, the measured FPR must not exceed the target p. With X false positives among N
 // absent probes, the test fails when X exceeds the (1 - 1e-6) quantile of Binomial(N, p): if the
 // true rate is <= p, that happens with probability < 1e-6 per case (seeds are fixed besides).
+BOOST_TEST_DECORATOR(*boost::unit_test::label("statistics"))
 BOOST_AUTO_TEST_CASE_TEMPLATE(fpr_at_capacity_is_within_the_target, Maker, makers) {
     const std::uint64_t n = 1000000;
     const std::uint64_t probes = 1000000;
@@ -115,6 +116,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(fpr_at_capacity_is_within_the_target, Maker, maker
 // bound, the exact Poisson bound on X with X and N divided by the over-dispersion phi >= 1 seen
 // across filters (variance over mean of the per-filter counts), which covers filters whose rates
 // differ. A correct sizing fails a case with probability about 1e-6.
+BOOST_TEST_DECORATOR(*boost::unit_test::label("statistics"))
 BOOST_AUTO_TEST_CASE_TEMPLATE(fpr_at_small_capacity_and_rate_is_within_the_target, Maker, makers) {
     const std::uint64_t filters = 50;
     const double alpha = 1e-6;
@@ -158,6 +160,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(fpr_at_small_capacity_and_rate_is_within_the_targe
 // for any one hash is at most p (sizing keeps the expected FPR at capacity <= p, and distinct
 // probes only lower it), so each of the 90 checks raises a false alarm with probability < 1e-6.
 // The cases cover k <= 7 (one field value), k > 7 (refills) and k = 20 (past the unrolled path).
+BOOST_TEST_DECORATOR(*boost::unit_test::label("statistics"))
 BOOST_AUTO_TEST_CASE_TEMPLATE(no_hash_is_a_likelier_false_positive, Maker, rule_two_makers) {
     const std::uint64_t filters = 2000;
     const std::vector<hash128> hashes = adversarial_hashes();
