@@ -3,6 +3,10 @@
 // Unlike a Bloom filter it removes keys, and at rates below ~0.5% it is smaller than our blocked
 // filter: 17 bits per key at 0.0115%, where a 4-bit counting filter needs about 124.
 //
+// Thread safety: contains, count, insert/add, remove (single and batch), copy_buckets and stats
+// may run concurrently from any threads; contains and count are lock-free. clear() may too, but
+// updates racing with it may be lost. Moving or destroying the filter needs exclusive access.
+//
 // Table: `buckets` 64-bit words (any count: never rounded up to a power of two), each a bucket
 // of four 16-bit slots, 0 meaning empty. A key's hash (MurmurHash3 with the seed, as every
 // filter) gives its fingerprint f = fastrange(h2, 65535) + 1, never 0, and its first bucket
