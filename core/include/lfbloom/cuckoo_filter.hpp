@@ -1,7 +1,7 @@
 // cuckoo_filter: a cuckoo filter (Fan et al., CoNEXT 2014) that any number of threads share.
 // Queries never write and never wait; adds and removes lock one stripe of buckets at a time.
-// Unlike a Bloom filter it removes keys, and at rates below ~0.5% it is smaller than our blocked
-// filter: 17 bits per key at 0.0115%, where a 4-bit counting filter needs about 124.
+// Unlike a Bloom filter it removes keys, and at rates below about 0.05% it is smaller than our
+// blocked filter: 17 bits per key at 0.0115%, where a 4-bit counting filter needs about 120.
 //
 // Thread safety: contains, count, insert/add, remove (single and batch), copy_buckets and stats
 // may run concurrently from any threads; contains and count are lock-free. clear() may too, but
@@ -37,17 +37,19 @@
 // in S's lock order whose value (or a later one) a bucket load returned. Its bump is sequenced
 // before E, which synchronizes with that acquire load, so the bump happens-before the second
 // stripe load and precedes its value in modification order; the first load returned the same
-// version, so the bump is at or before it, and that acquire load makes every write of E's
-// critical section, and of every earlier one, happen-before both bucket loads. The loads thus
-// see the pair as E's critical section left it, plus copies added later and no later erase; by
+// version, so the bump is at or before it, and that acquire load makes every write before the
+// bump, in E's critical section and in every earlier one, happen-before both bucket loads (E, the
+// section's last bucket write, was read). The loads thus see the pair as E's critical section
+// left it, plus copies added later and no later erase; by
 // (2) that state holds a copy of every resident key. (Without any such E the loads see every
 // add that happened-before them and no erase.) A reader that sees the version move retries, at
 // most max_read_retries times, and then answers "maybe" (true): a possible false positive,
 // never a false negative; stats() counts both.
 //
-// Without the version, a reader that loads i2, then i1, misses a fingerprint a concurrent kick
-// moves from i1 to i2 between its loads: it happens with swap-out kicks and with copy-then-erase
-// alike (tests/relacy/cuckoo.cpp shows it, with that guard removed).
+// Without the version, a reader that loads i1, then i2, misses a fingerprint a concurrent kick
+// moves from i2 to i1 between its loads (copied into i1 after the first load, erased from i2
+// before the second): with swap-out kicks and with copy-then-erase alike (tests/relacy/cuckoo.cpp
+// shows it, with that guard removed).
 //
 // Removing a key that was never added, or one key more often than it was added, can remove the
 // copy of another key with the same fingerprint and pair: a false negative for that key. As with
