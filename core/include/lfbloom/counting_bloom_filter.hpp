@@ -75,7 +75,7 @@ private:
 
 /// Storage: the word array (word_array; the model checker's in tests/relacy).
 template <class Storage = word_array>
-class basic_counting_bloom_filter : public key_operations<basic_counting_bloom_filter<Storage>> {
+class basic_counting_bloom_filter : public removable_key_operations<basic_counting_bloom_filter<Storage>> {
 public:
     static constexpr layout kind = layout::counting;
     using word_type = std::remove_cvref_t<decltype(*std::declval<Storage&>().data())>;
@@ -166,21 +166,6 @@ public:
         return true;
     }
 
-    /// Removes `count` keys (`key_at(i)` the i-th), each as remove(); writes 1/0 ("removed") to
-    /// `removed[i]` when not null. Returns how many were removed. Hashes and prefetches each batch
-    /// of keys before touching their lines, as add_many does.
-    template <class KeyAt>
-    std::uint64_t remove_many(std::size_t count, KeyAt&& key_at, std::uint8_t* removed = nullptr) noexcept {
-        return this->for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
-            const bool gone = remove_hash(h);
-            if (removed != nullptr) removed[i] = gone;
-            return gone;
-        });
-    }
-    std::uint64_t remove_many(std::span<const key_view> keys, std::uint8_t* removed = nullptr) noexcept {
-        return remove_many(keys.size(), [&](std::size_t i) { return keys[i]; }, removed);
-    }
-
     bool contains_hash(hash128 h) const noexcept { return count_hash(h) != 0; }
 
     /// The smallest of the key's counters: an upper bound on how often it was added (minus
@@ -199,13 +184,6 @@ public:
     void prefetch(hash128 h, bool for_write) const noexcept {
         if (for_write) __builtin_prefetch(line_of(h), 1); else __builtin_prefetch(line_of(h), 0);
     }
-
-    bool remove(key_view key) noexcept { return remove_hash(this->hash(key)); }
-    bool remove(std::string_view key) noexcept { return remove(as_key(key)); }
-    bool remove(std::uint64_t key) noexcept { return remove_hash(this->hash(key)); }
-    std::uint32_t count(key_view key) const noexcept { return count_hash(this->hash(key)); }
-    std::uint32_t count(std::string_view key) const noexcept { return count(as_key(key)); }
-    std::uint32_t count(std::uint64_t key) const noexcept { return count_hash(this->hash(key)); }
 
     void clear() noexcept {
         for (std::uint64_t i = 0; i < words_.size(); ++i) store_word(words_.data()[i], 0);

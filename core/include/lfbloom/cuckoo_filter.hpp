@@ -102,7 +102,7 @@ struct cuckoo_stats {
 
 /// Sync: the concurrency policy (sync.hpp); tests/relacy instantiates it with the model checker's.
 template <class Sync = default_sync>
-class basic_cuckoo_filter : public key_operations<basic_cuckoo_filter<Sync>> {
+class basic_cuckoo_filter : public removable_key_operations<basic_cuckoo_filter<Sync>> {
     using storage = typename Sync::storage;
 
 public:
@@ -140,7 +140,7 @@ public:
     /// options.memory_limit or the machine) or out_of_memory.
     explicit basic_cuckoo_filter(std::uint64_t buckets, const filter_options& options = {})
         : buckets_(checked_buckets(buckets, options)),
-          stripe_mask_(std::bit_ceil(std::clamp<std::uint64_t>(buckets / 16, 1, max_stripes)) - 1),
+          stripe_mask_(stripes_for(buckets) - 1),
           seed_(options.seed),
           table_(buckets, 0, options.process_shared),
           stripes_(stripe_mask_ + 1, 0, options.process_shared) {}
@@ -222,28 +222,6 @@ public:
     cuckoo_status insert(key_view key) noexcept { return insert_hash(this->hash(key)); }
     cuckoo_status insert(std::string_view key) noexcept { return insert(as_key(key)); }
     cuckoo_status insert(std::uint64_t key) noexcept { return insert_hash(this->hash(key)); }
-    bool remove(key_view key) noexcept { return remove_hash(this->hash(key)); }
-    bool remove(std::string_view key) noexcept { return remove(as_key(key)); }
-    bool remove(std::uint64_t key) noexcept { return remove_hash(this->hash(key)); }
-    std::uint32_t count(key_view key) const noexcept { return count_hash(this->hash(key)); }
-    std::uint32_t count(std::string_view key) const noexcept { return count(as_key(key)); }
-    std::uint32_t count(std::uint64_t key) const noexcept { return count_hash(this->hash(key)); }
-
-    /// Removes `count` keys (`key_at(i)` the i-th) as remove() does, prefetching groups of keys as
-    /// add_many does; writes 1/0 ("removed") to `removed[i]` when not null. Returns how many went.
-    template <class KeyAt>
-    std::uint64_t remove_many(std::size_t count, KeyAt&& key_at, std::uint8_t* removed = nullptr) noexcept {
-        return this->for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
-            const bool gone = remove_hash(h);
-            if (removed != nullptr) removed[i] = gone;
-            return gone;
-        });
-    }
-
-    std::uint64_t remove_many(std::span<const key_view> keys, std::uint8_t* removed = nullptr) noexcept {
-        return remove_many(keys.size(), [&](std::size_t i) { return keys[i]; }, removed);
-    }
-
     /// Copies the buckets into `out` (buckets() words) as one state of the table: takes every
     /// stripe's lock in turn, so no move is half done in the copy (writers wait; readers do not).
     /// Throws invalid_argument if `out` is not buckets() words long.
@@ -299,9 +277,12 @@ private:
 
     static std::uint64_t checked_buckets(std::uint64_t buckets, const filter_options& options) {
         if (buckets == 0 || buckets > max_buckets) throw error(errc::invalid_argument, "bucket count must be in [1, 2^56]");
-        const std::uint64_t stripes = std::bit_ceil(std::clamp<std::uint64_t>(buckets / 16, 1, max_stripes));
-        check_memory((buckets + stripes) * 8, options.memory_limit);
+        check_memory((buckets + stripes_for(buckets)) * 8, options.memory_limit);
         return buckets;
+    }
+    /// One stripe per 16 buckets, a power of two, at most max_stripes (32 KiB of stripe words).
+    static std::uint64_t stripes_for(std::uint64_t buckets) noexcept {
+        return std::bit_ceil(std::clamp<std::uint64_t>(buckets / 16, 1, max_stripes));
     }
 
     slots place(hash128 h) const noexcept {
@@ -327,6 +308,11 @@ private:
     word_type& bucket(std::uint64_t i) const noexcept { return table_.data()[i]; }
     word_type& stripe_word(std::uint64_t i) const noexcept { return stripes_.data()[i]; }
     word_type& stripe_of(std::uint64_t a, std::uint64_t b) const noexcept { return stripe_word(std::min(a, b) & stripe_mask_); }
+
+    // Bucket loads through load_word are relaxed, though buckets lose bits here (storage.hpp's
+    // argument does not apply): each is made under the stripe lock whose acquire orders it after
+    // every write to the copies it decides on (insert, remove, move, copy_buckets), or is a hint
+    // re-checked under that lock (make_room), or a statistic (stats).
 
     /// Acquire: see the proof at the top of this file (reader's loads).
     static std::uint64_t load_acquire(const word_type& w) noexcept {
@@ -372,7 +358,7 @@ private:
         /// the word as set. Acquire: the previous holder's writes happen-before this critical section.
         static std::uint64_t lock(word_type& w) noexcept {
             auto&& ref = word_ref(w);
-            std::uint64_t seen = ref.load(boost::memory_order_relaxed);
+            std::uint64_t seen = ref.load(boost::memory_order_relaxed);  // relaxed: only the CAS below must order
             for (;;) {
                 if ((seen & 1) == 0 &&
                     ref.compare_exchange_weak(seen, seen | 1, boost::memory_order_acquire, boost::memory_order_relaxed))
@@ -385,7 +371,7 @@ private:
         }
         /// Release: this critical section's writes happen-before the next holder's and before any
         /// reader's acquire load of the value stored.
-        static void unlock(word_type& w) noexcept {
+        static void unlock(word_type& w) noexcept {  // relaxed load: while locked only this thread writes w
             word_ref(w).store(load_word(w) & ~std::uint64_t{1}, boost::memory_order_release);
         }
 
@@ -409,7 +395,7 @@ private:
     /// a reader whose acquire load returns this value, or a later one, sees the bump before it.
     static void erase(word_type& b, unsigned lane) noexcept {
         auto&& ref = word_ref(b);
-        std::uint64_t old = ref.load(boost::memory_order_relaxed);
+        std::uint64_t old = ref.load(boost::memory_order_relaxed);  // relaxed: the CAS below checks it
         while (!ref.compare_exchange_weak(old, old & ~(std::uint64_t{0xFFFF} << (lane * 16)), boost::memory_order_release,
                                           boost::memory_order_relaxed)) {
         }

@@ -130,4 +130,36 @@ private:
     Filter& self() noexcept { return static_cast<Filter&>(*this); }
 };
 
+/// key_operations plus the key-level remove and count of the filters that remove keys (counting,
+/// cuckoo), over Filter's remove_hash(h) and count_hash(h). Thread-safety as those members.
+template <class Filter>
+class removable_key_operations : public key_operations<Filter> {
+public:
+    bool remove(key_view key) noexcept { return self().remove_hash(this->hash(key)); }
+    bool remove(std::string_view key) noexcept { return remove(as_key(key)); }
+    bool remove(std::uint64_t key) noexcept { return self().remove_hash(this->hash(key)); }
+    std::uint32_t count(key_view key) const noexcept { return self().count_hash(this->hash(key)); }
+    std::uint32_t count(std::string_view key) const noexcept { return count(as_key(key)); }
+    std::uint32_t count(std::uint64_t key) const noexcept { return self().count_hash(this->hash(key)); }
+
+    /// Removes `count` keys (`key_at(i)` the i-th), each as remove(); writes 1/0 ("removed") to
+    /// `removed[i]` when not null. Returns how many were removed. Hashes and prefetches each batch
+    /// of keys before touching their memory, as add_many does.
+    template <class KeyAt>
+    std::uint64_t remove_many(std::size_t count, KeyAt&& key_at, std::uint8_t* removed = nullptr) noexcept {
+        return this->for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
+            const bool gone = self().remove_hash(h);
+            if (removed != nullptr) removed[i] = gone;
+            return gone;
+        });
+    }
+    std::uint64_t remove_many(std::span<const key_view> keys, std::uint8_t* removed = nullptr) noexcept {
+        return remove_many(keys.size(), [&](std::size_t i) { return keys[i]; }, removed);
+    }
+
+private:
+    const Filter& self() const noexcept { return static_cast<const Filter&>(*this); }
+    Filter& self() noexcept { return static_cast<Filter&>(*this); }
+};
+
 }  // namespace lfbloom
