@@ -51,6 +51,23 @@ check "after removing everything" 0 "$lfbloom" info --json c.lfb
 expect "the counting filter is empty" python3 -c 'import json; assert json.load(open("out.txt"))["slots_set"] == 0'
 check "remove on a bit filter" 3 "$lfbloom" remove f.lfb keys.txt
 expect "remove error is one line" one_line_error
+check "build cuckoo" 0 "$lfbloom" build -o k.lfb -n 40000 -p 0.001 --layout cuckoo keys.txt
+check "info cuckoo --json" 0 "$lfbloom" info --json k.lfb
+expect "cuckoo info counts its fingerprints" python3 -c 'import json; d=json.load(open("out.txt")); assert d["layout"]=="cuckoo" and d["fingerprints"]==20000 and d["slot_bits"]==16 and d["capacity"]==40000'
+check "info cuckoo" 0 "$lfbloom" info k.lfb
+expect "cuckoo info shows the load" grep -q '^fingerprints *20,000 (load' out.txt
+check "cuckoo add" 0 "$lfbloom" add k.lfb more.txt
+check "cuckoo query" 0 sh -c "cat keys.txt more.txt absent.txt | \"$lfbloom\" query k.lfb --maybe-only"
+expect "cuckoo answers maybe for all 40000 added keys" sh -c '[ "$(grep -c "^user:" out.txt)" = 40000 ] && [ "$(wc -l < out.txt)" -lt 40005 ]'
+check "cuckoo remove" 0 sh -c "cat keys.txt more.txt | \"$lfbloom\" remove k.lfb"
+expect "cuckoo remove counts" grep -q '^40,000 removed, 0 not present' err.txt
+check "after removing every cuckoo key" 0 "$lfbloom" info --json k.lfb
+expect "the cuckoo filter is empty" python3 -c 'import json; assert json.load(open("out.txt"))["fingerprints"] == 0'
+check "a full cuckoo filter" 5 "$lfbloom" build -o full.lfb -n 1000 --layout cuckoo keys.txt
+expect "full is one line" one_line_error
+expect "a full build writes nothing" test ! -e full.lfb
+check "cuckoo rate out of reach" 2 "$lfbloom" build -o low.lfb -n 1000 -p 0.00001 --layout cuckoo keys.txt
+check "merge cuckoo" 3 "$lfbloom" merge -o x.lfb k.lfb k.lfb
 check "build a second compatible filter" 0 "$lfbloom" build -o g.lfb -n 40000 absent.txt
 check "merge" 0 "$lfbloom" merge -o m.lfb f.lfb g.lfb
 check "merged has both" 0 sh -c "cat keys.txt absent.txt | \"$lfbloom\" query m.lfb --maybe-only"

@@ -1,6 +1,7 @@
-// Fuzz target: build a filter from the input (first bytes pick layout, size, k, counter width and
-// seed; the rest are keys split on zero bytes), save it in every format it supports, load it back:
-// the words must be identical and every key present, in the original and in the copy.
+// Fuzz target: build a filter from the input (first bytes pick layout: blocked, classic, counting
+// or cuckoo; size, k, counter width and seed; the rest are keys split on zero bytes), save it in
+// every format it supports, load it back: the words must be identical and every key present (for
+// a cuckoo filter, every key it stored), in the original and in the copy.
 #include "fuzz_support.hpp"
 
 namespace {
@@ -14,7 +15,14 @@ void check_round_trip(Filter& f, std::span<const std::byte> keys_data) {
             keys.push_back(keys_data.subspan(start, i - start));
             start = i + 1;
         }
-    f.add_many(keys);
+    if constexpr (Filter::kind == lfbloom::layout::cuckoo) {  // keeps the keys stored, not those refused
+        std::erase_if(keys, [&](lfbloom::key_view k) {
+            const lfbloom::cuckoo_status s = f.insert(k);
+            return s == lfbloom::cuckoo_status::full || s == lfbloom::cuckoo_status::too_many_duplicates;
+        });
+    } else {
+        f.add_many(keys);
+    }
     std::vector<std::byte> saved;
     lfbloom::save(f, lfbloom::vector_sink(saved));
     const Filter back = lfbloom::load_exact<Filter>(
@@ -35,7 +43,7 @@ void check_round_trip(Filter& f, std::span<const std::byte> keys_data) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 4) return 0;
-    const unsigned kind = data[0] % 3, lines = 1 + data[1] % 64, hashes = 1 + data[2] % 16, width = data[3] % 2 ? 8 : 4;
+    const unsigned kind = data[0] % 4, lines = 1 + data[1] % 64, hashes = 1 + data[2] % 16, width = data[3] % 2 ? 8 : 4;
     const auto keys = fuzz::bytes_of(data + 4, size - 4);
     if (kind == 0) {
         auto f = lfbloom::blocked_bloom_filter::with_geometry(lines * 512, hashes, {.seed = data[1]});
@@ -43,8 +51,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else if (kind == 1) {
         auto f = lfbloom::classic_bloom_filter::with_geometry(lines * 64, hashes);
         check_round_trip(f, keys);
-    } else {
+    } else if (kind == 2) {
         auto f = lfbloom::counting_bloom_filter::with_geometry(lines * 512 / width, hashes, width, {.seed = data[2]});
+        check_round_trip(f, keys);
+    } else {  // any bucket count: 1 to 1024
+        lfbloom::cuckoo_filter f(1 + (data[1] | (data[2] & 3) << 8), {.seed = data[3]});
         check_round_trip(f, keys);
     }
     return 0;

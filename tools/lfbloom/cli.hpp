@@ -40,6 +40,13 @@ struct key_input_options {
 std::uint64_t read_keys(const key_input_options& options, const std::function<void(std::span<const lfbloom::key_view>)>& on_batch);
 
 /// Filters as the command handles them: any layout, loaded from or saved to a file.
+/// A Bloom filter's stats (empty for a cuckoo filter: the caller handles those).
+template <class F>
+lfbloom::filter_stats bloom_stats(const F& f) {
+    if constexpr (F::kind == lfbloom::layout::cuckoo) return {};
+    else return f.stats();
+}
+
 lfbloom::any_filter load_filter(const std::string& path);
 void save_filter(const lfbloom::any_filter& filter, const std::string& path);
 

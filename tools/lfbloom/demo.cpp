@@ -207,7 +207,7 @@ int run_demo(int argc, char** argv) {
         sqlite3_finalize(all);
     }
     const double warm_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const lfbloom::filter_stats s = std::visit([](const auto& f) { return f.stats(); }, filter);
+    const lfbloom::filter_stats s = std::visit([](const auto& f) { return bloom_stats(f); }, filter);
 
     std::printf("lfbloom demo: a Bloom filter guarding a database against cache penetration\n\n");
     std::printf("  database        %s users in SQLite (filled in %.1f s)\n", grouped(users).c_str(), fill_seconds);

@@ -51,9 +51,23 @@ void add_key_flags(po::options_description& flags, key_input_options& keys) {
         "no-progress", "no progress line (it is shown only on a terminal anyway)");
 }
 
-template <class Fn>
-decltype(auto) visit(lfbloom::any_filter& f, Fn fn) {
-    return std::visit(fn, f);
+/// Adds a batch; returns the keys new to the filter. A cuckoo filter that refuses a key (full, or
+/// too many copies of its fingerprint) is an error (exit 5) that says how many keys went in.
+std::uint64_t add_batch(lfbloom::any_filter& filter, std::span<const lfbloom::key_view> batch, std::uint64_t before) {
+    if (auto* cuckoo = std::get_if<lfbloom::cuckoo_filter>(&filter)) {
+        std::uint64_t fresh = 0;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const lfbloom::cuckoo_status s = cuckoo->insert(batch[i]);
+            if (s == lfbloom::cuckoo_status::full || s == lfbloom::cuckoo_status::too_many_duplicates)
+                throw failure(exit_resources, std::string(s == lfbloom::cuckoo_status::full ? "the cuckoo filter is full"
+                                                                                            : "8 copies of one fingerprint") +
+                                                  " at key " + grouped(before + i + 1) +
+                                                  " of this run (nothing was written): build one with a larger --capacity");
+            fresh += s == lfbloom::cuckoo_status::added_new;
+        }
+        return fresh;
+    }
+    return std::visit([&](auto& f) { return f.add_many(batch); }, filter);
 }
 
 // ---- build / add -----------------------------------------------------------------------------------
@@ -68,7 +82,7 @@ int build(int argc, char** argv) {
     flags.add_options()("output,o", po::value(&output)->required(), "the filter file to write")(
         "capacity,n", po::value(&capacity)->required(), "expected number of distinct keys")(
         "rate,p", po::value(&rate)->default_value(0.01), "target false-positive rate in (0, 1)")(
-        "layout", po::value(&layout)->default_value("blocked"), "blocked, classic, counting, split-block (Parquet's), one-word or two-word")(
+        "layout", po::value(&layout)->default_value("blocked"), "blocked, classic, counting, split-block (Parquet's), one-word, two-word or cuckoo")(
         "counter-bits", po::value(&counter_bits)->default_value(4), "counting: 4 or 8")(
         "seed", po::value(&seed)->default_value(0), "hash seed")(
         "memory-limit", po::value(&memory_limit)->default_value(0), "refuse filters over this many bytes (0: none)");
@@ -87,13 +101,16 @@ int build(int argc, char** argv) {
             if (layout == "split-block") return lfbloom::split_block_bloom_filter::for_capacity(capacity, rate, options);
             if (layout == "one-word") return lfbloom::one_word_bloom_filter::for_capacity(capacity, rate, options);
             if (layout == "two-word") return lfbloom::two_word_bloom_filter::for_capacity(capacity, rate, options);
+            if (layout == "cuckoo") return lfbloom::cuckoo_filter::for_capacity(capacity, rate, options);
         } catch (const lfbloom::error& e) {
             throw failure(e.code() == lfbloom::errc::invalid_argument ? exit_usage : exit_resources, e.what());
         }
-        throw failure(exit_usage, "--layout must be blocked, classic, counting, split-block, one-word or two-word, not '" + layout + "'");
+        throw failure(exit_usage, "--layout must be blocked, classic, counting, split-block, one-word, two-word or cuckoo, not '" + layout + "'");
     }();
+    std::uint64_t seen = 0;
     const std::uint64_t added = read_keys(keys, [&](std::span<const lfbloom::key_view> batch) {
-        visit(filter, [&](auto& f) { f.add_many(batch); });
+        add_batch(filter, batch, seen);
+        seen += batch.size();
     });
     if (added == 0) throw failure(exit_bad_input, "no keys in " + (keys.path == "-" ? std::string("standard input") : keys.path));
     save_filter(filter, output);
@@ -122,9 +139,10 @@ int add(int argc, char** argv) {
     po::options_description flags("Add keys to a saved filter (written back atomically)");
     if (!c.parse_args(argc, argv, "add FILE [KEYS]", flags)) return exit_ok;
     lfbloom::any_filter filter = load_filter(c.file);
-    std::uint64_t fresh = 0;
+    std::uint64_t fresh = 0, seen = 0;
     const std::uint64_t read = read_keys(c.keys, [&](std::span<const lfbloom::key_view> batch) {
-        fresh += visit(filter, [&](auto& f) { return f.add_many(batch); });
+        fresh += add_batch(filter, batch, seen);
+        seen += batch.size();
     });
     save_filter(filter, c.file);
     std::fprintf(stderr, "%s keys read, %s new\n", grouped(read).c_str(), grouped(fresh).c_str());
@@ -159,14 +177,19 @@ int query(int argc, char** argv) {
 
 int remove_keys(int argc, char** argv) {
     keyed_command c;
-    po::options_description flags("Remove keys from a saved counting filter (written back atomically)");
+    po::options_description flags("Remove keys from a saved counting or cuckoo filter (written back atomically)");
     if (!c.parse_args(argc, argv, "remove FILE [KEYS]", flags)) return exit_ok;
     lfbloom::any_filter filter = load_filter(c.file);
-    auto* counting = std::get_if<lfbloom::counting_bloom_filter>(&filter);
-    if (counting == nullptr) throw failure(exit_bad_input, c.file + " is not a counting filter: keys cannot be removed");
+    const bool removable = std::visit([](auto& f) { return requires { f.remove_many(std::span<const lfbloom::key_view>{}); }; }, filter);
+    if (!removable) throw failure(exit_bad_input, c.file + " is neither a counting nor a cuckoo filter: keys cannot be removed");
     std::uint64_t removed = 0, absent = 0;
     read_keys(c.keys, [&](std::span<const lfbloom::key_view> batch) {
-        const std::uint64_t n = counting->remove_many(batch);
+        const std::uint64_t n = std::visit(
+            [&](auto& f) -> std::uint64_t {
+                if constexpr (requires { f.remove_many(batch); }) return f.remove_many(batch);
+                else return 0;
+            },
+            filter);
         removed += n;
         absent += batch.size() - n;
     });
@@ -176,6 +199,32 @@ int remove_keys(int argc, char** argv) {
 }
 
 // ---- info / merge / guava --------------------------------------------------------------------------
+
+/// info for a cuckoo filter: its own fields (no hashes to speak of, fingerprints instead of bits).
+int cuckoo_info(const std::string& file, const lfbloom::cuckoo_filter& f, bool json) {
+    const lfbloom::cuckoo_stats s = f.stats();
+    const bool near = s.load > lfbloom::near_capacity_fraction * lfbloom::cuckoo_filter::max_load;
+    if (json) {
+        const boost::json::object out{
+            {"file", valid_utf8(file)}, {"layout", "cuckoo"}, {"buckets", s.buckets}, {"slots", f.shape().slots},
+            {"slot_bits", 16}, {"bytes", s.bytes}, {"seed", f.seed()}, {"capacity", s.capacity}, {"target_fpr", s.target_fpr},
+            {"fingerprints", s.fingerprints}, {"load", s.load}, {"expected_fpr", s.expected_fpr}, {"near_capacity", near}};
+        std::printf("%s\n", boost::json::serialize(out).c_str());
+        return exit_ok;
+    }
+    std::printf("file             %s\n", file.c_str());
+    std::printf("layout           cuckoo (four 16-bit fingerprints per bucket)\n");
+    std::printf("buckets          %s, seed %llu\n", grouped(s.buckets).c_str(), (unsigned long long)f.seed());
+    std::printf("memory           %s bytes", grouped(s.bytes).c_str());
+    if (s.capacity > 0) std::printf(" (%.2f bits per key at capacity)", 8.0 * s.bytes / s.capacity);
+    std::printf("\n");
+    if (s.capacity > 0) std::printf("sized for        %s keys at FPR %.6g\n", grouped(s.capacity).c_str(), s.target_fpr);
+    std::printf("fingerprints     %s (load %.2f%%)\n", grouped(s.fingerprints).c_str(), 100 * s.load);
+    std::printf("expected FPR     %.6g\n", s.expected_fpr);
+    if (near) std::printf("WARNING          load past %.0f%%: adds will soon fail; rebuild with a larger --capacity\n",
+                          100 * lfbloom::near_capacity_fraction * lfbloom::cuckoo_filter::max_load);
+    return exit_ok;
+}
 
 int info(int argc, char** argv) {
     std::string file;
@@ -187,7 +236,8 @@ int info(int argc, char** argv) {
     po::variables_map vm;
     if (!parse(argc, argv, "info FILE [--json]", flags, positional, vm)) return exit_ok;
     const lfbloom::any_filter filter = load_filter(file);
-    const lfbloom::filter_stats s = std::visit([](const auto& f) { return f.stats(); }, filter);
+    if (const auto* cuckoo = std::get_if<lfbloom::cuckoo_filter>(&filter)) return cuckoo_info(file, *cuckoo, vm.count("json") > 0);
+    const lfbloom::filter_stats s = std::visit([](const auto& f) { return bloom_stats(f); }, filter);
     const std::uint64_t seed = std::visit([](const auto& f) { return f.seed(); }, filter);
     const char* layouts[] = {"", "classic", "blocked", "counting", "split-block", "one-word", "two-word"};
     const char* layout = layouts[static_cast<int>(s.kind)];
@@ -232,7 +282,10 @@ int merge(int argc, char** argv) {
         const lfbloom::any_filter next = load_filter(inputs[i]);
         std::visit(
             [&](auto& into, const auto& from) {
-                if constexpr (std::is_same_v<std::decay_t<decltype(into)>, std::decay_t<decltype(from)>>) {
+                using into_type = std::decay_t<decltype(into)>;
+                if constexpr (into_type::kind == lfbloom::layout::cuckoo) {
+                    throw failure(exit_bad_input, inputs[0] + ": cuckoo filters cannot be merged (a fingerprint's buckets may be full in one of them)");
+                } else if constexpr (std::is_same_v<into_type, std::decay_t<decltype(from)>>) {
                     try {
                         into.merge(from);
                     } catch (const lfbloom::error& e) {

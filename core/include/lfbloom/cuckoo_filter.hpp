@@ -108,6 +108,7 @@ class basic_cuckoo_filter : public removable_key_operations<basic_cuckoo_filter<
 public:
     using word_type = std::remove_cvref_t<decltype(*std::declval<storage&>().data())>;
 
+    static constexpr layout kind = layout::cuckoo;  ///< as files record it
     static constexpr unsigned slots_per_bucket = 4;
     static constexpr double max_load = 0.94;        ///< load at capacity when the rate allows it
     static constexpr double min_load = 0.5;         ///< below this a Bloom filter is the better tool
@@ -144,6 +145,15 @@ public:
           seed_(options.seed),
           table_(buckets, 0, options.process_shared),
           stripes_(stripe_mask_ + 1, 0, options.process_shared) {}
+
+    /// A filter of shape `g` as shape() reports it (loading a file): g.slots / 4 buckets, two
+    /// hashes (buckets per key), and the capacity and rate it was sized for (0 and 0 if none).
+    /// Throws invalid_argument for a shape no cuckoo filter has, and what the constructor above throws.
+    basic_cuckoo_filter(const geometry& g, const filter_options& options)
+        : basic_cuckoo_filter(checked_shape(g) / slots_per_bucket, options) {
+        capacity_ = g.capacity;
+        target_fpr_ = g.target_fpr;
+    }
 
     // ---- queries: lock-free, wait-free bar max_read_retries, and they write nothing but the
     // retry statistics on the rare path where they retry ----
@@ -227,9 +237,27 @@ public:
     /// Throws invalid_argument if `out` is not buckets() words long.
     void copy_buckets(std::span<std::uint64_t> out) const {
         if (out.size() != buckets_) throw error(errc::invalid_argument, "the copy needs one word per bucket");
-        for (std::uint64_t i = 0; i <= stripe_mask_; ++i) stripe_lock::lock(stripe_word(i));
-        for (std::uint64_t i = 0; i < buckets_; ++i) out[i] = load_word(bucket(i));
-        for (std::uint64_t i = 0; i <= stripe_mask_; ++i) stripe_lock::unlock(stripe_word(i));
+        with_writers_paused([&](std::span<const word_type> table) {
+            for (std::uint64_t i = 0; i < buckets_; ++i) out[i] = load_word(table[i]);
+        });
+    }
+
+    /// The writer gate: takes every stripe's lock in order, calls fn(buckets) (the bucket words,
+    /// read them with load_word) while no add, remove or move can change them, and releases the
+    /// locks, also if fn throws. Writers wait meanwhile; readers do not. Saving uses it, so a saved
+    /// table holds every fingerprint (serialization.hpp). fn must not write to this filter.
+    template <class Fn>
+    decltype(auto) with_writers_paused(Fn&& fn) const {
+        struct gate {
+            const basic_cuckoo_filter& f;
+            explicit gate(const basic_cuckoo_filter& filter) noexcept : f(filter) {
+                for (std::uint64_t i = 0; i <= f.stripe_mask_; ++i) stripe_lock::lock(f.stripe_word(i));
+            }
+            ~gate() {
+                for (std::uint64_t i = 0; i <= f.stripe_mask_; ++i) stripe_lock::unlock(f.stripe_word(i));
+            }
+        } held(*this);
+        return std::forward<Fn>(fn)(std::span<const word_type>(table_.data(), buckets_));
     }
 
     /// Empties the table. Not safe against concurrent writers (their copies may survive or vanish).
@@ -259,8 +287,11 @@ public:
     std::uint64_t buckets() const noexcept { return buckets_; }
     std::uint64_t seed() const noexcept { return seed_; }
     std::uint64_t capacity() const noexcept { return capacity_; }
+    /// As files record it: 4 slots per bucket, 2 hashes (candidate buckets), capacity and rate.
+    geometry shape() const noexcept { return {buckets_ * slots_per_bucket, 2, capacity_, target_fpr_}; }
     /// The bucket words (tests; a raw view, not a consistent copy: see copy_buckets).
     std::span<word_type> words() noexcept { return {table_.data(), buckets_}; }
+    std::span<const word_type> words() const noexcept { return {table_.data(), buckets_}; }
 
 private:
     static constexpr std::uint64_t max_buckets = std::uint64_t{1} << 56;
@@ -279,6 +310,13 @@ private:
         if (buckets == 0 || buckets > max_buckets) throw error(errc::invalid_argument, "bucket count must be in [1, 2^56]");
         check_memory((buckets + stripes_for(buckets)) * 8, options.memory_limit);
         return buckets;
+    }
+    /// The slot count of a valid shape(); throws invalid_argument otherwise.
+    static std::uint64_t checked_shape(const geometry& g) {
+        const bool sized = g.capacity > 0 && g.target_fpr > 0 && g.target_fpr < 1;  // false for NaN
+        if (g.slots % slots_per_bucket != 0 || g.hashes != 2 || !(sized || (g.capacity == 0 && g.target_fpr == 0)))
+            throw error(errc::invalid_argument, "not the shape of a cuckoo filter (4 slots per bucket, 2 hashes, a rate in (0, 1))");
+        return g.slots;
     }
     /// One stripe per 16 buckets, a power of two, at most max_stripes (32 KiB of stripe words).
     static std::uint64_t stripes_for(std::uint64_t buckets) noexcept {

@@ -13,6 +13,7 @@ enum class layout : std::uint8_t {
     split_block = 4,  ///< 8 bits in one 256-bit block, one per 32-bit lane; bit-exact with Parquet's
     one_word = 5,     ///< all k bits in one 64-bit word: one locked OR per add (word_block_layout.hpp)
     two_word = 6,     ///< all k bits in one aligned pair of 64-bit words: at most two locked ORs per add
+    cuckoo = 7,       ///< not a Bloom filter: four 16-bit fingerprints per 64-bit bucket (cuckoo_filter.hpp)
 };
 
 /// How blocked and counting filters place a key's probes inside its line, numbered as in
@@ -23,6 +24,7 @@ enum class probe_rule : std::uint8_t {
     fields = 1,    ///< lfbloom 1.0-1.3: bit fields of h2; one key's probes may coincide, all of them when h2 = 0
     distinct = 2,  ///< since 1.4, for new filters: rule 1's fields, each moved on to a slot the key has not probed yet
     parquet = 3,   ///< split-block filters only: XXH64 and Parquet's salted lanes (split_block_layout.hpp)
+    cuckoo = 4,    ///< cuckoo filters only: a fingerprint and two buckets from MurmurHash3 (cuckoo_filter.hpp)
 };
 
 /// The rule new blocked and counting filters get.

@@ -4,14 +4,17 @@
 // trailer.
 //   0  8  magic "LFBLOOM\0"          40  8  capacity
 //   8  2  format version (1)         48  8  target FPR (IEEE-754 double)
-//  10  1  layout (1-6)               56  8  slots set when the save began
-//  11  1  hash and probe rule (1-3)   64  8  payload bytes (= slots * slot bits / 8)
-//  12  1  slot bits (1, 4, 8)        72  8  XXH3-64 of bytes 0..71
+//  10  1  layout (1-7)               56  8  slots set when the save began
+//  11  1  hash and probe rule (1-4)   64  8  payload bytes (= slots * slot bits / 8)
+//  12  1  slot bits (1, 4, 8, 16)    72  8  XXH3-64 of bytes 0..71
 //  13  3  zero                       payload, then XXH3-64 of the payload
 //  16  8  seed
 //  24  8  slots
 //  32  4  hashes (k)
 //  36  4  zero
+// A cuckoo filter's file (layout 7, rule 4, 16-bit slots) holds its buckets as words, four slots
+// each, `hashes` 2 (buckets per key), and the exact count of fingerprints in "slots set"; its
+// capacity and rate are 0 if it was built from a bucket count (docs/FORMAT.md).
 // Loading validates the whole header (magic, version, checksum, every field, the payload size
 // against the geometry, the memory limit, and the length of the data when it is known) before
 // allocating anything, streams the payload into the new filter in 64 KiB chunks, and rejects it if
@@ -55,6 +58,7 @@
 
 #include "lfbloom/bloom_filter.hpp"
 #include "lfbloom/counting_bloom_filter.hpp"
+#include "lfbloom/cuckoo_filter.hpp"
 #include "lfbloom/error.hpp"
 #include "lfbloom/storage.hpp"
 
@@ -67,7 +71,7 @@ using byte_source = std::function<std::size_t(void* data, std::size_t size)>;
 
 /// Any filter a file can hold.
 using any_filter = std::variant<blocked_bloom_filter, classic_bloom_filter, counting_bloom_filter, split_block_bloom_filter,
-                                one_word_bloom_filter, two_word_bloom_filter>;
+                                one_word_bloom_filter, two_word_bloom_filter, cuckoo_filter>;
 
 inline constexpr std::uint16_t format_version = 1;
 inline constexpr std::size_t header_size = 80;
@@ -130,7 +134,7 @@ inline void check_available(std::uint64_t declared, std::uint64_t available) {
                 std::to_string(available));
 }
 
-inline std::uint64_t expected_payload(std::uint64_t slots, std::uint32_t slot_bits) { return slots / 64 * slot_bits * 8; }
+inline std::uint64_t expected_payload(std::uint64_t slots, std::uint32_t slot_bits) { return slots * slot_bits / 8; }
 
 /// Whether a file of layout `kind` may record hash and probe rule `rule` (docs/FORMAT.md). Pure:
 /// any thread.
@@ -142,6 +146,7 @@ inline bool rule_fits(layout kind, probe_rule rule) {
         case layout::split_block: return rule == probe_rule::parquet;
         case layout::one_word:
         case layout::two_word: return rule == probe_rule::distinct;  // new in 1.5: never rule 1
+        case layout::cuckoo: return rule == probe_rule::cuckoo;
     }
     return false;
 }
@@ -154,14 +159,19 @@ inline std::uint64_t line_slots(layout kind, std::uint32_t slot_bits) {
         case layout::split_block: return split_block_layout::block_bits;
         case layout::one_word: return one_word_layout::block_bits;
         case layout::two_word: return two_word_layout::block_bits;
+        case layout::cuckoo: return cuckoo_filter::slots_per_bucket;
         case layout::blocked:
         case layout::counting: break;
     }
     return 512 / slot_bits;
 }
 
+/// The slot width of Filter's files.
 template <class Filter>
-std::uint64_t slots_set(const Filter& f) { return f.stats().slots_set; }
+std::uint32_t slot_bits_of(const Filter& f) {
+    if constexpr (Filter::kind == layout::cuckoo) return 16;
+    else return f.counter_bits();
+}
 
 /// Streams the words out in chunks, each word read atomically, converted to `Endian`.
 template <class Convert>
@@ -234,15 +244,16 @@ std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8
     std::memcpy(h.data(), magic_bytes, 8);
     put_le<std::uint16_t>(&h[8], format_version);
     h[10] = static_cast<unsigned char>(Filter::kind);
-    h[11] = static_cast<unsigned char>(filter.probes());
-    h[12] = static_cast<unsigned char>(filter.counter_bits());
+    if constexpr (Filter::kind == layout::cuckoo) h[11] = static_cast<unsigned char>(probe_rule::cuckoo);
+    else h[11] = static_cast<unsigned char>(filter.probes());
+    h[12] = static_cast<unsigned char>(slot_bits_of(filter));
     put_le<std::uint64_t>(&h[16], filter.seed());
     put_le<std::uint64_t>(&h[24], filter.shape().slots);
     put_le<std::uint32_t>(&h[32], filter.shape().hashes);
     put_le<std::uint64_t>(&h[40], filter.shape().capacity);
     put_le<std::uint64_t>(&h[48], std::bit_cast<std::uint64_t>(filter.shape().target_fpr));
     put_le<std::uint64_t>(&h[56], set);
-    put_le<std::uint64_t>(&h[64], filter.words().size() * 8);
+    put_le<std::uint64_t>(&h[64], expected_payload(filter.shape().slots, slot_bits_of(filter)));
     put_le<std::uint64_t>(&h[72], XXH3_64bits(h.data(), 72));
     return h;
 }
@@ -256,13 +267,14 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
                                                    " is not supported (this lfbloom reads version 1)");
     if (get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) corrupt("header checksum mismatch");
     file_header out;
-    if (h[10] < 1 || h[10] > 6) throw error(errc::unsupported_version, "unknown layout in the header");
+    if (h[10] < 1 || h[10] > 7) throw error(errc::unsupported_version, "unknown layout in the header");
     out.kind = static_cast<layout>(h[10]);
     if (!rule_fits(out.kind, static_cast<probe_rule>(h[11])))
         throw error(errc::unsupported_version, "hash and probe rule " + std::to_string(h[11]) + " is unknown for this layout");
     out.probes = static_cast<probe_rule>(h[11]);
     out.slot_bits = h[12];
-    const bool bits_ok = out.kind == layout::counting ? (out.slot_bits == 4 || out.slot_bits == 8) : out.slot_bits == 1;
+    const bool bits_ok = out.kind == layout::counting ? (out.slot_bits == 4 || out.slot_bits == 8)
+                                                      : out.slot_bits == (out.kind == layout::cuckoo ? 16u : 1u);
     if (!bits_ok || h[13] != 0 || h[14] != 0 || h[15] != 0 || get_le<std::uint32_t>(&h[36]) != 0)
         corrupt("inconsistent slot width or non-zero reserved bytes");
     out.seed = get_le<std::uint64_t>(&h[16]);
@@ -274,7 +286,8 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
     out.payload_bytes = get_le<std::uint64_t>(&h[64]);
     if (out.shape.slots == 0 || out.shape.slots > max_slots || out.shape.slots % line_slots(out.kind, out.slot_bits) != 0)
         corrupt("slot count " + std::to_string(out.shape.slots) + " is impossible for this layout");
-    if (out.shape.hashes == 0 || out.shape.hashes > max_hashes) corrupt("hash count out of range");
+    if (out.shape.hashes == 0 || out.shape.hashes > max_hashes || (out.kind == layout::cuckoo && out.shape.hashes != 2))
+        corrupt("hash count out of range");
     if (out.payload_bytes != expected_payload(out.shape.slots, out.slot_bits)) corrupt("payload length does not match the geometry");
     if (out.slots_set > out.shape.slots) corrupt("more slots set than slots");
     return out;
@@ -298,16 +311,25 @@ Filter make_for(const file_header& h, std::uint64_t memory_limit, Storage&&... s
 // ---- native format ------------------------------------------------------------------------------
 
 /// Writes `filter` to `sink` in the native format. Thread-safe with concurrent adds, queries and
-/// (counting) removes on the filter: see the top of this file for what the snapshot holds.
+/// (counting, cuckoo) removes on the filter: see the top of this file for what the snapshot holds.
+/// A cuckoo filter is written behind its writer gate (with_writers_paused): its writers wait for
+/// the save, and the file holds one state of the table, with every fingerprint (a kick in flight
+/// could otherwise be caught half done, its fingerprint in neither bucket the save read).
 template <class Filter>
 void save(const Filter& filter, const byte_sink& sink) {
-    const auto h = detail::encode_header(detail::magic, filter, detail::slots_set(filter));
-    sink(h.data(), h.size());
-    detail::xxh3_state payload;
-    detail::write_words(filter.words(), sink, detail::little, payload.state);
-    std::array<unsigned char, trailer_size> trailer;
-    detail::put_le<std::uint64_t>(trailer.data(), XXH3_64bits_digest(payload.state));
-    sink(trailer.data(), trailer.size());
+    auto write = [&](std::span<const std::uint64_t> words, std::uint64_t set) {
+        const auto h = detail::encode_header(detail::magic, filter, set);
+        sink(h.data(), h.size());
+        detail::xxh3_state payload;
+        detail::write_words(words, sink, detail::little, payload.state);
+        std::array<unsigned char, trailer_size> trailer;
+        detail::put_le<std::uint64_t>(trailer.data(), XXH3_64bits_digest(payload.state));
+        sink(trailer.data(), trailer.size());
+    };
+    if constexpr (Filter::kind == layout::cuckoo)
+        filter.with_writers_paused([&](std::span<const std::uint64_t> table) { write(table, filter.stats().fingerprints); });
+    else
+        write(filter.words(), filter.stats().slots_set);
 }
 
 /// Reads and validates a native header; throws corrupt, unsupported_version or too_large (the
@@ -336,6 +358,9 @@ Filter load_payload(const file_header& header, const byte_source& source, std::u
     detail::read_exact(source, trailer.data(), trailer.size(), "checksum");
     if (detail::get_le<std::uint64_t>(trailer.data()) != XXH3_64bits_digest(payload.state))
         detail::corrupt("payload checksum mismatch");
+    if constexpr (Filter::kind == layout::cuckoo) {  // saved behind the writer gate: exact
+        if (f.stats().fingerprints != header.slots_set) detail::corrupt("fingerprint count does not match the header");
+    }
     return f;
 }
 
@@ -349,6 +374,7 @@ inline any_filter load_any(const byte_source& source, std::uint64_t memory_limit
         case layout::split_block: return load_payload<split_block_bloom_filter>(h, source, memory_limit, available);
         case layout::one_word: return load_payload<one_word_bloom_filter>(h, source, memory_limit, available);
         case layout::two_word: return load_payload<two_word_bloom_filter>(h, source, memory_limit, available);
+        case layout::cuckoo: return load_payload<cuckoo_filter>(h, source, memory_limit, available);
         case layout::blocked: break;
     }
     return load_payload<blocked_bloom_filter>(h, source, memory_limit, available);

@@ -120,6 +120,7 @@ inline any_filter map_shared_file(const std::string& path, std::uint64_t memory_
         case layout::split_block: return make_for<split_block_bloom_filter>(h, memory_limit, std::move(words));
         case layout::one_word: return make_for<one_word_bloom_filter>(h, memory_limit, std::move(words));
         case layout::two_word: return make_for<two_word_bloom_filter>(h, memory_limit, std::move(words));
+        case layout::cuckoo: throw error(errc::incompatible, path + " holds a cuckoo filter: it cannot be shared between processes yet");
         case layout::blocked: break;
     }
     return make_for<blocked_bloom_filter>(h, memory_limit, std::move(words));
@@ -149,8 +150,15 @@ public:
         return std::visit([&](const auto& f) { return f.contains(key); }, filter_);
     }
 
+    /// The Bloom filter's stats (shared files hold Bloom filters only: map_shared_file refuses a
+    /// cuckoo filter, whose stripe locks are not in the file).
     filter_stats stats() const {
-        return std::visit([](const auto& f) { return f.stats(); }, filter_);
+        return std::visit(
+            [](const auto& f) -> filter_stats {
+                if constexpr (std::decay_t<decltype(f)>::kind == layout::cuckoo) return {};
+                else return f.stats();
+            },
+            filter_);
     }
 
 private:
