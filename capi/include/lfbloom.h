@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 4
+#define LFB_VERSION_MINOR 5
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -61,7 +61,8 @@ enum lfb_status {
     LFB_ERR_IO = -8,                  /* reading or writing failed */
     LFB_ERR_INTERNAL = -9,            /* a bug in lfbloom: please report it */
     LFB_ERR_FULL = -10,               /* a scalable filter reached its cap on sub-filters or memory (1.1) */
-    LFB_ERR_READ_ONLY = -11           /* a write to a filter opened read-only (1.4) */
+    LFB_ERR_READ_ONLY = -11,          /* a write to a filter opened read-only (1.4) */
+    LFB_ERR_TOO_MANY_DUPLICATES = -12 /* a cuckoo filter holds 8 copies of the key's fingerprint already (1.5) */
 };
 
 /* Layouts, numbered as in serialized filters. Classic filters keep Guava's flaw with its
@@ -436,6 +437,135 @@ LFB_API int lfb_swap_replace(lfb_swap* swap, lfb_filter* next);
 LFB_API int lfb_swap_stats(const lfb_swap* swap, lfb_stats* out);
 /** Replacements so far. */
 LFB_API int lfb_swap_generation(const lfb_swap* swap, uint64_t* out);
+
+/* ---- any filter: one handle for every kind (since 1.5) ------------------------------------------
+ *
+ * lfb_handle holds a filter of any kind a file can hold: the Bloom layouts, a counting filter or a
+ * cuckoo filter. Every kind takes the same calls; the ones whose meaning differs by kind (remove,
+ * count) say which kinds have them and return LFB_ERR_INCOMPATIBLE for the others. Thread safety
+ * is that of the other handles: any number of threads may call anything but lfb_free at once;
+ * cuckoo filters' adds and removes lock one stripe of buckets at a time (queries never wait).
+ * The promise after remove is the counting filter's: removing a key never added can remove
+ * another key's fingerprint or counts (a false negative for that key).
+ */
+typedef struct lfb_handle lfb_handle;
+
+/* Filter kinds: the layout numbers of docs/FORMAT.md. */
+enum lfb_kind {
+    LFB_KIND_CLASSIC = 1,     /* Bloom, k probes anywhere (Guava's) */
+    LFB_KIND_BLOCKED = 2,     /* Bloom, k probes in one cache line: the default */
+    LFB_KIND_COUNTING = 3,    /* blocked, with 4- or 8-bit counters: removes */
+    LFB_KIND_SPLIT_BLOCK = 4, /* Bloom, Parquet's split-block filter (XXH64; seed 0 is Parquet's) */
+    LFB_KIND_ONE_WORD = 5,    /* Bloom, k probes in one 64-bit word */
+    LFB_KIND_TWO_WORD = 6,    /* Bloom, k probes in one pair of words */
+    LFB_KIND_CUCKOO = 7       /* cuckoo: 16-bit fingerprints, removes, smallest below about 0.05% */
+};
+
+/* What lfb_create builds. Initialize with lfb_spec_init (kind blocked, 4-bit counters), then set
+ * at least capacity and fpr. */
+typedef struct lfb_spec {
+    uint32_t struct_size;  /* sizeof(lfb_spec) as the caller compiled it */
+    uint32_t kind;         /* enum lfb_kind */
+    uint64_t capacity;     /* distinct keys it must hold; > 0 */
+    double fpr;            /* false-positive rate at capacity, in (0, 1); a cuckoo filter refuses rates below about 0.006% */
+    uint64_t seed;         /* hash seed (default 0) */
+    uint64_t memory_limit; /* bytes the filter may use; 0 = only the machine's memory */
+    uint32_t counter_bits; /* counting: 4 or 8 */
+    uint32_t flags;        /* LFB_OPTION_PROCESS_SHARED */
+} lfb_spec;
+
+/* One call over many keys (lfb_batch). Give the keys either as one buffer plus count + 1 offsets
+ * (data, offsets: key i is data[offsets[i]] .. data[offsets[i+1]-1]) or as an array (keys); leave
+ * the other NULL. The call fills done and positive. */
+typedef struct lfb_batch {
+    uint32_t struct_size;  /* sizeof(lfb_batch) as the caller compiled it */
+    uint32_t op;           /* enum lfb_batch_op */
+    uint64_t count;        /* keys */
+    const void* data;      /* with offsets: the keys' bytes, end to end */
+    const uint64_t* offsets;
+    const lfb_key* keys;   /* or: the keys as an array */
+    uint8_t* results;      /* NULL, or count bytes: 1 or 0 per key (new, present, removed) */
+    uint64_t done;         /* out: keys processed; count unless an add was refused (then the refused key's index) */
+    uint64_t positive;     /* out: keys among them whose answer was 1 */
+} lfb_batch;
+
+enum lfb_batch_op {
+    LFB_OP_ADD = 1,      /* as lfb_add; a refusal (LFB_ERR_FULL, LFB_ERR_TOO_MANY_DUPLICATES) stops the batch there */
+    LFB_OP_CONTAINS = 2, /* as lfb_contains */
+    LFB_OP_REMOVE = 3    /* as lfb_remove: counting and cuckoo filters */
+};
+
+/* A snapshot of any filter (lfb_info). Fields a kind does not have are 0. */
+typedef struct lfb_info {
+    uint32_t struct_size;    /* sizeof(lfb_info) as the caller compiled it */
+    uint32_t kind;           /* enum lfb_kind */
+    uint64_t slots;          /* bits, counters, or cuckoo fingerprint slots (4 per bucket) */
+    uint32_t slot_bits;      /* 1, 4 or 8 (counters), 16 (cuckoo fingerprints) */
+    uint32_t hashes;         /* k; 2 for cuckoo (buckets per key) */
+    uint64_t bytes;          /* memory of the filter's arrays */
+    uint64_t capacity;       /* keys it was sized for */
+    double target_fpr;       /* rate it was sized for */
+    uint64_t seed;
+    uint64_t slots_set;      /* bits set, counters above zero, fingerprints stored */
+    double fill_ratio;       /* slots_set / slots (a cuckoo filter's load) */
+    double estimated_count;  /* keys estimated from the fill; cuckoo: fingerprints stored; infinite when a Bloom filter is full */
+    double expected_fpr;     /* of an absent key now */
+    uint32_t near_capacity;  /* 1 past 80% of capacity (cuckoo: of its maximum load, 94%) */
+    uint32_t reserved;
+    uint64_t saturated;      /* counting: counters stuck at their maximum */
+    uint64_t kicks;          /* cuckoo: fingerprints moved to make room, since creation or load */
+    uint64_t failed_adds;    /* cuckoo: adds refused as full */
+    uint64_t duplicate_refusals; /* cuckoo: adds refused as too many duplicates */
+    uint64_t reader_retries; /* cuckoo: queries redone because a writer moved fingerprints meanwhile */
+    uint64_t reader_gave_up; /* cuckoo: queries answered "maybe" after 8 retries */
+} lfb_info;
+
+/** Fills *spec with the defaults. */
+LFB_API int lfb_spec_init(lfb_spec* spec);
+/** A filter of spec->kind sized for (capacity, fpr). */
+LFB_API int lfb_create(const lfb_spec* spec, lfb_handle** out);
+/** Releases the filter. NULL is a no-op. No other thread may be using it. */
+LFB_API void lfb_free(lfb_handle* handle);
+/** The filter's enum lfb_kind (> 0), or an error. */
+LFB_API int lfb_kind(const lfb_handle* handle);
+/**
+ * Adds a key: 1 if it was new (a Bloom filter: some bit changed; counting: some counter was 0;
+ * cuckoo: no copy of its fingerprint was in its buckets), 0 if not. A cuckoo filter may refuse
+ * with LFB_ERR_FULL (no free slot within its search bound) or LFB_ERR_TOO_MANY_DUPLICATES; it then
+ * changed nothing and lost nothing.
+ */
+LFB_API int lfb_add(lfb_handle* handle, const void* key, uint64_t len);
+/** 1 if the key may have been added, 0 if it certainly was not. Lock-free for every kind. */
+LFB_API int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len);
+/** Counting and cuckoo filters: 1 if a copy of the key was removed, 0 if none was there (nothing
+ *  changed). Other kinds: LFB_ERR_INCOMPATIBLE. */
+LFB_API int lfb_remove(lfb_handle* handle, const void* key, uint64_t len);
+/** Counting: the key's smallest counter (how often it was added, at most); cuckoo: copies of its
+ *  fingerprint in its buckets. 0 means certainly absent. Other kinds: LFB_ERR_INCOMPATIBLE. */
+LFB_API int lfb_count(const lfb_handle* handle, const void* key, uint64_t len);
+/**
+ * Runs batch->op over batch->count keys, hashing and prefetching them in groups so their cache
+ * misses overlap. Arguments are checked before any key is used. Returns LFB_OK (also when some
+ * keys were absent or not removed), or the error that stopped it: for an add refused midway,
+ * batch->done is the refused key's index, the keys before it were added, results (if any) are set
+ * for them, and the rest are untouched.
+ */
+LFB_API int lfb_batch_run(lfb_handle* handle, lfb_batch* batch);
+/** Fills *out (out->struct_size must be set); reads the whole filter, O(size). */
+LFB_API int lfb_info_get(const lfb_handle* handle, lfb_info* out);
+/** The exact number of bytes lfb_save writes in `format` (LFB_FORMAT_NATIVE for every kind;
+ *  LFB_FORMAT_GUAVA for classic filters of seed 0). */
+LFB_API int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint64_t* size);
+/** Writes the filter into buffer[0 .. capacity); *written (if not NULL) gets the byte count. A
+ *  cuckoo filter's adds and removes wait while it is written (its writer gate, docs/FORMAT.md). */
+LFB_API int lfb_save(const lfb_handle* handle, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written);
+/** Writes the filter to `path` atomically; a new file gets `mode` (0 to 0777) less the umask. */
+LFB_API int lfb_save_file(const lfb_handle* handle, uint32_t format, const char* path, uint32_t mode);
+/** Loads whatever filter exactly `len` bytes hold, validated before anything is allocated;
+ *  memory_limit 0 = none. */
+LFB_API int lfb_load(uint32_t format, const void* data, uint64_t len, uint64_t memory_limit, lfb_handle** out);
+/** Loads whatever filter the file at `path` holds (it must hold exactly one). */
+LFB_API int lfb_load_file(uint32_t format, const char* path, uint64_t memory_limit, lfb_handle** out);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -37,6 +38,10 @@ struct lfb_swap {
     lfbloom::swappable_filter<lfb_filter> impl;
 };
 
+struct lfb_handle {
+    lfbloom::any_filter impl;
+};
+
 namespace {
 
 using lfbloom::errc;
@@ -63,6 +68,7 @@ int status_of(errc code) noexcept {
         case errc::io: return LFB_ERR_IO;
         case errc::full: return LFB_ERR_FULL;
         case errc::read_only: return LFB_ERR_READ_ONLY;
+        case errc::too_many_duplicates: return LFB_ERR_TOO_MANY_DUPLICATES;
     }
     return LFB_ERR_INTERNAL;
 }
@@ -370,11 +376,12 @@ int contains_many(const Filter& f, const void* data, const std::uint64_t* offset
     return contains_batch(f, key_batch(data, offsets, count), count, results, found);
 }
 
-/// A scalable filter's batch add: in chunks with our own result bytes, so that a refusal midway
-/// (full) still tells what was added.
-template <class Keys>
-int scalable_add_batch(lfbloom::scalable_bloom_filter& f, const Keys& keys, std::uint64_t count, std::uint8_t* results,
-                       std::uint64_t* added) {
+/// A batch add that may be refused midway (a full scalable or cuckoo filter): in chunks with our
+/// own result bytes, so that a refusal still tells what was added (*added) and where it stopped
+/// (*done, if not NULL: the refused key's index).
+template <class Filter, class Keys>
+int refusable_add_batch(Filter& f, const Keys& keys, std::uint64_t count, std::uint8_t* results, std::uint64_t* added,
+                        std::uint64_t* done = nullptr) {
     constexpr std::uint8_t untouched = 2;
     std::uint8_t chunk[lfbloom::batch_size];
     std::uint64_t fresh = 0;
@@ -384,11 +391,13 @@ int scalable_add_batch(lfbloom::scalable_bloom_filter& f, const Keys& keys, std:
         try {
             f.add_many(n, [&](std::size_t i) { return keys(base + i); }, chunk);
         } catch (const lfbloom::error&) {
-            for (std::size_t i = 0; i < n && chunk[i] != untouched; ++i) {
+            std::size_t i = 0;
+            for (; i < n && chunk[i] != untouched; ++i) {
                 fresh += chunk[i];
                 if (results != nullptr) results[base + i] = chunk[i];
             }
             if (added != nullptr) *added = fresh;
+            if (done != nullptr) *done = base + i;
             throw;
         }
         for (std::size_t i = 0; i < n; ++i) fresh += chunk[i];
@@ -444,8 +453,9 @@ const char* lfb_strerror(int code) {
         case LFB_ERR_UNSUPPORTED_VERSION: return "unsupported version";
         case LFB_ERR_IO: return "I/O error";
         case LFB_ERR_INTERNAL: return "internal error";
-        case LFB_ERR_FULL: return "scalable filter full: its cap on sub-filters or memory is reached";
+        case LFB_ERR_FULL: return "filter full: a scalable filter's cap on sub-filters or memory, or no free slot in a cuckoo filter";
         case LFB_ERR_READ_ONLY: return "the filter was opened read-only";
+        case LFB_ERR_TOO_MANY_DUPLICATES: return "too many copies of the key's fingerprint in the cuckoo filter";
     }
     return "unknown status";
 }
@@ -791,11 +801,11 @@ int lfb_scalable_contains(const lfb_scalable* filter, const void* key, uint64_t 
 
 int lfb_scalable_add_many(lfb_scalable* filter, const void* data, const uint64_t* offsets, uint64_t count,
                           uint8_t* results, uint64_t* added) {
-    return with_filter(filter, [&](auto& f) { return scalable_add_batch(f, key_batch(data, offsets, count), count, results, added); });
+    return with_filter(filter, [&](auto& f) { return refusable_add_batch(f, key_batch(data, offsets, count), count, results, added); });
 }
 
 int lfb_scalable_add_keys(lfb_scalable* filter, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added) {
-    return with_filter(filter, [&](auto& f) { return scalable_add_batch(f, key_array(keys, count), count, results, added); });
+    return with_filter(filter, [&](auto& f) { return refusable_add_batch(f, key_array(keys, count), count, results, added); });
 }
 
 int lfb_scalable_contains_keys(const lfb_scalable* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
@@ -1004,5 +1014,225 @@ int lfb_swap_generation(const lfb_swap* swap, uint64_t* out) {
         require(out != nullptr, "output is NULL");
         *out = handle.generation();
         return LFB_OK;
+    });
+}
+
+// ---- any filter (1.5) ---------------------------------------------------------------------------
+
+namespace {
+
+/// Whether filter type F removes and counts keys (counting and cuckoo filters).
+template <class F>
+constexpr bool removes = requires(F& f, lfbloom::key_view k) { f.remove(k); };
+
+lfbloom::any_filter make_any(const lfb_spec& s) {
+    require((s.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_spec.flags has unknown bits");
+    const lfbloom::filter_options o{.memory_limit = s.memory_limit, .seed = s.seed,
+                                    .process_shared = (s.flags & LFB_OPTION_PROCESS_SHARED) != 0};
+    switch (s.kind) {
+        case LFB_KIND_CLASSIC: return lfbloom::classic_bloom_filter::for_capacity(s.capacity, s.fpr, o);
+        case LFB_KIND_BLOCKED: return lfbloom::blocked_bloom_filter::for_capacity(s.capacity, s.fpr, o);
+        case LFB_KIND_COUNTING: return lfbloom::counting_bloom_filter::for_capacity(s.capacity, s.fpr, s.counter_bits, o);
+        case LFB_KIND_SPLIT_BLOCK: return lfbloom::split_block_bloom_filter::for_capacity(s.capacity, s.fpr, o);
+        case LFB_KIND_ONE_WORD: return lfbloom::one_word_bloom_filter::for_capacity(s.capacity, s.fpr, o);
+        case LFB_KIND_TWO_WORD: return lfbloom::two_word_bloom_filter::for_capacity(s.capacity, s.fpr, o);
+        case LFB_KIND_CUCKOO: return lfbloom::cuckoo_filter::for_capacity(s.capacity, s.fpr, o);
+        default: break;
+    }
+    throw lfbloom::error(errc::invalid_argument, "lfb_spec.kind is not an enum lfb_kind value");
+}
+
+/// Applies op to the filter in the handle, whatever its kind.
+template <class Handle, class Op>
+int with_any(Handle* handle, Op op) {
+    return guarded([&] { return std::visit(op, deref(handle).impl); });
+}
+
+[[noreturn]] void no_removes() {
+    throw lfbloom::error(errc::incompatible, "only counting and cuckoo filters remove and count keys");
+}
+
+/// The keys of a batch descriptor, in either shape, validated.
+template <class Run>
+int with_batch_keys(const lfb_batch& b, Run run) {
+    const bool as_array = b.keys != nullptr;
+    require(!as_array || (b.data == nullptr && b.offsets == nullptr), "lfb_batch gives keys both as an array and as a buffer");
+    if (as_array) return run(key_array(b.keys, b.count));
+    return run(key_batch(b.data, b.offsets, b.count));
+}
+
+template <class Filter>
+int info_of(const Filter& f, lfb_info* out) {
+    require(out != nullptr, "info output is NULL");
+    require(out->struct_size >= sizeof(lfb_info), "lfb_info.struct_size is too small");
+    lfb_info v{};
+    v.struct_size = sizeof(lfb_info);
+    v.kind = static_cast<std::uint32_t>(Filter::kind);
+    v.seed = f.seed();
+    if constexpr (Filter::kind == lfbloom::layout::cuckoo) {
+        const lfbloom::cuckoo_stats s = f.stats();
+        v.slots = f.shape().slots;
+        v.slot_bits = 16;
+        v.hashes = f.shape().hashes;
+        v.bytes = s.bytes;
+        v.capacity = s.capacity;
+        v.target_fpr = s.target_fpr;
+        v.slots_set = s.fingerprints;
+        v.fill_ratio = s.load;
+        v.estimated_count = static_cast<double>(s.fingerprints);
+        v.expected_fpr = s.expected_fpr;
+        v.near_capacity = s.load > lfbloom::near_capacity_fraction * lfbloom::cuckoo_filter::max_load;
+        v.kicks = s.kicks;
+        v.failed_adds = s.failed_inserts;
+        v.duplicate_refusals = s.duplicate_refusals;
+        v.reader_retries = s.reader_retries;
+        v.reader_gave_up = s.reader_gave_up;
+    } else {
+        const lfbloom::filter_stats s = f.stats();
+        v.slots = s.slots;
+        v.slot_bits = s.slot_bits;
+        v.hashes = s.hashes;
+        v.bytes = s.bytes;
+        v.capacity = s.capacity;
+        v.target_fpr = s.target_fpr;
+        v.slots_set = s.slots_set;
+        v.fill_ratio = s.fill_ratio;
+        v.estimated_count = s.estimated_count;
+        v.expected_fpr = s.estimated_fpr;
+        v.near_capacity = s.near_capacity;
+        v.saturated = s.saturated;
+    }
+    std::memcpy(out, &v, sizeof v);  // a newer caller's extra fields stay as they were
+    return LFB_OK;
+}
+
+/// Any filter from `source` in `format`.
+lfbloom::any_filter load_any_format(std::uint32_t format, const lfbloom::byte_source& source, std::uint64_t limit,
+                                    std::uint64_t available) {
+    if (format == LFB_FORMAT_GUAVA) return lfbloom::load_guava(source, limit, available);
+    require(format == LFB_FORMAT_NATIVE, "format must be LFB_FORMAT_NATIVE or LFB_FORMAT_GUAVA");
+    return lfbloom::load_any(source, limit, available);
+}
+
+int new_handle(lfb_handle** out, const std::function<lfbloom::any_filter()>& make) {
+    return guarded([&] {
+        require(out != nullptr, "output handle pointer is NULL");
+        *out = new lfb_handle{make()};
+        return LFB_OK;
+    });
+}
+
+}  // namespace
+
+int lfb_spec_init(lfb_spec* spec) {
+    if (spec == nullptr) return fail(LFB_ERR_INVALID_ARGUMENT, "spec is NULL");
+    *spec = lfb_spec{};
+    spec->struct_size = sizeof(lfb_spec);
+    spec->kind = LFB_KIND_BLOCKED;
+    spec->counter_bits = 4;
+    return LFB_OK;
+}
+
+int lfb_create(const lfb_spec* spec, lfb_handle** out) {
+    return new_handle(out, [&] {
+        require(spec != nullptr, "spec is NULL");
+        lfb_spec s;
+        lfb_spec_init(&s);
+        read_sized(spec, s);
+        return make_any(s);
+    });
+}
+
+void lfb_free(lfb_handle* handle) { delete handle; }
+
+int lfb_kind(const lfb_handle* handle) {
+    return with_any(handle, [](const auto& f) { return static_cast<int>(std::decay_t<decltype(f)>::kind); });
+}
+
+int lfb_add(lfb_handle* handle, const void* key, uint64_t len) {
+    return with_any(handle, [&](auto& f) { return f.add(key_of(key, len)) ? 1 : 0; });
+}
+
+int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len) {
+    return with_any(handle, [&](const auto& f) { return f.contains(key_of(key, len)) ? 1 : 0; });
+}
+
+int lfb_remove(lfb_handle* handle, const void* key, uint64_t len) {
+    return with_any(handle, [&](auto& f) -> int {
+        if constexpr (removes<std::decay_t<decltype(f)>>) return f.remove(key_of(key, len)) ? 1 : 0;
+        else no_removes();
+    });
+}
+
+int lfb_count(const lfb_handle* handle, const void* key, uint64_t len) {
+    return with_any(handle, [&](const auto& f) -> int {
+        if constexpr (removes<std::decay_t<decltype(f)>>) return static_cast<int>(f.count(key_of(key, len)));
+        else no_removes();
+    });
+}
+
+int lfb_batch_run(lfb_handle* handle, lfb_batch* batch) {
+    return with_any(handle, [&](auto& f) -> int {
+        require(batch != nullptr, "batch is NULL");
+        lfb_batch b;
+        read_sized(batch, b);
+        b.done = 0;
+        b.positive = 0;
+        const int status = guarded([&] {
+            return with_batch_keys(b, [&](const auto& keys) -> int {
+                switch (b.op) {
+                    case LFB_OP_ADD:
+                        refusable_add_batch(f, keys, b.count, b.results, &b.positive, &b.done);
+                        break;
+                    case LFB_OP_CONTAINS: b.positive = f.contains_many(b.count, keys, b.results); break;
+                    case LFB_OP_REMOVE:
+                        if constexpr (removes<std::decay_t<decltype(f)>>) b.positive = f.remove_many(b.count, keys, b.results);
+                        else no_removes();
+                        break;
+                    default: throw lfbloom::error(errc::invalid_argument, "lfb_batch.op is not an enum lfb_batch_op value");
+                }
+                b.done = b.count;
+                return LFB_OK;
+            });
+        });
+        batch->done = b.done;  // also after a refusal: how far it got
+        batch->positive = b.positive;
+        return status;
+    });
+}
+
+int lfb_info_get(const lfb_handle* handle, lfb_info* out) {
+    return with_any(handle, [&](const auto& f) { return info_of(f, out); });
+}
+
+int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint64_t* size) {
+    return with_any(handle, [&](const auto& f) {
+        require(size != nullptr, "size output is NULL");
+        *size = serialized_size(f, format);
+        return LFB_OK;
+    });
+}
+
+int lfb_save(const lfb_handle* handle, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written) {
+    return with_any(handle, [&](const auto& f) { return save_to_buffer(f, format, buffer, capacity, written); });
+}
+
+int lfb_save_file(const lfb_handle* handle, uint32_t format, const char* path, uint32_t mode) {
+    return with_any(handle, [&](const auto& f) { return save_to_file(f, format, path, mode); });
+}
+
+int lfb_load(uint32_t format, const void* data, uint64_t len, uint64_t memory_limit, lfb_handle** out) {
+    return new_handle(out, [&] {
+        require(data != nullptr || len == 0, "data is NULL but its length is not 0");
+        return lfbloom::load_exact<lfbloom::any_filter>({static_cast<const std::byte*>(data), len}, [&](const lfbloom::byte_source& s, std::uint64_t n) {
+            return load_any_format(format, s, memory_limit, n);
+        });
+    });
+}
+
+int lfb_load_file(uint32_t format, const char* path, uint64_t memory_limit, lfb_handle** out) {
+    return new_handle(out, [&] {
+        require(path != nullptr, "path is NULL");
+        return lfbloom::read_file(path, [&](const lfbloom::byte_source& s, std::uint64_t n) { return load_any_format(format, s, memory_limit, n); });
     });
 }

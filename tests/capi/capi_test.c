@@ -56,10 +56,10 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.4.0") == 0);
-    CHECK(lfb_version() == 10400);
+    CHECK(strcmp(lfb_version_string(), "1.5.0") == 0);
+    CHECK(lfb_version() == 10500);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
-    for (code = LFB_ERR_READ_ONLY; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
+    for (code = LFB_ERR_TOO_MANY_DUPLICATES; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
     CHECK(lfb_options_init(&o) == LFB_OK);
     CHECK(o.struct_size == sizeof o && o.layout == LFB_LAYOUT_BLOCKED && o.counter_bits == 4 && o.memory_limit == 0);
@@ -1072,6 +1072,258 @@ static void test_counting_remove_keys(void) {
     lfb_counting_free(c);
 }
 
+/* ---- 1.5: one handle for every kind ----------------------------------------------------------- */
+
+static lfb_info info_of(const lfb_handle* h) {
+    lfb_info i;
+    memset(&i, 0, sizeof i);
+    i.struct_size = sizeof i;
+    CHECK(lfb_info_get(h, &i) == LFB_OK);
+    return i;
+}
+
+static lfb_batch batch_of(uint32_t op, const char* data, const uint64_t* offsets, uint64_t count, uint8_t* results) {
+    lfb_batch b;
+    memset(&b, 0, sizeof b);
+    b.struct_size = sizeof b;
+    b.op = op;
+    b.count = count;
+    b.data = data;
+    b.offsets = offsets;
+    b.results = results;
+    return b;
+}
+
+/* Keys "k0" .. "k{n-1}" end to end in data, with n + 1 offsets. */
+static void numbered_keys(uint64_t n, char* data, uint64_t* offsets) {
+    uint64_t i;
+    offsets[0] = 0;
+    for (i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + (uint64_t)sprintf(data + offsets[i], "k%llu", (unsigned long long)i);
+}
+
+static void test_any_handle_kinds(void) {
+    static char data[8 * 1000];
+    static uint64_t offsets[1001];
+    static uint8_t results[1000];
+    static unsigned char saved[64 * 1024];
+    lfb_spec spec;
+    uint32_t kind;
+    numbered_keys(1000, data, offsets);
+    CHECK(lfb_spec_init(&spec) == LFB_OK);
+    CHECK(spec.struct_size == sizeof spec && spec.kind == LFB_KIND_BLOCKED && spec.counter_bits == 4 && spec.capacity == 0);
+    for (kind = LFB_KIND_CLASSIC; kind <= LFB_KIND_CUCKOO; ++kind) {
+        const int removes = kind == LFB_KIND_COUNTING || kind == LFB_KIND_CUCKOO;
+        lfb_handle* h = NULL;
+        lfb_handle* back = NULL;
+        lfb_batch b;
+        lfb_info info;
+        uint64_t size = 0, written = 0, i;
+        spec.kind = kind;
+        spec.capacity = 2000;
+        spec.fpr = 0.01;
+        spec.seed = kind == LFB_KIND_SPLIT_BLOCK ? 0 : 11;
+        CHECK(lfb_create(&spec, &h) == LFB_OK);
+        CHECK(lfb_kind(h) == (int)kind);
+        b = batch_of(LFB_OP_ADD, data, offsets, 500, results);
+        CHECK(lfb_batch_run(h, &b) == LFB_OK && b.done == 500 && b.positive > 490);
+        for (i = 500; i < 1000; ++i) CHECK(lfb_add(h, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+        b = batch_of(LFB_OP_CONTAINS, data, offsets, 1000, results);
+        CHECK(lfb_batch_run(h, &b) == LFB_OK && b.done == 1000 && b.positive == 1000);
+        CHECK(lfb_contains(h, "k999", 4) == 1);
+        info = info_of(h);
+        CHECK(info.kind == kind && info.capacity == 2000 && info.target_fpr == 0.01 && info.seed == spec.seed);
+        CHECK(info.slots_set > 0 && info.bytes > 0 && info.expected_fpr < 0.01 && !info.near_capacity);
+        if (kind == LFB_KIND_CUCKOO) CHECK(info.slot_bits == 16 && info.hashes == 2 && info.slots_set == 1000 && info.estimated_count == 1000);
+        /* save and load: the same kind, every key */
+        CHECK(lfb_serialized_size(h, LFB_FORMAT_NATIVE, &size) == LFB_OK && size <= sizeof saved);
+        CHECK(lfb_save(h, LFB_FORMAT_NATIVE, saved, sizeof saved, &written) == LFB_OK && written == size);
+        CHECK(lfb_load(LFB_FORMAT_NATIVE, saved, written, 0, &back) == LFB_OK);
+        CHECK(lfb_kind(back) == (int)kind);
+        b = batch_of(LFB_OP_CONTAINS, NULL, NULL, 1000, NULL);
+        {
+            static lfb_key keys[1000];
+            for (i = 0; i < 1000; ++i) {
+                keys[i].data = data + offsets[i];
+                keys[i].len = offsets[i + 1] - offsets[i];
+            }
+            b.keys = keys;
+            CHECK(lfb_batch_run(back, &b) == LFB_OK && b.positive == 1000);
+        }
+        CHECK(lfb_save(h, LFB_FORMAT_NATIVE, saved, size - 1, &written) == LFB_ERR_INVALID_ARGUMENT);
+        CHECK(lfb_save(h, LFB_FORMAT_GUAVA, saved, sizeof saved, &written) == LFB_ERR_INCOMPATIBLE); /* seed 11, or not classic */
+        /* remove and count: counting and cuckoo filters only; an absent key is an answer, 0 */
+        if (removes) {
+            CHECK(lfb_count(h, "k1", 2) >= 1);
+            CHECK(lfb_remove(h, "k1", 2) == 1);
+            CHECK(lfb_remove(h, "never", 5) == 0);
+            b = batch_of(LFB_OP_REMOVE, data, offsets, 1000, results);
+            CHECK(lfb_batch_run(h, &b) == LFB_OK && b.done == 1000 && b.positive >= 998 && results[1] == 0);
+            CHECK(info_of(h).slots_set == 0);
+        } else {
+            CHECK(lfb_remove(h, "k1", 2) == LFB_ERR_INCOMPATIBLE);
+            CHECK(lfb_count(h, "k1", 2) == LFB_ERR_INCOMPATIBLE);
+            b = batch_of(LFB_OP_REMOVE, data, offsets, 1000, results);
+            CHECK(lfb_batch_run(h, &b) == LFB_ERR_INCOMPATIBLE && b.done == 0);
+            CHECK(lfb_contains(h, "k1", 2) == 1);
+        }
+        lfb_free(h);
+        lfb_free(back);
+    }
+}
+
+static void test_any_handle_cuckoo_refusals(void) {
+    static char data[8 * 2000];
+    static uint64_t offsets[2001];
+    static uint8_t results[2000];
+    lfb_spec spec;
+    lfb_handle* h = NULL;
+    lfb_batch b;
+    uint64_t i, stored = 0;
+    int code = 0;
+    numbered_keys(2000, data, offsets);
+    lfb_spec_init(&spec);
+    spec.kind = LFB_KIND_CUCKOO;
+    spec.capacity = 200;
+    spec.fpr = 0.001;
+    CHECK(lfb_create(&spec, &h) == LFB_OK);
+    /* Duplicates: 8 copies, then a refusal that changes nothing. */
+    for (i = 0; i < 8; ++i) CHECK(lfb_add(h, "dup", 3) == (i == 0));
+    CHECK(lfb_add(h, "dup", 3) == LFB_ERR_TOO_MANY_DUPLICATES);
+    CHECK(lfb_count(h, "dup", 3) == 8);
+    CHECK(info_of(h).duplicate_refusals == 1);
+    lfb_free(h);
+    /* A batch that fills the filter stops at the refused key and says so. (A fresh filter: a key
+     * whose two buckets are the ones the 8 copies fill is refused as full at any load.) */
+    CHECK(lfb_create(&spec, &h) == LFB_OK);
+    memset(results, 7, sizeof results);
+    b = batch_of(LFB_OP_ADD, data, offsets, 2000, results);
+    code = lfb_batch_run(h, &b);
+    CHECK(code == LFB_ERR_FULL);
+    CHECK(b.done > 150 && b.done < 2000);
+    for (i = 0; i < b.done; ++i) stored += results[i];
+    CHECK(stored == b.positive);
+    CHECK(results[b.done] == 7); /* the refused key and those after it are untouched */
+    CHECK(info_of(h).slots_set == b.done);
+    CHECK(info_of(h).failed_adds == 1);
+    for (i = 0; i < b.done; ++i) CHECK(lfb_contains(h, data + offsets[i], offsets[i + 1] - offsets[i]) == 1);
+    CHECK(lfb_add(h, data + offsets[b.done], offsets[b.done + 1] - offsets[b.done]) == LFB_ERR_FULL); /* nothing was lost */
+    CHECK(info_of(h).slots_set == b.done);
+    lfb_free(h);
+}
+
+static void test_any_handle_bad_input(void) {
+    static const unsigned char junk[100] = {'L', 'F', 'B', 'L', 'O', 'O', 'M', 0, 1};
+    lfb_spec spec;
+    lfb_handle* h = NULL;
+    lfb_handle* out = NULL;
+    lfb_batch b;
+    lfb_info info;
+    uint64_t offsets[2] = {0, 1}, size = 0;
+    lfb_key key = {NULL, 3};
+    CHECK(lfb_spec_init(NULL) == LFB_ERR_INVALID_ARGUMENT);
+    lfb_spec_init(&spec);
+    CHECK(lfb_create(&spec, &out) == LFB_ERR_INVALID_ARGUMENT); /* capacity 0 */
+    spec.capacity = 100;
+    spec.fpr = NAN;
+    CHECK(lfb_create(&spec, &out) == LFB_ERR_INVALID_ARGUMENT);
+    spec.fpr = 0.01;
+    spec.kind = 0;
+    CHECK(lfb_create(&spec, &out) == LFB_ERR_INVALID_ARGUMENT);
+    spec.kind = 8;
+    CHECK(lfb_create(&spec, &out) == LFB_ERR_INVALID_ARGUMENT);
+    spec.kind = LFB_KIND_CUCKOO;
+    spec.fpr = 1e-6; /* below what 16-bit fingerprints reach */
+    CHECK(lfb_create(&spec, &out) == LFB_ERR_INVALID_ARGUMENT);
+    spec.fpr = 0.01;
+    spec.memory_limit = 1000;
+    spec.capacity = 100000;
+    CHECK(lfb_create(&spec, &out) == LFB_ERR_TOO_LARGE);
+    spec.memory_limit = 0;
+    spec.flags = 8;
+    CHECK(lfb_create(&spec, &out) == LFB_ERR_INVALID_ARGUMENT);
+    spec.flags = 0;
+    spec.struct_size = 8;
+    CHECK(lfb_create(&spec, &out) == LFB_ERR_INVALID_ARGUMENT);
+    spec.struct_size = sizeof spec;
+    CHECK(lfb_create(NULL, &out) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_create(&spec, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(out == NULL);
+    CHECK(lfb_create(&spec, &h) == LFB_OK);
+    CHECK(lfb_add(h, "a", 1) == 1);
+    CHECK(lfb_add(NULL, "a", 1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_add(h, NULL, 1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_contains(NULL, "a", 1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_remove(NULL, "a", 1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_count(h, NULL, 2) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_kind(NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_batch_run(h, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    b = batch_of(LFB_OP_CONTAINS, "a", offsets, 1, NULL);
+    b.keys = &key;
+    CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT); /* both shapes */
+    b = batch_of(9, "a", offsets, 1, NULL);
+    CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT);
+    b = batch_of(LFB_OP_ADD, NULL, NULL, 1, NULL);
+    b.keys = &key; /* NULL data with length 3 */
+    CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT && b.done == 0);
+    b = batch_of(LFB_OP_ADD, NULL, offsets, 1, NULL);
+    CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT);
+    b = batch_of(LFB_OP_ADD, "a", offsets, 1, NULL);
+    b.struct_size = 4;
+    CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT);
+    memset(&info, 0, sizeof info);
+    info.struct_size = 4;
+    CHECK(lfb_info_get(h, &info) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_info_get(h, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_serialized_size(h, 9, &size) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_serialized_size(h, LFB_FORMAT_NATIVE, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_save_file(h, LFB_FORMAT_NATIVE, NULL, 0600) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_save_file(h, LFB_FORMAT_NATIVE, "/tmp/never", 04600) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_load(LFB_FORMAT_NATIVE, junk, sizeof junk, 0, &out) == LFB_ERR_CORRUPT);
+    CHECK(lfb_load(LFB_FORMAT_NATIVE, NULL, 5, 0, &out) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_load(7, junk, sizeof junk, 0, &out) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_load_file(LFB_FORMAT_NATIVE, "/nonexistent-dir/f", 0, &out) == LFB_ERR_IO);
+    CHECK(lfb_load_file(LFB_FORMAT_NATIVE, NULL, 0, &out) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(out == NULL);
+    CHECK(lfb_contains(h, "a", 1) == 1 && info_of(h).slots_set == 1); /* nothing above changed it */
+    lfb_free(h);
+    lfb_free(NULL);
+}
+
+static void test_any_handle_files(void) {
+    char path[] = "/tmp/lfbloom-capi-any-XXXXXX";
+    const int fd = mkstemp(path);
+    lfb_spec spec;
+    lfb_handle* h = NULL;
+    lfb_handle* back = NULL;
+    struct stat st;
+    CHECK(fd >= 0);
+    close(fd);
+    unlink(path);
+    lfb_spec_init(&spec);
+    spec.kind = LFB_KIND_CUCKOO;
+    spec.capacity = 1000;
+    spec.fpr = 0.001;
+    CHECK(lfb_create(&spec, &h) == LFB_OK);
+    CHECK(lfb_add(h, "x", 1) == 1);
+    CHECK(lfb_save_file(h, LFB_FORMAT_NATIVE, path, 0600) == LFB_OK);
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+    CHECK(lfb_load_file(LFB_FORMAT_NATIVE, path, 0, &back) == LFB_OK);
+    CHECK(lfb_kind(back) == LFB_KIND_CUCKOO && lfb_contains(back, "x", 1) == 1 && lfb_remove(back, "x", 1) == 1);
+    CHECK(lfb_load_file(LFB_FORMAT_NATIVE, path, 100, &back) == LFB_ERR_TOO_LARGE);
+    lfb_free(h);
+    lfb_free(back);
+    /* Guava's format: a classic filter of seed 0 goes both ways through the one handle */
+    spec.kind = LFB_KIND_CLASSIC;
+    CHECK(lfb_create(&spec, &h) == LFB_OK);
+    CHECK(lfb_add(h, "g", 1) == 1);
+    CHECK(lfb_save_file(h, LFB_FORMAT_GUAVA, path, 0600) == LFB_OK);
+    CHECK(lfb_load_file(LFB_FORMAT_GUAVA, path, 0, &back) == LFB_OK);
+    CHECK(lfb_kind(back) == LFB_KIND_CLASSIC && lfb_contains(back, "g", 1) == 1);
+    lfb_free(h);
+    lfb_free(back);
+    unlink(path);
+}
+
 int main(void) {
     test_library();
     test_filter(LFB_LAYOUT_BLOCKED);
@@ -1091,6 +1343,10 @@ int main(void) {
     test_bit_array(LFB_LAYOUT_BLOCKED);
     test_bit_array(LFB_LAYOUT_CLASSIC);
     test_empty_key_is_no_likelier_present();
+    test_any_handle_kinds();
+    test_any_handle_cuckoo_refusals();
+    test_any_handle_bad_input();
+    test_any_handle_files();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -36,7 +36,7 @@ def new_filter(capacity, fpr):
 
 class CtypesTest(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(lib.lfb_version_string(), b"1.4.0")
+        self.assertEqual(lib.lfb_version_string(), b"1.5.0")
         self.assertEqual(lib.lfb_abi_version(), 1)
 
     def test_errors_are_codes_with_messages(self):

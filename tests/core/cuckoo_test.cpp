@@ -95,14 +95,14 @@ BOOST_AUTO_TEST_CASE(filling_to_failure_loses_nothing) {
 }
 
 // RedisBloom #533: duplicates must be refused, not grown for. 8 copies fill the key's two
-// buckets; the 9th add is too_many_duplicates (add() throws full); removes take them one by one.
+// buckets; the 9th add is too_many_duplicates (add() throws it too); removes take them one by one.
 BOOST_AUTO_TEST_CASE(duplicates_stop_at_eight_copies) {
     cuckoo_filter f(1000);
     BOOST_TEST(f.insert("dup") == cuckoo_status::added_new);
     for (int i = 1; i < 8; ++i) BOOST_TEST(f.insert("dup") == cuckoo_status::added);
     BOOST_TEST(f.count("dup") == 8u);
     BOOST_TEST(f.insert("dup") == cuckoo_status::too_many_duplicates);
-    BOOST_TEST(code_of([&] { f.add("dup"); }) == errc::full);
+    BOOST_TEST(code_of([&] { f.add("dup"); }) == errc::too_many_duplicates);
     const cuckoo_stats s = f.stats();
     BOOST_TEST(s.fingerprints == 8u);
     BOOST_TEST(s.duplicate_refusals == 2u);

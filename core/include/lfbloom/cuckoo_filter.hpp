@@ -80,7 +80,9 @@ namespace lfbloom {
 enum class cuckoo_status : std::uint8_t {
     added_new,            ///< stored; no copy of its fingerprint was in its buckets before
     added,                ///< stored; its buckets held a copy already (this key's, or one it cannot be told from)
-    full,                 ///< no free slot within the search bound: nothing stored, nothing lost
+    full,                 ///< no free slot within the search bound: nothing stored, nothing lost. Also at
+                          ///< any load for a key whose two buckets are filled by 8 copies of another
+                          ///< fingerprint (duplicates pin their pair: no kick can move them out)
     too_many_duplicates,  ///< its buckets hold 8 copies already (4 if its two buckets are one): refused
 };
 
@@ -192,8 +194,9 @@ public:
         return cuckoo_status::full;
     }
 
-    /// key_operations' add: true if added_new, false if added; throws error(full) for full and
-    /// too_many_duplicates (add_many stops there: the keys before it were added).
+    /// key_operations' add: true if added_new, false if added; throws error(full) or
+    /// error(too_many_duplicates) for those statuses (add_many stops there: the keys before it
+    /// were added).
     bool add_hash(hash128 h) {
         switch (insert_hash(h)) {
             case cuckoo_status::added_new: return true;
@@ -201,7 +204,7 @@ public:
             case cuckoo_status::full: throw error(errc::full, "cuckoo filter is full: no free slot within the search bound");
             case cuckoo_status::too_many_duplicates: break;
         }
-        throw error(errc::full, "cuckoo filter holds 8 copies of this key's fingerprint in its buckets already");
+        throw error(errc::too_many_duplicates, "cuckoo filter holds 8 copies of this key's fingerprint in its buckets already");
     }
 
     /// Erases one copy of the key's fingerprint; false ("not present", nothing changed) if there

@@ -14,8 +14,9 @@ enum class errc {
     corrupt,               ///< serialized data fails validation
     unsupported_version,   ///< serialized data of an unknown format version or kind
     io,                    ///< reading or writing failed
-    full,                  ///< a scalable filter reached its cap on sub-filters or memory
+    full,                  ///< a scalable filter reached its cap on sub-filters or memory; a cuckoo filter found no free slot
     read_only,             ///< a write to a filter opened read-only (the C ABI's read-only shared files)
+    too_many_duplicates,   ///< a cuckoo filter holds 8 copies of the key's fingerprint in its buckets already
 };
 
 /// Thrown for every refused request. The filter it was thrown from is unchanged.
