@@ -24,6 +24,24 @@ lib.lfb_filter_contains_many.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctype
                                          ctypes.POINTER(ctypes.c_uint8), ctypes.POINTER(c_u64)]
 
 LFB_ERR_INVALID_ARGUMENT = -1
+LFB_ERR_INCOMPATIBLE = -4
+LFB_KIND_BLOCKED, LFB_KIND_CUCKOO = 2, 7
+
+
+class Spec(ctypes.Structure):
+    """lfb_spec (1.5), field for field."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("kind", ctypes.c_uint32), ("capacity", c_u64),
+                ("fpr", ctypes.c_double), ("seed", c_u64), ("memory_limit", c_u64),
+                ("counter_bits", ctypes.c_uint32), ("flags", ctypes.c_uint32)]
+
+
+lib.lfb_spec_init.argtypes = [ctypes.POINTER(Spec)]
+lib.lfb_create.argtypes = [ctypes.POINTER(Spec), ctypes.POINTER(ctypes.c_void_p)]
+lib.lfb_free.argtypes = [ctypes.c_void_p]
+lib.lfb_free.restype = None
+lib.lfb_kind.argtypes = [ctypes.c_void_p]
+for name in ("lfb_add", "lfb_contains", "lfb_remove", "lfb_count"):
+    getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_char_p, c_u64]
 
 
 def new_filter(capacity, fpr):
@@ -38,6 +56,28 @@ class CtypesTest(unittest.TestCase):
     def test_version(self):
         self.assertEqual(lib.lfb_version_string(), b"1.5.0")
         self.assertEqual(lib.lfb_abi_version(), 1)
+
+    def test_one_handle_for_every_kind(self):
+        for kind in (LFB_KIND_BLOCKED, LFB_KIND_CUCKOO):
+            spec = Spec()
+            self.assertEqual(lib.lfb_spec_init(ctypes.byref(spec)), 0)
+            self.assertEqual(spec.struct_size, ctypes.sizeof(Spec))
+            spec.kind, spec.capacity, spec.fpr = kind, 10000, 0.001
+            handle = ctypes.c_void_p()
+            self.assertEqual(lib.lfb_create(ctypes.byref(spec), ctypes.byref(handle)), 0, lib.lfb_last_error())
+            try:
+                self.assertEqual(lib.lfb_kind(handle), kind)
+                self.assertEqual(lib.lfb_add(handle, b"user:42", 7), 1)
+                self.assertEqual(lib.lfb_contains(handle, b"user:42", 7), 1)
+                if kind == LFB_KIND_CUCKOO:
+                    self.assertEqual(lib.lfb_count(handle, b"user:42", 7), 1)
+                    self.assertEqual(lib.lfb_remove(handle, b"user:42", 7), 1)
+                    self.assertEqual(lib.lfb_remove(handle, b"user:42", 7), 0)
+                    self.assertEqual(lib.lfb_contains(handle, b"user:42", 7), 0)
+                else:
+                    self.assertEqual(lib.lfb_remove(handle, b"user:42", 7), LFB_ERR_INCOMPATIBLE)
+            finally:
+                lib.lfb_free(handle)
 
     def test_errors_are_codes_with_messages(self):
         handle = ctypes.c_void_p()
