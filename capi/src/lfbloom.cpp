@@ -146,12 +146,9 @@ lfbloom::filter_options core_options(const lfb_options& o) {
     return {.memory_limit = o.memory_limit, .seed = o.seed, .process_shared = (o.flags & LFB_OPTION_PROCESS_SHARED) != 0};
 }
 
-int write_stats(const lfbloom::filter_stats& s, lfb_stats* out) {
-    require(out != nullptr, "stats output is NULL");
-    require(out->struct_size >= sizeof(lfb_stats), "lfb_stats.struct_size is too small");
-    lfb_stats v{};
-    v.struct_size = sizeof(lfb_stats);
-    v.layout = static_cast<std::uint32_t>(s.kind);
+/// The fields lfb_stats and lfb_info share, from a Bloom or counting filter's stats.
+template <class Out>
+void copy_stats(const lfbloom::filter_stats& s, Out& v) {
     v.slots = s.slots;
     v.slot_bits = s.slot_bits;
     v.hashes = s.hashes;
@@ -162,8 +159,17 @@ int write_stats(const lfbloom::filter_stats& s, lfb_stats* out) {
     v.saturated = s.saturated;
     v.fill_ratio = s.fill_ratio;
     v.estimated_count = s.estimated_count;
-    v.estimated_fpr = s.estimated_fpr;
     v.near_capacity = s.near_capacity;
+}
+
+int write_stats(const lfbloom::filter_stats& s, lfb_stats* out) {
+    require(out != nullptr, "stats output is NULL");
+    require(out->struct_size >= sizeof(lfb_stats), "lfb_stats.struct_size is too small");
+    lfb_stats v{};
+    v.struct_size = sizeof(lfb_stats);
+    v.layout = static_cast<std::uint32_t>(s.kind);
+    copy_stats(s, v);
+    v.estimated_fpr = s.estimated_fpr;
     std::memcpy(out, &v, sizeof v);  // a newer caller's extra fields stay as they were
     return LFB_OK;
 }
@@ -1089,18 +1095,8 @@ int info_of(const Filter& f, lfb_info* out) {
         v.reader_gave_up = s.reader_gave_up;
     } else {
         const lfbloom::filter_stats s = f.stats();
-        v.slots = s.slots;
-        v.slot_bits = s.slot_bits;
-        v.hashes = s.hashes;
-        v.bytes = s.bytes;
-        v.capacity = s.capacity;
-        v.target_fpr = s.target_fpr;
-        v.slots_set = s.slots_set;
-        v.fill_ratio = s.fill_ratio;
-        v.estimated_count = s.estimated_count;
+        copy_stats(s, v);
         v.expected_fpr = s.estimated_fpr;
-        v.near_capacity = s.near_capacity;
-        v.saturated = s.saturated;
     }
     std::memcpy(out, &v, sizeof v);  // a newer caller's extra fields stay as they were
     return LFB_OK;
