@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstring>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -1087,7 +1086,7 @@ int info_of(const Filter& f, lfb_info* out) {
         v.fill_ratio = s.load;
         v.estimated_count = static_cast<double>(s.fingerprints);
         v.expected_fpr = s.expected_fpr;
-        v.near_capacity = s.load > lfbloom::near_capacity_fraction * lfbloom::cuckoo_filter::max_load;
+        v.near_capacity = s.near_capacity;
         v.kicks = s.kicks;
         v.failed_adds = s.failed_inserts;
         v.duplicate_refusals = s.duplicate_refusals;
@@ -1110,7 +1109,8 @@ lfbloom::any_filter load_any_format(std::uint32_t format, const lfbloom::byte_so
     return lfbloom::load_any(source, limit, available);
 }
 
-int new_handle(lfb_handle** out, const std::function<lfbloom::any_filter()>& make) {
+template <class Make>
+int new_handle(lfb_handle** out, Make make) {
     return guarded([&] {
         require(out != nullptr, "output handle pointer is NULL");
         *out = new lfb_handle{make()};

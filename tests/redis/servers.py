@@ -4,7 +4,9 @@ modules at start, and stops (SHUTDOWN NOSAVE, or SHUTDOWN SAVE if save, then kil
 The server binary is $LFBLOOM_SERVER (Valkey's, for the Valkey runs), else Debian's redis-server.
 `python servers.py valkey CACHE` downloads Valkey into CACHE."""
 import contextlib
+import ctypes
 import os
+import signal
 import pathlib
 import socket
 import subprocess
@@ -23,6 +25,12 @@ def free_port():
         return s.getsockname()[1]
 
 
+def _die_with_parent():
+    """In the server's child process: SIGKILL when the test process dies, even killed (a `finally`
+    runs on no signal), so no test leaves a server behind (prctl PR_SET_PDEATHSIG, Linux)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
 @contextlib.contextmanager
 def server(modules, binary=None, extra=(), directory=None, port=None, save=False):
     """Yields (port, directory). modules: [(path, [args])]. directory: an existing one, kept
@@ -35,7 +43,7 @@ def server(modules, binary=None, extra=(), directory=None, port=None, save=False
         for path, args in modules:
             cmd += ["--loadmodule", str(path), *args]
         log = open(pathlib.Path(directory) / "server.log", "a")  # a restart's log follows the last one's
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
         try:
             for _ in range(200):
                 if proc.poll() is not None:

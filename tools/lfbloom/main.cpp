@@ -203,12 +203,11 @@ int remove_keys(int argc, char** argv) {
 /// info for a cuckoo filter: its own fields (no hashes to speak of, fingerprints instead of bits).
 int cuckoo_info(const std::string& file, const lfbloom::cuckoo_filter& f, bool json) {
     const lfbloom::cuckoo_stats s = f.stats();
-    const bool near = s.load > lfbloom::near_capacity_fraction * lfbloom::cuckoo_filter::max_load;
     if (json) {
         const boost::json::object out{
             {"file", valid_utf8(file)}, {"layout", "cuckoo"}, {"buckets", s.buckets}, {"slots", f.shape().slots},
             {"slot_bits", 16}, {"bytes", s.bytes}, {"seed", f.seed()}, {"capacity", s.capacity}, {"target_fpr", s.target_fpr},
-            {"fingerprints", s.fingerprints}, {"load", s.load}, {"expected_fpr", s.expected_fpr}, {"near_capacity", near}};
+            {"fingerprints", s.fingerprints}, {"load", s.load}, {"expected_fpr", s.expected_fpr}, {"near_capacity", s.near_capacity}};
         std::printf("%s\n", boost::json::serialize(out).c_str());
         return exit_ok;
     }
@@ -221,7 +220,7 @@ int cuckoo_info(const std::string& file, const lfbloom::cuckoo_filter& f, bool j
     if (s.capacity > 0) std::printf("sized for        %s keys at FPR %.6g\n", grouped(s.capacity).c_str(), s.target_fpr);
     std::printf("fingerprints     %s (load %.2f%%)\n", grouped(s.fingerprints).c_str(), 100 * s.load);
     std::printf("expected FPR     %.6g\n", s.expected_fpr);
-    if (near) std::printf("WARNING          load past %.0f%%: adds will soon fail; rebuild with a larger --capacity\n",
+    if (s.near_capacity) std::printf("WARNING          load past %.0f%%: adds will soon fail; rebuild with a larger --capacity\n",
                           100 * lfbloom::near_capacity_fraction * lfbloom::cuckoo_filter::max_load);
     return exit_ok;
 }

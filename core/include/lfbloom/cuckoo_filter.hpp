@@ -95,6 +95,7 @@ struct cuckoo_stats {
     std::uint64_t fingerprints = 0;        ///< occupied slots
     double load = 0;                       ///< fingerprints / slots
     double expected_fpr = 0;               ///< of an absent key at this load
+    bool near_capacity = false;            ///< load past near_capacity_fraction of max_load: adds will soon be refused
     std::uint64_t kicks = 0;               ///< fingerprints moved to their other bucket to make room
     std::uint64_t failed_inserts = 0;      ///< adds refused as full
     std::uint64_t duplicate_refusals = 0;  ///< adds refused as too_many_duplicates
@@ -279,6 +280,7 @@ public:
             st.fingerprints += slots_per_bucket - std::popcount(empty_lanes(load_word(bucket(i))));
         st.load = static_cast<double>(st.fingerprints) / static_cast<double>(buckets_ * slots_per_bucket);
         st.expected_fpr = fpr_at(st.load);
+        st.near_capacity = st.load > near_capacity_fraction * max_load;
         st.kicks = kicks_.get();
         st.failed_inserts = failed_inserts_.get();
         st.duplicate_refusals = duplicate_refusals_.get();
