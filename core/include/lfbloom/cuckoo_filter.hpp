@@ -291,6 +291,8 @@ public:
 
     std::uint64_t buckets() const noexcept { return buckets_; }
     std::uint64_t seed() const noexcept { return seed_; }
+    /// Its one hash and probe rule (docs/FORMAT.md): the fingerprint and pairing at the top of this file.
+    static constexpr probe_rule probes() noexcept { return probe_rule::cuckoo; }
     std::uint64_t capacity() const noexcept { return capacity_; }
     /// As files record it: 4 slots per bucket, 2 hashes (candidate buckets), capacity and rate.
     geometry shape() const noexcept { return {buckets_ * slots_per_bucket, 2, capacity_, target_fpr_}; }

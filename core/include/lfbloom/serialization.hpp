@@ -244,8 +244,7 @@ std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8
     std::memcpy(h.data(), magic_bytes, 8);
     put_le<std::uint16_t>(&h[8], format_version);
     h[10] = static_cast<unsigned char>(Filter::kind);
-    if constexpr (Filter::kind == layout::cuckoo) h[11] = static_cast<unsigned char>(probe_rule::cuckoo);
-    else h[11] = static_cast<unsigned char>(filter.probes());
+    h[11] = static_cast<unsigned char>(filter.probes());
     h[12] = static_cast<unsigned char>(slot_bits_of(filter));
     put_le<std::uint64_t>(&h[16], filter.seed());
     put_le<std::uint64_t>(&h[24], filter.shape().slots);
