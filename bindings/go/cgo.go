@@ -30,22 +30,24 @@ package lfbloom
 #include <string.h>
 #include "lfbloom.h"
 
-// A shim's answer: the status, a batch's count (new, found or removed keys), and on failure a
-// malloc'd copy of this thread's message, taken right after the call (NULL if malloc failed).
+// A shim's answer: the status, a batch's count (new, found or removed keys), how many keys an
+// lfb_handle batch processed, and on failure a malloc'd copy of this thread's message, taken
+// right after the call (NULL if malloc failed).
 typedef struct {
 	int status;
 	uint64_t n;
+	uint64_t done;
 	char *message;
 } lfbgo_result;
 
 static lfbgo_result lfbgo_done(int status, uint64_t n) {
-	lfbgo_result r = {status, n, NULL};
+	lfbgo_result r = {status, n, 0, NULL};
 	if (status < 0) r.message = strdup(lfb_last_error());
 	return r;
 }
 
 static lfbgo_result lfbgo_unknown(void) {
-	lfbgo_result r = {LFB_ERR_INTERNAL, 0, strdup("unknown operation in the Go binding")};
+	lfbgo_result r = {LFB_ERR_INTERNAL, 0, 0, strdup("unknown operation in the Go binding")};
 	return r;
 }
 
@@ -55,6 +57,7 @@ enum {
 	LFBGO_SCALABLE_ADD, LFBGO_SCALABLE_CONTAINS,
 	LFBGO_ROTATING_ADD, LFBGO_ROTATING_CONTAINS,
 	LFBGO_SWAP_ADD, LFBGO_SWAP_CONTAINS, LFBGO_SWAP_ADD_STAGED,
+	LFBGO_HANDLE_ADD, LFBGO_HANDLE_CONTAINS, LFBGO_HANDLE_REMOVE, LFBGO_HANDLE_COUNT,
 };
 
 // One key: op picks the C function, h is its handle.
@@ -74,6 +77,10 @@ static lfbgo_result lfbgo_key(int op, uintptr_t h, const uint8_t *key, uint64_t 
 	case LFBGO_SWAP_ADD: s = lfb_swap_add((lfb_swap *)h, key, len); break;
 	case LFBGO_SWAP_CONTAINS: s = lfb_swap_contains((const lfb_swap *)h, key, len); break;
 	case LFBGO_SWAP_ADD_STAGED: s = lfb_swap_add_staged((lfb_swap *)h, key, len); break;
+	case LFBGO_HANDLE_ADD: s = lfb_add((lfb_handle *)h, key, len); break;
+	case LFBGO_HANDLE_CONTAINS: s = lfb_contains((const lfb_handle *)h, key, len); break;
+	case LFBGO_HANDLE_REMOVE: s = lfb_remove((lfb_handle *)h, key, len); break;
+	case LFBGO_HANDLE_COUNT: s = lfb_count((const lfb_handle *)h, key, len); break;
 	default: return lfbgo_unknown();
 	}
 	return lfbgo_done(s, 0);
@@ -85,7 +92,25 @@ enum {
 	LFBGO_SCALABLE_ADD_MANY, LFBGO_SCALABLE_CONTAINS_MANY,
 	LFBGO_ROTATING_ADD_MANY, LFBGO_ROTATING_CONTAINS_MANY,
 	LFBGO_SWAP_ADD_MANY, LFBGO_SWAP_CONTAINS_MANY, LFBGO_SWAP_ADD_MANY_STAGED,
+	LFBGO_HANDLE_ADD_MANY, LFBGO_HANDLE_CONTAINS_MANY, LFBGO_HANDLE_REMOVE_MANY,  // lfb_batch_run
 };
+
+// A batch on an lfb_handle: n gets the keys answered 1, done how far it got (the refused key's
+// index after a refusal).
+static lfbgo_result lfbgo_batch(uint32_t op, lfb_handle *h, const uint8_t *data, const uint64_t *offsets,
+                                uint64_t count, uint8_t *results) {
+	lfb_batch b = {0};
+	b.struct_size = sizeof b;
+	b.op = op;
+	b.count = count;
+	b.data = data;
+	b.offsets = offsets;
+	b.results = results;
+	int status = lfb_batch_run(h, &b);  // before b.positive is read: argument order is unspecified
+	lfbgo_result r = lfbgo_done(status, b.positive);
+	r.done = b.done;
+	return r;
+}
 
 // A batch: key i is data[offsets[i]] .. data[offsets[i+1]-1]; results may be NULL.
 static lfbgo_result lfbgo_many(int op, uintptr_t h, const uint8_t *data, const uint64_t *offsets, uint64_t count,
@@ -93,6 +118,9 @@ static lfbgo_result lfbgo_many(int op, uintptr_t h, const uint8_t *data, const u
 	uint64_t n = 0;
 	int s;
 	switch (op) {
+	case LFBGO_HANDLE_ADD_MANY: return lfbgo_batch(LFB_OP_ADD, (lfb_handle *)h, data, offsets, count, results);
+	case LFBGO_HANDLE_CONTAINS_MANY: return lfbgo_batch(LFB_OP_CONTAINS, (lfb_handle *)h, data, offsets, count, results);
+	case LFBGO_HANDLE_REMOVE_MANY: return lfbgo_batch(LFB_OP_REMOVE, (lfb_handle *)h, data, offsets, count, results);
 	case LFBGO_FILTER_ADD_MANY: s = lfb_filter_add_many((lfb_filter *)h, data, offsets, count, results, &n); break;
 	case LFBGO_FILTER_CONTAINS_MANY:
 		s = lfb_filter_contains_many((const lfb_filter *)h, data, offsets, count, results, &n); break;
@@ -144,6 +172,10 @@ const (
 	opSwapAdd          keyOp = C.LFBGO_SWAP_ADD
 	opSwapContains     keyOp = C.LFBGO_SWAP_CONTAINS
 	opSwapAddStaged    keyOp = C.LFBGO_SWAP_ADD_STAGED
+	opHandleAdd        keyOp = C.LFBGO_HANDLE_ADD
+	opHandleContains   keyOp = C.LFBGO_HANDLE_CONTAINS
+	opHandleRemove     keyOp = C.LFBGO_HANDLE_REMOVE
+	opHandleCount      keyOp = C.LFBGO_HANDLE_COUNT
 
 	opFilterAddMany        batchOp = C.LFBGO_FILTER_ADD_MANY
 	opFilterContainsMany   batchOp = C.LFBGO_FILTER_CONTAINS_MANY
@@ -157,6 +189,9 @@ const (
 	opSwapAddMany          batchOp = C.LFBGO_SWAP_ADD_MANY
 	opSwapContainsMany     batchOp = C.LFBGO_SWAP_CONTAINS_MANY
 	opSwapAddManyStaged    batchOp = C.LFBGO_SWAP_ADD_MANY_STAGED
+	opHandleAddMany        batchOp = C.LFBGO_HANDLE_ADD_MANY
+	opHandleContainsMany   batchOp = C.LFBGO_HANDLE_CONTAINS_MANY
+	opHandleRemoveMany     batchOp = C.LFBGO_HANDLE_REMOVE_MANY
 )
 
 // callKeyOp runs op on the C handle h and key. The key's address is converted to a pointer in
@@ -167,12 +202,16 @@ func callKeyOp(op keyOp, h uintptr, key []byte) (int, error) {
 }
 
 // callBatchOp runs op on the C handle h and the keys packed in b; results may be nil (then C
-// writes none). It returns C's count of new, found or removed keys.
+// writes none). It returns C's count of new, found or removed keys; when an lfb_handle batch
+// stops at a refused key, the error is a *BatchError naming that key's index.
 func callBatchOp(op batchOp, h uintptr, b *batchBuffers, count int, results []byte) (uint64, error) {
 	r := C.lfbgo_many(C.int(op), C.uintptr_t(h), (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b.data))),
 		(*C.uint64_t)(unsafe.Pointer(unsafe.SliceData(b.offsets))), C.uint64_t(count),
 		(*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(results))))
 	_, err := result(r)
+	if err != nil && op == opHandleAddMany {
+		err = &BatchError{Done: int(r.done), Err: err}
+	}
 	return uint64(r.n), err
 }
 

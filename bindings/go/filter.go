@@ -22,6 +22,7 @@ type nativeFns struct {
 	save                  func(uintptr, []byte, *uint64) int
 	load                  func([]byte, []uint64, *uintptr) int
 	free                  func(uintptr)
+	kind                  int                              // lfb_handle kinds: the kind a load must hold
 	bitArray              func(uintptr) (*bitArray, error) // bit filters: Add and Test run in Go
 }
 
@@ -42,10 +43,13 @@ func newKeyed(ptr uintptr, fns *nativeFns) *keyed {
 	return k
 }
 
-// base adds what Filter and CountingFilter share beyond keyed: Clear, merging and encoding.
-type base struct{ *keyed }
+// codec adds encoding to keyed: MarshalBinary, UnmarshalBinary, WriteTo, ReadFrom.
+type codec struct{ *keyed }
 
-func newBase(ptr uintptr, fns *nativeFns) *base { return &base{newKeyed(ptr, fns)} }
+// base adds what Filter and CountingFilter share beyond codec: Clear and merging.
+type base struct{ codec }
+
+func newBase(ptr uintptr, fns *nativeFns) *base { return &base{codec{newKeyed(ptr, fns)}} }
 
 // Add adds a key; true if it was new (some bit changed, or, counting, some counter was zero).
 // It panics if the filter is closed.
@@ -156,7 +160,7 @@ func (b *base) merge(other *base) error {
 
 // MarshalBinary encodes the filter in lfbloom's own format (versioned, checksummed). A filter
 // may be marshaled while others add: the result holds every add that completed before it began.
-func (b *base) MarshalBinary() ([]byte, error) {
+func (b *codec) MarshalBinary() ([]byte, error) {
 	p, s, ok := b.h.acquire()
 	if !ok {
 		return nil, ErrClosed
@@ -177,13 +181,17 @@ func (b *base) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary replaces the filter with the one encoded in data (by MarshalBinary). Corrupt,
 // foreign or truncated data returns an error wrapping ErrCorrupt (or ErrUnsupportedVersion,
 // ErrTooLarge, ErrIncompatible) and leaves the filter as it was.
-func (b *base) UnmarshalBinary(data []byte) error {
+func (b *codec) UnmarshalBinary(data []byte) error {
 	var loaded uintptr
 	if len(data) == 0 {
 		data = []byte{0}[:0:1] // a non-nil empty slice: the loader reports it as truncated
 	}
 	if _, err := nativeCall(func() int { return b.fns.load(data, nil, &loaded) }); err != nil {
 		return err
+	}
+	if k := native.Lfb_kind(loaded); b.fns.kind != 0 && k != b.fns.kind {
+		b.fns.free(loaded)
+		return fmt.Errorf("%w: the data holds a filter of kind %d, not of kind %d", ErrIncompatible, k, b.fns.kind)
 	}
 	var bits *bitArray
 	if b.fns.bitArray != nil {
@@ -204,7 +212,7 @@ func (b *base) UnmarshalBinary(data []byte) error {
 }
 
 // WriteTo writes MarshalBinary's encoding to w (io.WriterTo).
-func (b *base) WriteTo(w io.Writer) (int64, error) {
+func (b *codec) WriteTo(w io.Writer) (int64, error) {
 	data, err := b.MarshalBinary()
 	if err != nil {
 		return 0, err
@@ -215,7 +223,7 @@ func (b *base) WriteTo(w io.Writer) (int64, error) {
 
 // ReadFrom replaces the filter with one read from r (io.ReaderFrom): it reads exactly one
 // encoded filter, checking the declared size before reading the rest.
-func (b *base) ReadFrom(r io.Reader) (int64, error) {
+func (b *codec) ReadFrom(r io.Reader) (int64, error) {
 	header := make([]byte, 80)
 	if n, err := io.ReadFull(r, header); err != nil {
 		return int64(n), fmt.Errorf("%w: truncated header: %v", ErrCorrupt, err)

@@ -51,13 +51,28 @@ var (
 	ErrUnsupportedVersion = errors.New("lfbloom: unsupported version")
 	ErrIO                 = errors.New("lfbloom: I/O error")
 	ErrInternal           = errors.New("lfbloom: internal error")
-	ErrFull               = errors.New("lfbloom: scalable filter full: its cap on sub-filters or memory is reached")
+	ErrFull               = errors.New("lfbloom: filter full: a scalable filter's cap on sub-filters or memory, or no free slot in a cuckoo filter")
+	ErrReadOnly           = errors.New("lfbloom: filter is read-only")
+	ErrTooManyDuplicates  = errors.New("lfbloom: the cuckoo filter holds 8 copies of the key's fingerprint already")
 	ErrClosed             = errors.New("lfbloom: filter is closed")
 )
 
 // The C status codes (lfbloom.h), in order from -1.
 var statusErrors = []error{ErrInvalidArgument, ErrOutOfMemory, ErrTooLarge, ErrIncompatible, ErrNotPresent,
-	ErrCorrupt, ErrUnsupportedVersion, ErrIO, ErrInternal, ErrFull}
+	ErrCorrupt, ErrUnsupportedVersion, ErrIO, ErrInternal, ErrFull, ErrReadOnly, ErrTooManyDuplicates}
+
+// BatchError is the error of a batch that stopped at a refused key (a Cuckoo's AddMany): the
+// keys before index Done were added, the refused key and those after it were not. Err wraps the
+// refusal (ErrFull or ErrTooManyDuplicates); errors.Is sees through it.
+type BatchError struct {
+	Done int
+	Err  error
+}
+
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("%v; the batch stopped at key %d, the keys before it were added", e.Err, e.Done)
+}
+func (e *BatchError) Unwrap() error { return e.Err }
 
 // statusError is a C failure: its status code, the C library's message, and the sentinel it is.
 type statusError struct {

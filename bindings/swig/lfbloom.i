@@ -43,6 +43,30 @@ LFB_WRAP(lfb_swap_free) LFB_WRAP(lfb_swap_add) LFB_WRAP(lfb_swap_contains) LFB_W
 LFB_WRAP(lfb_swap_contains_many) LFB_WRAP(lfb_swap_stage) LFB_WRAP(lfb_swap_add_staged)
 LFB_WRAP(lfb_swap_add_many_staged) LFB_WRAP(lfb_swap_publish) LFB_WRAP(lfb_swap_replace) LFB_WRAP(lfb_swap_stats)
 LFB_WRAP(lfb_swap_generation)
+/* 1.5: one handle for every kind. lfb_spec and lfb_info cross as proxy structs, their fields by
+ * name and type (each language's compiler checks them), not as positional arrays; the
+ * constructors below fill in struct_size (and lfb_spec's defaults), so no binding has to know
+ * the C sizes. */
+LFB_WRAP(lfb_spec) LFB_WRAP(lfb_info)
+LFB_WRAP(lfb_create) LFB_WRAP(lfb_free) %rename("%s", %$isfunction) lfb_kind; LFB_WRAP(lfb_add) LFB_WRAP(lfb_contains)
+LFB_WRAP(lfb_remove) LFB_WRAP(lfb_count) LFB_WRAP(lfb_info_get) LFB_WRAP(lfb_serialized_size)
+LFB_WRAP(lfb_save) LFB_WRAP(lfb_load)
+%extend lfb_spec {
+  lfb_spec() {
+    lfb_spec* spec = (lfb_spec*)calloc(1, sizeof *spec);
+    if (spec) lfb_spec_init(spec);
+    return spec;
+  }
+}
+%extend lfb_info {
+  lfb_info() {
+    lfb_info* info = (lfb_info*)calloc(1, sizeof *info);
+    if (info) info->struct_size = sizeof *info;
+    return info;
+  }
+}
+%immutable lfb_spec::struct_size;
+%immutable lfb_info::struct_size;
 
 #if defined(SWIGJAVA)
 %include "lfbloom_java.swg"

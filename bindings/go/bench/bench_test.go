@@ -1,4 +1,5 @@
-// Benchmarks of lfbloom against bits-and-blooms/bloom at equal (n, p), in their own module so the
+// Benchmarks of lfbloom against bits-and-blooms/bloom at equal (n, p), and of its Cuckoo against
+// seiflotfy/cuckoofilter (cuckoo_bench_test.go), in their own module so the
 // main module has no third-party dependency:
 //
 //	cd bindings/go/bench && PKG_CONFIG_PATH=../../../build/lib/pkgconfig go test -bench . -benchmem

@@ -195,11 +195,21 @@ static void* Swig_malloc(int c) {
 # error "SWIG wrapped code invalid in 32 bit architecture, regenerate code using -DSWIGWORDSIZE32"
 #endif
 
+SWIGINTERN struct lfb_spec *new_lfb_spec(void){
+    lfb_spec* spec = (lfb_spec*)calloc(1, sizeof *spec);
+    if (spec) lfb_spec_init(spec);
+    return spec;
+  }
+SWIGINTERN struct lfb_info *new_lfb_info(void){
+    lfb_info* info = (lfb_info*)calloc(1, sizeof *info);
+    if (info) info->struct_size = sizeof *info;
+    return info;
+  }
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_0cd4c3958ae14609(void *_swig_go_0) {
+void _wrap_Swig_free_native_2001f1adfff51eab(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -209,7 +219,7 @@ void _wrap_Swig_free_native_0cd4c3958ae14609(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_0cd4c3958ae14609(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_2001f1adfff51eab(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -222,7 +232,7 @@ void *_wrap_Swig_malloc_native_0cd4c3958ae14609(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_0cd4c3958ae14609() {
+_gostring_ _wrap_lfb_version_string_native_2001f1adfff51eab() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -233,7 +243,7 @@ _gostring_ _wrap_lfb_version_string_native_0cd4c3958ae14609() {
 }
 
 
-intgo _wrap_lfb_abi_version_native_0cd4c3958ae14609() {
+intgo _wrap_lfb_abi_version_native_2001f1adfff51eab() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -244,7 +254,7 @@ intgo _wrap_lfb_abi_version_native_0cd4c3958ae14609() {
 }
 
 
-_gostring_ _wrap_lfb_strerror_native_0cd4c3958ae14609(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_strerror_native_2001f1adfff51eab(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -257,7 +267,7 @@ _gostring_ _wrap_lfb_strerror_native_0cd4c3958ae14609(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_last_error_native_0cd4c3958ae14609() {
+_gostring_ _wrap_lfb_last_error_native_2001f1adfff51eab() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -268,7 +278,7 @@ _gostring_ _wrap_lfb_last_error_native_0cd4c3958ae14609() {
 }
 
 
-intgo _wrap_lfb_filter_create_native_0cd4c3958ae14609(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_native_2001f1adfff51eab(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -299,7 +309,7 @@ intgo _wrap_lfb_filter_create_native_0cd4c3958ae14609(long long _swig_go_0, doub
 }
 
 
-intgo _wrap_lfb_filter_create_geometry_native_0cd4c3958ae14609(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_geometry_native_2001f1adfff51eab(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -330,7 +340,7 @@ intgo _wrap_lfb_filter_create_geometry_native_0cd4c3958ae14609(long long _swig_g
 }
 
 
-void _wrap_lfb_filter_free_native_0cd4c3958ae14609(lfb_filter *_swig_go_0) {
+void _wrap_lfb_filter_free_native_2001f1adfff51eab(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   
   arg1 = (lfb_filter *)_swig_go_0; 
@@ -340,7 +350,7 @@ void _wrap_lfb_filter_free_native_0cd4c3958ae14609(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_add_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_add_native_2001f1adfff51eab(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -357,7 +367,7 @@ intgo _wrap_lfb_filter_add_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, void 
 }
 
 
-intgo _wrap_lfb_filter_contains_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_contains_native_2001f1adfff51eab(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -374,7 +384,7 @@ intgo _wrap_lfb_filter_contains_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_add_many_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_add_many_native_2001f1adfff51eab(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -397,7 +407,7 @@ intgo _wrap_lfb_filter_add_many_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_many_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_contains_many_native_2001f1adfff51eab(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -420,7 +430,7 @@ intgo _wrap_lfb_filter_contains_many_native_0cd4c3958ae14609(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_add_keys_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_filter_add_keys_native_2001f1adfff51eab(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -441,7 +451,7 @@ intgo _wrap_lfb_filter_add_keys_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_keys_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_filter_contains_keys_native_2001f1adfff51eab(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -462,7 +472,7 @@ intgo _wrap_lfb_filter_contains_keys_native_0cd4c3958ae14609(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_clear_native_0cd4c3958ae14609(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_clear_native_2001f1adfff51eab(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -475,7 +485,7 @@ intgo _wrap_lfb_filter_clear_native_0cd4c3958ae14609(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_merge_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_filter_merge_native_2001f1adfff51eab(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -490,7 +500,7 @@ intgo _wrap_lfb_filter_merge_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, lfb
 }
 
 
-intgo _wrap_lfb_filter_stats_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_stats_native_2001f1adfff51eab(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -529,7 +539,7 @@ intgo _wrap_lfb_filter_stats_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _go
 }
 
 
-intgo _wrap_lfb_filter_bit_array_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_bit_array_native_2001f1adfff51eab(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_bit_array *arg2 = (lfb_bit_array *) 0 ;
   lfb_bit_array array2 ;
@@ -555,7 +565,7 @@ intgo _wrap_lfb_filter_bit_array_native_0cd4c3958ae14609(lfb_filter *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_filter_serialized_size_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_filter_serialized_size_native_2001f1adfff51eab(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -572,7 +582,7 @@ intgo _wrap_lfb_filter_serialized_size_native_0cd4c3958ae14609(lfb_filter *_swig
 }
 
 
-intgo _wrap_lfb_filter_save_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_filter_save_native_2001f1adfff51eab(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -592,7 +602,7 @@ intgo _wrap_lfb_filter_save_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, intg
 }
 
 
-intgo _wrap_lfb_filter_load_native_0cd4c3958ae14609(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_load_native_2001f1adfff51eab(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -624,7 +634,7 @@ intgo _wrap_lfb_filter_load_native_0cd4c3958ae14609(intgo _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_lfb_filter_create_shared_file_native_0cd4c3958ae14609(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
+intgo _wrap_lfb_filter_create_shared_file_native_2001f1adfff51eab(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -662,7 +672,7 @@ intgo _wrap_lfb_filter_create_shared_file_native_0cd4c3958ae14609(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_filter_open_shared_file_native_0cd4c3958ae14609(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
+intgo _wrap_lfb_filter_open_shared_file_native_2001f1adfff51eab(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_filter **arg3 = (lfb_filter **) 0 ;
@@ -696,7 +706,7 @@ intgo _wrap_lfb_filter_open_shared_file_native_0cd4c3958ae14609(_gostring_ _swig
 }
 
 
-intgo _wrap_lfb_filter_flush_native_0cd4c3958ae14609(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_flush_native_2001f1adfff51eab(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -709,7 +719,7 @@ intgo _wrap_lfb_filter_flush_native_0cd4c3958ae14609(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_create_native_0cd4c3958ae14609(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_native_2001f1adfff51eab(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -740,7 +750,7 @@ intgo _wrap_lfb_counting_create_native_0cd4c3958ae14609(long long _swig_go_0, do
 }
 
 
-intgo _wrap_lfb_counting_create_geometry_native_0cd4c3958ae14609(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_geometry_native_2001f1adfff51eab(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -771,7 +781,7 @@ intgo _wrap_lfb_counting_create_geometry_native_0cd4c3958ae14609(long long _swig
 }
 
 
-void _wrap_lfb_counting_free_native_0cd4c3958ae14609(lfb_counting *_swig_go_0) {
+void _wrap_lfb_counting_free_native_2001f1adfff51eab(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   
   arg1 = (lfb_counting *)_swig_go_0; 
@@ -781,7 +791,7 @@ void _wrap_lfb_counting_free_native_0cd4c3958ae14609(lfb_counting *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_add_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_add_native_2001f1adfff51eab(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -798,7 +808,7 @@ intgo _wrap_lfb_counting_add_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_counting_contains_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_contains_native_2001f1adfff51eab(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -815,7 +825,7 @@ intgo _wrap_lfb_counting_contains_native_0cd4c3958ae14609(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_remove_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_remove_native_2001f1adfff51eab(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -832,7 +842,7 @@ intgo _wrap_lfb_counting_remove_native_0cd4c3958ae14609(lfb_counting *_swig_go_0
 }
 
 
-intgo _wrap_lfb_counting_count_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_count_native_2001f1adfff51eab(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -849,7 +859,7 @@ intgo _wrap_lfb_counting_count_native_0cd4c3958ae14609(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_add_many_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_add_many_native_2001f1adfff51eab(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -872,7 +882,7 @@ intgo _wrap_lfb_counting_add_many_native_0cd4c3958ae14609(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_many_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_contains_many_native_2001f1adfff51eab(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -895,7 +905,7 @@ intgo _wrap_lfb_counting_contains_many_native_0cd4c3958ae14609(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_add_keys_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_add_keys_native_2001f1adfff51eab(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -916,7 +926,7 @@ intgo _wrap_lfb_counting_add_keys_native_0cd4c3958ae14609(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_keys_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_contains_keys_native_2001f1adfff51eab(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -937,7 +947,7 @@ intgo _wrap_lfb_counting_contains_keys_native_0cd4c3958ae14609(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_remove_many_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_remove_many_native_2001f1adfff51eab(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -960,7 +970,7 @@ intgo _wrap_lfb_counting_remove_many_native_0cd4c3958ae14609(lfb_counting *_swig
 }
 
 
-intgo _wrap_lfb_counting_remove_keys_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_remove_keys_native_2001f1adfff51eab(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -981,7 +991,7 @@ intgo _wrap_lfb_counting_remove_keys_native_0cd4c3958ae14609(lfb_counting *_swig
 }
 
 
-intgo _wrap_lfb_counting_clear_native_0cd4c3958ae14609(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_clear_native_2001f1adfff51eab(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -994,7 +1004,7 @@ intgo _wrap_lfb_counting_clear_native_0cd4c3958ae14609(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_counting_merge_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
+intgo _wrap_lfb_counting_merge_native_2001f1adfff51eab(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_counting *arg2 = (lfb_counting *) 0 ;
   int result;
@@ -1009,7 +1019,7 @@ intgo _wrap_lfb_counting_merge_native_0cd4c3958ae14609(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_stats_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_stats_native_2001f1adfff51eab(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1048,7 +1058,7 @@ intgo _wrap_lfb_counting_stats_native_0cd4c3958ae14609(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_serialized_size_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_counting_serialized_size_native_2001f1adfff51eab(lfb_counting *_swig_go_0, long long *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1063,7 +1073,7 @@ intgo _wrap_lfb_counting_serialized_size_native_0cd4c3958ae14609(lfb_counting *_
 }
 
 
-intgo _wrap_lfb_counting_save_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_counting_save_native_2001f1adfff51eab(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1081,7 +1091,7 @@ intgo _wrap_lfb_counting_save_native_0cd4c3958ae14609(lfb_counting *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_counting_load_native_0cd4c3958ae14609(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_load_native_2001f1adfff51eab(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   void *arg1 = (void *) 0 ;
   uint64_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -1111,7 +1121,7 @@ intgo _wrap_lfb_counting_load_native_0cd4c3958ae14609(_goslice_ _swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_counting_create_shared_file_native_0cd4c3958ae14609(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
+intgo _wrap_lfb_counting_create_shared_file_native_2001f1adfff51eab(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1149,7 +1159,7 @@ intgo _wrap_lfb_counting_create_shared_file_native_0cd4c3958ae14609(_gostring_ _
 }
 
 
-intgo _wrap_lfb_counting_open_shared_file_native_0cd4c3958ae14609(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_open_shared_file_native_2001f1adfff51eab(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_counting **arg3 = (lfb_counting **) 0 ;
@@ -1183,7 +1193,7 @@ intgo _wrap_lfb_counting_open_shared_file_native_0cd4c3958ae14609(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_counting_flush_native_0cd4c3958ae14609(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_flush_native_2001f1adfff51eab(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1196,7 +1206,7 @@ intgo _wrap_lfb_counting_flush_native_0cd4c3958ae14609(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_scalable_create_native_0cd4c3958ae14609(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
+intgo _wrap_lfb_scalable_create_native_2001f1adfff51eab(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   double arg3 ;
@@ -1233,7 +1243,7 @@ intgo _wrap_lfb_scalable_create_native_0cd4c3958ae14609(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_scalable_free_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0) {
+void _wrap_lfb_scalable_free_native_2001f1adfff51eab(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   
   arg1 = (lfb_scalable *)_swig_go_0; 
@@ -1243,7 +1253,7 @@ void _wrap_lfb_scalable_free_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_scalable_add_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_add_native_2001f1adfff51eab(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1260,7 +1270,7 @@ intgo _wrap_lfb_scalable_add_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_scalable_contains_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_contains_native_2001f1adfff51eab(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1277,7 +1287,7 @@ intgo _wrap_lfb_scalable_contains_native_0cd4c3958ae14609(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_add_many_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_add_many_native_2001f1adfff51eab(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1300,7 +1310,7 @@ intgo _wrap_lfb_scalable_add_many_native_0cd4c3958ae14609(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_contains_many_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_contains_many_native_2001f1adfff51eab(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1323,7 +1333,7 @@ intgo _wrap_lfb_scalable_contains_many_native_0cd4c3958ae14609(lfb_scalable *_sw
 }
 
 
-intgo _wrap_lfb_scalable_add_keys_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_scalable_add_keys_native_2001f1adfff51eab(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1344,7 +1354,7 @@ intgo _wrap_lfb_scalable_add_keys_native_0cd4c3958ae14609(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_contains_keys_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_scalable_contains_keys_native_2001f1adfff51eab(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1365,7 +1375,7 @@ intgo _wrap_lfb_scalable_contains_keys_native_0cd4c3958ae14609(lfb_scalable *_sw
 }
 
 
-intgo _wrap_lfb_scalable_filters_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0) {
+intgo _wrap_lfb_scalable_filters_native_2001f1adfff51eab(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1378,7 +1388,7 @@ intgo _wrap_lfb_scalable_filters_native_0cd4c3958ae14609(lfb_scalable *_swig_go_
 }
 
 
-intgo _wrap_lfb_scalable_stats_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_scalable_stats_native_2001f1adfff51eab(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1417,7 +1427,7 @@ intgo _wrap_lfb_scalable_stats_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_scalable_filter_stats_native_0cd4c3958ae14609(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_scalable_filter_stats_native_2001f1adfff51eab(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1460,7 +1470,7 @@ intgo _wrap_lfb_scalable_filter_stats_native_0cd4c3958ae14609(lfb_scalable *_swi
 }
 
 
-intgo _wrap_lfb_rotating_create_native_0cd4c3958ae14609(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
+intgo _wrap_lfb_rotating_create_native_2001f1adfff51eab(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   uint32_t arg3 ;
@@ -1497,7 +1507,7 @@ intgo _wrap_lfb_rotating_create_native_0cd4c3958ae14609(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_rotating_free_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0) {
+void _wrap_lfb_rotating_free_native_2001f1adfff51eab(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   
   arg1 = (lfb_rotating *)_swig_go_0; 
@@ -1507,7 +1517,7 @@ void _wrap_lfb_rotating_free_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_rotating_add_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_add_native_2001f1adfff51eab(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1524,7 +1534,7 @@ intgo _wrap_lfb_rotating_add_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_rotating_contains_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_contains_native_2001f1adfff51eab(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1541,7 +1551,7 @@ intgo _wrap_lfb_rotating_contains_native_0cd4c3958ae14609(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_add_many_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_add_many_native_2001f1adfff51eab(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1564,7 +1574,7 @@ intgo _wrap_lfb_rotating_add_many_native_0cd4c3958ae14609(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_contains_many_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_contains_many_native_2001f1adfff51eab(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1587,7 +1597,7 @@ intgo _wrap_lfb_rotating_contains_many_native_0cd4c3958ae14609(lfb_rotating *_sw
 }
 
 
-intgo _wrap_lfb_rotating_add_keys_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_rotating_add_keys_native_2001f1adfff51eab(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1608,7 +1618,7 @@ intgo _wrap_lfb_rotating_add_keys_native_0cd4c3958ae14609(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_contains_keys_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_rotating_contains_keys_native_2001f1adfff51eab(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1629,7 +1639,7 @@ intgo _wrap_lfb_rotating_contains_keys_native_0cd4c3958ae14609(lfb_rotating *_sw
 }
 
 
-intgo _wrap_lfb_rotating_rotate_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0) {
+intgo _wrap_lfb_rotating_rotate_native_2001f1adfff51eab(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1642,7 +1652,7 @@ intgo _wrap_lfb_rotating_rotate_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0
 }
 
 
-intgo _wrap_lfb_rotating_tick_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_lfb_rotating_tick_native_2001f1adfff51eab(lfb_rotating *_swig_go_0, long long _swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1657,7 +1667,7 @@ intgo _wrap_lfb_rotating_tick_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_rotating_rotations_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_rotating_rotations_native_2001f1adfff51eab(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1672,7 +1682,7 @@ intgo _wrap_lfb_rotating_rotations_native_0cd4c3958ae14609(lfb_rotating *_swig_g
 }
 
 
-intgo _wrap_lfb_rotating_stats_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_lfb_rotating_stats_native_2001f1adfff51eab(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1713,7 +1723,7 @@ intgo _wrap_lfb_rotating_stats_native_0cd4c3958ae14609(lfb_rotating *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_create_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
+intgo _wrap_lfb_swap_create_native_2001f1adfff51eab(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_swap **arg2 = (lfb_swap **) 0 ;
   lfb_swap *handle2 = NULL ;
@@ -1730,7 +1740,7 @@ intgo _wrap_lfb_swap_create_native_0cd4c3958ae14609(lfb_filter *_swig_go_0, lfb_
 }
 
 
-void _wrap_lfb_swap_free_native_0cd4c3958ae14609(lfb_swap *_swig_go_0) {
+void _wrap_lfb_swap_free_native_2001f1adfff51eab(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   
   arg1 = (lfb_swap *)_swig_go_0; 
@@ -1740,7 +1750,7 @@ void _wrap_lfb_swap_free_native_0cd4c3958ae14609(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_add_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_native_2001f1adfff51eab(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1757,7 +1767,7 @@ intgo _wrap_lfb_swap_add_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_lfb_swap_contains_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_contains_native_2001f1adfff51eab(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1774,7 +1784,7 @@ intgo _wrap_lfb_swap_contains_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, void
 }
 
 
-intgo _wrap_lfb_swap_add_many_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_add_many_native_2001f1adfff51eab(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1797,7 +1807,7 @@ intgo _wrap_lfb_swap_add_many_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_swap_contains_many_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_contains_many_native_2001f1adfff51eab(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1820,7 +1830,7 @@ intgo _wrap_lfb_swap_contains_many_native_0cd4c3958ae14609(lfb_swap *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_add_keys_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_add_keys_native_2001f1adfff51eab(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1841,7 +1851,7 @@ intgo _wrap_lfb_swap_add_keys_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_swap_contains_keys_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_contains_keys_native_2001f1adfff51eab(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1862,7 +1872,7 @@ intgo _wrap_lfb_swap_contains_keys_native_0cd4c3958ae14609(lfb_swap *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_stage_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_stage_native_2001f1adfff51eab(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1877,7 +1887,7 @@ intgo _wrap_lfb_swap_stage_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, lfb_fil
 }
 
 
-intgo _wrap_lfb_swap_add_staged_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_staged_native_2001f1adfff51eab(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1894,7 +1904,7 @@ intgo _wrap_lfb_swap_add_staged_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, vo
 }
 
 
-intgo _wrap_lfb_swap_add_many_staged_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_add_many_staged_native_2001f1adfff51eab(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1915,7 +1925,7 @@ intgo _wrap_lfb_swap_add_many_staged_native_0cd4c3958ae14609(lfb_swap *_swig_go_
 }
 
 
-intgo _wrap_lfb_swap_publish_native_0cd4c3958ae14609(lfb_swap *_swig_go_0) {
+intgo _wrap_lfb_swap_publish_native_2001f1adfff51eab(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1928,7 +1938,7 @@ intgo _wrap_lfb_swap_publish_native_0cd4c3958ae14609(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_replace_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_replace_native_2001f1adfff51eab(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1943,7 +1953,7 @@ intgo _wrap_lfb_swap_replace_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, lfb_f
 }
 
 
-intgo _wrap_lfb_swap_stats_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_swap_stats_native_2001f1adfff51eab(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1982,7 +1992,7 @@ intgo _wrap_lfb_swap_stats_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_lfb_swap_generation_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_swap_generation_native_2001f1adfff51eab(lfb_swap *_swig_go_0, long long *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1993,6 +2003,931 @@ intgo _wrap_lfb_swap_generation_native_0cd4c3958ae14609(lfb_swap *_swig_go_0, lo
   
   result = (int)lfb_swap_generation((struct lfb_swap const *)arg1,arg2);
   _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_spec_struct_size_get_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->struct_size);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_kind_set_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->kind = arg2;
+  
+}
+
+
+intgo _wrap_lfb_spec_kind_get_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->kind);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_capacity_set_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->capacity = arg2;
+  
+}
+
+
+long long _wrap_lfb_spec_capacity_get_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->capacity);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_fpr_set_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  double arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  if (arg1) (arg1)->fpr = arg2;
+  
+}
+
+
+double _wrap_lfb_spec_fpr_get_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->fpr);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_seed_set_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->seed = arg2;
+  
+}
+
+
+long long _wrap_lfb_spec_seed_get_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->seed);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_memory_limit_set_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->memory_limit = arg2;
+  
+}
+
+
+long long _wrap_lfb_spec_memory_limit_get_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->memory_limit);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_counter_bits_set_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->counter_bits = arg2;
+  
+}
+
+
+intgo _wrap_lfb_spec_counter_bits_get_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->counter_bits);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_flags_set_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->flags = arg2;
+  
+}
+
+
+intgo _wrap_lfb_spec_flags_get_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->flags);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct lfb_spec *_wrap_new_lfb_spec_native_2001f1adfff51eab() {
+  struct lfb_spec *result = 0 ;
+  struct lfb_spec *_swig_go_result;
+  
+  
+  result = (struct lfb_spec *)new_lfb_spec();
+  *(struct lfb_spec **)&_swig_go_result = (struct lfb_spec *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_delete_lfb_spec_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  free((char *) arg1);
+  
+}
+
+
+intgo _wrap_lfb_info_struct_size_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->struct_size);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_kind_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->kind = arg2;
+  
+}
+
+
+intgo _wrap_lfb_info_kind_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->kind);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_slots_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->slots = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_slots_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->slots);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_slot_bits_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->slot_bits = arg2;
+  
+}
+
+
+intgo _wrap_lfb_info_slot_bits_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->slot_bits);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_hashes_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->hashes = arg2;
+  
+}
+
+
+intgo _wrap_lfb_info_hashes_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->hashes);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_bytes_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->bytes = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_bytes_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->bytes);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_capacity_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->capacity = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_capacity_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->capacity);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_target_fpr_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, double _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  double arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  if (arg1) (arg1)->target_fpr = arg2;
+  
+}
+
+
+double _wrap_lfb_info_target_fpr_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->target_fpr);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_seed_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->seed = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_seed_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->seed);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_slots_set_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->slots_set = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_slots_set_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->slots_set);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_fill_ratio_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, double _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  double arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  if (arg1) (arg1)->fill_ratio = arg2;
+  
+}
+
+
+double _wrap_lfb_info_fill_ratio_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->fill_ratio);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_estimated_count_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, double _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  double arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  if (arg1) (arg1)->estimated_count = arg2;
+  
+}
+
+
+double _wrap_lfb_info_estimated_count_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->estimated_count);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_expected_fpr_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, double _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  double arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  if (arg1) (arg1)->expected_fpr = arg2;
+  
+}
+
+
+double _wrap_lfb_info_expected_fpr_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->expected_fpr);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_near_capacity_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->near_capacity = arg2;
+  
+}
+
+
+intgo _wrap_lfb_info_near_capacity_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->near_capacity);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_reserved_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->reserved = arg2;
+  
+}
+
+
+intgo _wrap_lfb_info_reserved_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->reserved);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_saturated_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->saturated = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_saturated_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->saturated);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_kicks_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->kicks = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_kicks_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->kicks);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_failed_adds_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->failed_adds = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_failed_adds_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->failed_adds);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_duplicate_refusals_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->duplicate_refusals = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_duplicate_refusals_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->duplicate_refusals);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_reader_retries_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->reader_retries = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_reader_retries_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->reader_retries);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_reader_gave_up_set_native_2001f1adfff51eab(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->reader_gave_up = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_reader_gave_up_get_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->reader_gave_up);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct lfb_info *_wrap_new_lfb_info_native_2001f1adfff51eab() {
+  struct lfb_info *result = 0 ;
+  struct lfb_info *_swig_go_result;
+  
+  
+  result = (struct lfb_info *)new_lfb_info();
+  *(struct lfb_info **)&_swig_go_result = (struct lfb_info *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_delete_lfb_info_native_2001f1adfff51eab(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  free((char *) arg1);
+  
+}
+
+
+intgo _wrap_lfb_create_native_2001f1adfff51eab(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
+  lfb_spec *arg1 = (lfb_spec *) 0 ;
+  lfb_handle **arg2 = (lfb_handle **) 0 ;
+  lfb_handle *handle2 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(lfb_spec **)&_swig_go_0; 
+  arg2 = &handle2; 
+  
+  result = (int)lfb_create((struct lfb_spec const *)arg1,arg2);
+  _swig_go_result = result; 
+  if (_swig_go_1) *_swig_go_1 = handle2; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_free_native_2001f1adfff51eab(lfb_handle *_swig_go_0) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  
+  lfb_free(arg1);
+  
+}
+
+
+intgo _wrap_lfb_kind_native_2001f1adfff51eab(lfb_handle *_swig_go_0) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  
+  result = (int)lfb_kind((struct lfb_handle const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_add_native_2001f1adfff51eab(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)lfb_add(arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_contains_native_2001f1adfff51eab(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)lfb_contains((struct lfb_handle const *)arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_remove_native_2001f1adfff51eab(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)lfb_remove(arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_count_native_2001f1adfff51eab(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (void *)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)lfb_count((struct lfb_handle const *)arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_info_get_native_2001f1adfff51eab(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  lfb_info *arg2 = (lfb_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = *(lfb_info **)&_swig_go_1; 
+  
+  result = (int)lfb_info_get((struct lfb_handle const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_serialized_size_native_2001f1adfff51eab(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  uint32_t arg2 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = (uint64_t *)_swig_go_2; 
+  
+  result = (int)lfb_serialized_size((struct lfb_handle const *)arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_save_native_2001f1adfff51eab(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  uint32_t arg2 ;
+  void *arg3 = (void *) 0 ;
+  uint64_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = (void *)_swig_go_2.array; arg4 = (uint64_t)_swig_go_2.len; 
+  arg5 = (uint64_t *)_swig_go_3; 
+  
+  result = (int)lfb_save((struct lfb_handle const *)arg1,arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_load_native_2001f1adfff51eab(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+  uint32_t arg1 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  uint64_t arg4 ;
+  lfb_handle **arg5 = (lfb_handle **) 0 ;
+  lfb_handle *handle5 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg4 = (uint64_t)_swig_go_2; 
+  arg5 = &handle5; 
+  
+  result = (int)lfb_load(arg1,(void const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  if (_swig_go_3) *_swig_go_3 = handle5; 
   return _swig_go_result;
 }
 

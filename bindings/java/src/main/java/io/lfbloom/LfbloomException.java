@@ -8,15 +8,37 @@ package io.lfbloom;
 public final class LfbloomException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final int status;
+    private final long keysDone;
 
     LfbloomException(int status, String message) {
         super(message + " (lfbloom status " + status + ")");
         this.status = status;
+        this.keysDone = -1;
     }
 
-    /** True for LFB_ERR_FULL: a scalable filter reached its cap on sub-filters or memory. */
+    /** The failure of a batch that stopped at key index {@code keysDone}. */
+    LfbloomException(LfbloomException cause, long keysDone) {
+        super(cause.getMessage() + "; the batch stopped at key " + keysDone + ", the keys before it were added", cause);
+        this.status = cause.status;
+        this.keysDone = keysDone;
+    }
+
+    /** True for LFB_ERR_FULL: a scalable filter reached its cap on sub-filters or memory, or a cuckoo filter found no free slot. */
     public boolean isFull() {
         return status == Native.ERR_FULL;
+    }
+
+    /** True for LFB_ERR_TOO_MANY_DUPLICATES: a cuckoo filter holds eight copies of the key's fingerprint. */
+    public boolean isTooManyDuplicates() {
+        return status == Native.ERR_TOO_MANY_DUPLICATES;
+    }
+
+    /**
+     * For a batch that stopped at a refused key (a cuckoo filter's putAll): that key's index, the
+     * number of keys before it, which were added. -1 for every other failure.
+     */
+    public long keysDone() {
+        return keysDone;
     }
 
     /** The C status code, a negative {@code LFB_ERR_*} value. */

@@ -20,6 +20,7 @@ final class Native {
     static final int ERR_INVALID_ARGUMENT = -1;
     static final int ERR_NOT_PRESENT = -5;
     static final int ERR_FULL = -10;
+    static final int ERR_TOO_MANY_DUPLICATES = -12;
     static final int FORMAT_NATIVE = 1;
     static final int FORMAT_GUAVA = 2;
     static final int LAYOUT_CLASSIC = 1;

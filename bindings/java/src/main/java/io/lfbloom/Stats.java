@@ -3,17 +3,17 @@ package io.lfbloom;
 /**
  * A snapshot of a filter's parameters and fill, read word by word while other threads may write.
  *
- * @param layout          "classic", "blocked" or "counting"
- * @param slots           bits of a bit filter, counters of a counting filter
- * @param slotBits        1, or the counter width (4 or 8)
+ * @param layout          "classic", "blocked", "counting" or "cuckoo"
+ * @param slots           bits of a bit filter, counters of a counting filter, fingerprint slots of a cuckoo filter
+ * @param slotBits        1, the counter width (4 or 8), or 16 (cuckoo fingerprints)
  * @param hashes          probes per key (k)
  * @param bytes           memory of the slot array
  * @param capacity        expected insertions the filter was sized for
  * @param targetFpp       false-positive probability it was sized for
- * @param slotsSet        bits set, or counters above zero
+ * @param slotsSet        bits set, counters above zero, or fingerprints stored
  * @param saturated       counters stuck at their maximum (0 for bit filters)
- * @param fillRatio       slotsSet / slots
- * @param estimatedCount  distinct keys estimated from the fill (infinite when full)
+ * @param fillRatio       slotsSet / slots (a cuckoo filter's load)
+ * @param estimatedCount  distinct keys estimated from the fill (infinite when full); a cuckoo filter's fingerprints
  * @param estimatedFpp    expected false-positive probability at estimatedCount
  * @param nearCapacity    estimatedCount is past 80% of capacity: time to rebuild bigger
  */

@@ -1,0 +1,126 @@
+package lfbloom
+
+import (
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
+)
+
+// Cuckoo is a cuckoo filter: 16-bit fingerprints, four per 64-bit bucket, each key in one of two
+// buckets. Like a CountingFilter it removes keys, in a fraction of the memory below a rate of
+// about 0.1% (17 bits per key at 0.01%, where a 4-bit counting filter needs 124); around 1% and
+// above a Filter is smaller.
+//
+// No false negatives: a key whose Add happened-before a Test (and that was not removed since) is
+// found, also while other goroutines' adds move fingerprints between buckets (a Test validates a
+// negative answer against the writers' stripe versions; see core/include/lfbloom/cuckoo_filter.hpp).
+// Removing a key never added can remove another key's fingerprint, a false negative for that
+// key, as in every cuckoo and counting filter.
+//
+// Every method may be called from any number of goroutines at once. Tests never lock or wait;
+// Adds and Removes lock one stripe of buckets at a time, and wait while MarshalBinary copies.
+// Close and the closed rule are the package's: Test panics after Close, the rest return ErrClosed.
+//
+// An Add can be refused, and a refused Add changed nothing and lost nothing: ErrFull when no free
+// slot was found within the search bound (the filter is near its maximum load, about 94%, or the
+// key's two buckets are held by eight copies of another key's fingerprint), ErrTooManyDuplicates
+// when eight copies of the key's fingerprint are stored already. AddMany then returns a
+// *BatchError whose Done is the refused key's index.
+type Cuckoo struct{ codec }
+
+const kindCuckoo = 7 // LFB_KIND_CUCKOO
+
+var cuckooFns = &nativeFns{
+	add: opHandleAdd, contains: opHandleContains, addMany: opHandleAddMany, containsMany: opHandleContainsMany,
+	serializedSize: func(p uintptr, size *uint64) int { return native.Lfb_serialized_size(p, 1, size) },
+	save:           func(p uintptr, out []byte, n *uint64) int { return native.Lfb_save(p, 1, out, n) },
+	load:           func(data []byte, _ []uint64, out *uintptr) int { return native.Lfb_load(1, data, 0, out) },
+	free:           native.Lfb_free, kind: kindCuckoo,
+}
+
+// NewCuckoo returns a cuckoo filter that holds capacity keys with a false-positive rate of at
+// most fpr. Options: WithSeed, WithMemoryLimit. A rate below about 0.006% is refused
+// (ErrInvalidArgument): 16-bit fingerprints would need a load below 50%, where a Filter is the
+// better tool.
+func NewCuckoo(capacity uint64, fpr float64, opts ...Option) (*Cuckoo, error) {
+	o := nativeOptions(opts)
+	spec := native.NewLfb_spec()
+	defer native.DeleteLfb_spec(spec)
+	spec.SetKind(kindCuckoo)
+	spec.SetCapacity(capacity)
+	spec.SetFpr(fpr)
+	spec.SetMemory_limit(o[1])
+	spec.SetSeed(o[2])
+	var p uintptr
+	if _, err := nativeCall(func() int { return native.Lfb_create(spec, &p) }); err != nil {
+		return nil, err
+	}
+	return &Cuckoo{codec{newKeyed(p, cuckooFns)}}, nil
+}
+
+// Add adds a key: true if no copy of its fingerprint was in its buckets. An error wrapping
+// ErrFull or ErrTooManyDuplicates when refused (nothing changed), or ErrClosed.
+func (c *Cuckoo) Add(key []byte) (bool, error) {
+	r, err := c.h.callKey(opHandleAdd, key)
+	return r == 1, err
+}
+
+// AddString adds the bytes of s, without copying them.
+func (c *Cuckoo) AddString(s string) (bool, error) { return c.Add(keyOfString(s)) }
+
+// AddUint64 adds the 8 little-endian bytes of v.
+func (c *Cuckoo) AddUint64(v uint64) (bool, error) { return c.Add(keyOfUint64(v)) }
+
+// Remove removes one copy of the key's fingerprint: true if one was there, false (nothing
+// changed) if not. The error is ErrClosed or nil.
+func (c *Cuckoo) Remove(key []byte) (bool, error) {
+	r, err := c.h.callKey(opHandleRemove, key)
+	return r == 1, err
+}
+
+// RemoveString removes one copy of the bytes of s.
+func (c *Cuckoo) RemoveString(s string) (bool, error) { return c.Remove(keyOfString(s)) }
+
+// RemoveUint64 removes one copy of the 8 little-endian bytes of v.
+func (c *Cuckoo) RemoveUint64(v uint64) (bool, error) { return c.Remove(keyOfUint64(v)) }
+
+// RemoveMany removes one copy of each key, in order, in one C call; element i is what
+// Remove(keys[i]) would have returned.
+func (c *Cuckoo) RemoveMany(keys [][]byte) ([]bool, error) {
+	return c.answerEach(opHandleRemoveMany, keys)
+}
+
+// Count returns the copies of the key's fingerprint in its two buckets (0 to 8); 0 means
+// certainly absent.
+func (c *Cuckoo) Count(key []byte) (int, error) {
+	return c.h.callKey(opHandleCount, key)
+}
+
+// CuckooStats is a snapshot of a Cuckoo's parameters, load and activity.
+type CuckooStats struct {
+	Slots             uint64  // fingerprint slots, 4 per bucket
+	Bytes             uint64  // memory of the table
+	Capacity          uint64  // keys it was sized for
+	TargetFPR         float64 // rate it was sized for
+	Fingerprints      uint64  // stored
+	Load              float64 // Fingerprints / Slots
+	ExpectedFPR       float64 // of an absent key now
+	NearCapacity      bool    // past 80% of the maximum load (94%)
+	Kicks             uint64  // fingerprints moved to make room, since creation or load
+	FailedAdds        uint64  // adds refused as full
+	DuplicateRefusals uint64  // adds refused as too many duplicates
+	ReaderRetries     uint64  // Tests redone because a writer moved fingerprints meanwhile
+	ReaderGaveUp      uint64  // Tests that answered "maybe" after eight retries
+}
+
+// Stats reads the filter bucket by bucket (O(size)) while others may write.
+func (c *Cuckoo) Stats() (CuckooStats, error) {
+	info := native.NewLfb_info()
+	defer native.DeleteLfb_info(info)
+	if _, err := c.h.call(func(p uintptr) int { return native.Lfb_info_get(p, info) }); err != nil {
+		return CuckooStats{}, err
+	}
+	return CuckooStats{Slots: info.GetSlots(), Bytes: info.GetBytes(), Capacity: info.GetCapacity(),
+		TargetFPR: info.GetTarget_fpr(), Fingerprints: info.GetSlots_set(), Load: info.GetFill_ratio(),
+		ExpectedFPR: info.GetExpected_fpr(), NearCapacity: info.GetNear_capacity() != 0, Kicks: info.GetKicks(),
+		FailedAdds: info.GetFailed_adds(), DuplicateRefusals: info.GetDuplicate_refusals(),
+		ReaderRetries: info.GetReader_retries(), ReaderGaveUp: info.GetReader_gave_up()}, nil
+}

@@ -1,0 +1,258 @@
+package lfbloom
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func cuckooKeys(prefix string, n int) [][]byte {
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("%s%d", prefix, i))
+	}
+	return keys
+}
+
+func TestCuckooAddTestRemove(t *testing.T) {
+	c, err := NewCuckoo(10_000, 0.001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	keys := cuckooKeys("k", 5000)
+	fresh, err := c.AddMany(keys)
+	if err != nil || fresh < 4990 || fresh > 5000 {
+		t.Fatalf("AddMany: %d new, %v", fresh, err)
+	}
+	found, err := c.TestMany(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		if !c.Test(k) || !found[i] {
+			t.Fatalf("false negative for %q", k)
+		}
+	}
+	s, err := c.Stats()
+	if err != nil || s.Fingerprints != 5000 || s.Slots%4 != 0 || s.Load != float64(5000)/float64(s.Slots) {
+		t.Fatalf("stats %+v, %v", s, err)
+	}
+	removed, err := c.RemoveMany(keys[:2500])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range removed {
+		if !r {
+			t.Fatal("RemoveMany missed a key that was added")
+		}
+	}
+	for _, k := range keys[2500:] {
+		if ok, err := c.Remove(k); !ok || err != nil {
+			t.Fatalf("Remove(%q) = %v, %v", k, ok, err)
+		}
+	}
+	if ok, err := c.RemoveString("k1"); ok || err != nil { // an answer, not an error
+		t.Fatalf("Remove of an absent key = %v, %v", ok, err)
+	}
+	if s, _ := c.Stats(); s.Fingerprints != 0 {
+		t.Fatalf("%d fingerprints left", s.Fingerprints)
+	}
+	if _, err := c.AddUint64(7); err != nil {
+		t.Fatal(err)
+	}
+	c.AddUint64(7)
+	if n, err := c.Count(keyOfUint64(7)); n != 2 || err != nil {
+		t.Fatalf("Count = %d, %v", n, err)
+	}
+}
+
+func TestCuckooRefusalsLoseNothing(t *testing.T) {
+	c, err := NewCuckoo(1000, 0.001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; i < 8; i++ {
+		if _, err := c.AddString("dup"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.AddString("dup"); !errors.Is(err, ErrTooManyDuplicates) {
+		t.Fatalf("the ninth copy: %v", err)
+	}
+	keys := cuckooKeys("fill", 5000)
+	_, err = c.AddMany(keys)
+	var stopped *BatchError
+	if !errors.As(err, &stopped) || !errors.Is(err, ErrFull) || stopped.Done < 1000 || stopped.Done >= len(keys) {
+		t.Fatalf("AddMany past capacity: %v", err)
+	}
+	for _, k := range keys[:stopped.Done] {
+		if !c.Test(k) {
+			t.Fatalf("a refused batch lost %q", k)
+		}
+	}
+	s, _ := c.Stats()
+	if s.Fingerprints != uint64(stopped.Done)+8 || s.FailedAdds != 1 || s.DuplicateRefusals != 1 || s.Kicks == 0 || !s.NearCapacity {
+		t.Fatalf("stats after the refusals: %+v", s)
+	}
+	if _, err := c.Add(keys[stopped.Done]); err != nil && !errors.Is(err, ErrFull) {
+		t.Fatalf("a single Add past capacity: %v", err)
+	}
+}
+
+func TestCuckooFalsePositiveRateAtCapacity(t *testing.T) {
+	const n, p, absent = 200_000, 0.001, 1_000_000
+	c, err := NewCuckoo(n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.AddMany(cuckooKeys("present-", n)); err != nil {
+		t.Fatal(err)
+	}
+	found, _ := c.TestMany(cuckooKeys("absent-", absent))
+	fp := 0
+	for _, f := range found {
+		if f {
+			fp++
+		}
+	}
+	// mean at most p·absent = 1000; 4 standard deviations above it (keys fixed)
+	if bound := p*absent + 4*math.Sqrt(p*absent); float64(fp) > bound {
+		t.Fatalf("%d false positives of %d, bound %.0f", fp, absent, bound)
+	}
+}
+
+func TestCuckooMarshalRoundTripAndKinds(t *testing.T) {
+	c, _ := NewCuckoo(1000, 0.001, WithSeed(42))
+	defer c.Close()
+	keys := cuckooKeys("s", 500)
+	c.AddMany(keys)
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	back, _ := NewCuckoo(10, 0.01)
+	defer back.Close()
+	if _, err := back.ReadFrom(bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if !back.Test(k) {
+			t.Fatalf("lost %q in the round trip", k)
+		}
+	}
+	if a, b := mustStats(t, c), mustStats(t, back); a.Fingerprints != b.Fingerprints || a.Slots != b.Slots {
+		t.Fatalf("stats differ: %+v vs %+v", a, b)
+	}
+	if err := back.UnmarshalBinary(data[:len(data)-1]); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("truncated: %v", err)
+	}
+	bloom, _ := New(1000, 0.01)
+	defer bloom.Close()
+	other, _ := bloom.MarshalBinary()
+	if err := back.UnmarshalBinary(other); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("a Bloom filter's bytes loaded into a Cuckoo: %v", err)
+	}
+	if err := bloom.UnmarshalBinary(data); err == nil {
+		t.Fatal("a cuckoo filter's bytes loaded into a Filter")
+	}
+	if !back.Test(keys[0]) { // the failed loads left it as it was
+		t.Fatal("a failed load changed the filter")
+	}
+}
+
+func mustStats(t *testing.T, c *Cuckoo) CuckooStats {
+	s, err := c.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Readers check resident keys while two goroutines fill the rest of the table to 90% and empty
+// it again, so kicks move resident fingerprints under the readers.
+func TestCuckooResidentKeysStayVisibleDuringChurn(t *testing.T) {
+	const capacity = 20_000
+	c, _ := NewCuckoo(capacity, 0.001)
+	defer c.Close()
+	resident := cuckooKeys("resident-", capacity*6/10)
+	if _, err := c.AddMany(resident); err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	var misses atomic.Int64
+	var wg sync.WaitGroup
+	for g := 0; g < 2; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			mine := cuckooKeys(fmt.Sprintf("churn-%d-", g), capacity*15/100)
+			for !stop.Load() {
+				for _, k := range mine {
+					c.Add(k) // a refusal near full is fine: it loses nothing
+				}
+				for _, k := range mine {
+					c.Remove(k)
+				}
+			}
+		}(g)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
+			for _, k := range resident {
+				if !c.Test(k) {
+					misses.Add(1)
+				}
+			}
+		}
+		stop.Store(true)
+	}()
+	wg.Wait()
+	if misses.Load() != 0 {
+		t.Fatalf("%d false negatives while fingerprints moved", misses.Load())
+	}
+	if s := mustStats(t, c); s.Kicks == 0 {
+		t.Fatal("no kicks: the churn did not move fingerprints, so the test checked nothing")
+	}
+}
+
+func TestCuckooBadArgumentsAndClose(t *testing.T) {
+	for _, tc := range []struct {
+		capacity uint64
+		fpr      float64
+	}{{0, 0.001}, {1000, math.NaN()}, {1000, 1}, {1000, 1e-9}} {
+		if _, err := NewCuckoo(tc.capacity, tc.fpr); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("NewCuckoo(%d, %g): %v", tc.capacity, tc.fpr, err)
+		}
+	}
+	if _, err := NewCuckoo(1<<40, 0.001, WithMemoryLimit(1<<20)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the memory limit: %v", err)
+	}
+	c, _ := NewCuckoo(100, 0.001)
+	c.Close()
+	if _, err := c.AddString("x"); !errors.Is(err, ErrClosed) {
+		t.Errorf("Add after Close: %v", err)
+	}
+	if _, err := c.RemoveString("x"); !errors.Is(err, ErrClosed) {
+		t.Errorf("Remove after Close: %v", err)
+	}
+	if _, err := c.Stats(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Stats after Close: %v", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Test after Close did not panic")
+		}
+	}()
+	c.TestString("x")
+}

@@ -1,0 +1,179 @@
+package io.lfbloom;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * A cuckoo filter: 16-bit fingerprints, four per 64-bit bucket, each key in one of two buckets.
+ * Like {@link CountingBloomFilter} it removes keys, in a fraction of the memory below a rate of
+ * about 0.1% (17 bits per key at 0.01%, where a 4-bit counting filter needs 124); around 1% and
+ * above a {@link BloomFilter} is smaller.
+ *
+ * <p><b>Contract.</b> No false negative for a key put (and not removed since) whose put
+ * happened-before the query, also while other threads' puts move fingerprints between buckets
+ * (queries validate a negative answer against the writers' stripe versions; see
+ * {@code cuckoo_filter.hpp}). Removing a key never put can remove another key's fingerprint: a
+ * false negative for that key, as in every cuckoo and counting filter.
+ *
+ * <p><b>Refusals.</b> A put can be refused, and a refused put changed nothing and lost nothing:
+ * {@link LfbloomException#isFull()} when no free slot was found within the search bound (the
+ * filter is near its maximum load, about 94%, or the key's two buckets are held by eight copies
+ * of another key's fingerprint), {@link LfbloomException#isTooManyDuplicates()} when eight copies
+ * of this key's fingerprint are stored already. {@link #putAll} then has added the keys before the
+ * refused one, and the exception's {@link LfbloomException#keysDone()} is that key's index.
+ *
+ * <p><b>Thread safety.</b> Every method may be called from any number of threads at once.
+ * Queries never lock and never wait; puts and removes lock one stripe of buckets at a time.
+ * {@link #save} makes puts and removes wait while it copies. {@link #close()} as for BloomFilter.
+ */
+public final class CuckooFilter extends KeyFilter {
+    static final int KIND = 7;  // LFB_KIND_CUCKOO
+    private static final int OP_ADD = 1, OP_CONTAINS = 2, OP_REMOVE = 3;  // enum lfb_batch_op
+
+    /**
+     * What the filter holds and what its writers and readers did.
+     *
+     * @param stats             as for other filters: slots are fingerprint slots (4 per bucket),
+     *                          slotsSet the fingerprints stored, fillRatio the load, estimatedCount
+     *                          the fingerprints, estimatedFpp the rate for an absent key now
+     * @param kicks             fingerprints moved to make room, since creation or load
+     * @param failedPuts        puts refused as full
+     * @param duplicateRefusals puts refused as too many duplicates
+     * @param readerRetries     queries redone because a writer moved fingerprints meanwhile
+     * @param readerGaveUp      queries that answered "maybe" after eight retries
+     */
+    public record Activity(Stats stats, long kicks, long failedPuts, long duplicateRefusals, long readerRetries,
+            long readerGaveUp) {}
+
+    private CuckooFilter(long nativeHandle) {
+        super(nativeHandle, LfbNative::lfb_free, LfbNative::lfb_add, LfbNative::lfb_contains,
+                (h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_ADD, d, o, c, r, out, null),
+                (h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_CONTAINS, d, o, c, r, out, null));
+    }
+
+    /** Sized so that {@code expectedInsertions} keys fit and an absent key's FPP is at most {@code fpp}. */
+    public static CuckooFilter create(long expectedInsertions, double fpp) {
+        return create(expectedInsertions, fpp, BloomFilter.Options.defaults());
+    }
+
+    /**
+     * As {@link #create(long, double)}, with the options' seed and memory limit (the layout is
+     * ignored). An {@code fpp} below about 0.006% is refused: at 16-bit fingerprints it would need
+     * a load below 50%, where a Bloom filter is the better tool.
+     */
+    public static CuckooFilter create(long expectedInsertions, double fpp, BloomFilter.Options options) {
+        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
+        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
+        if (options == null) throw new IllegalArgumentException("options is null");
+        Native.load();
+        lfb_spec spec = new lfb_spec();
+        try {
+            spec.setKind(KIND);
+            spec.setCapacity(expectedInsertions);
+            spec.setFpr(fpp);
+            spec.setSeed(options.seed);
+            spec.setMemory_limit(options.memoryLimit);
+            long[] out = new long[1];
+            return new CuckooFilter(Native.handleOf(LfbNative.lfb_create(spec, out), out));
+        } finally {
+            spec.delete();
+        }
+    }
+
+    /** Puts every key in one native call; returns how many were new. On a refusal see the class comment. */
+    @Override
+    public long putAll(List<byte[]> keys) {
+        long[] done = new long[1];
+        try {
+            return handle.batch((h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_ADD, d, o, c, r, out, done), keys, null);
+        } catch (LfbloomException e) {
+            throw new LfbloomException(e, done[0]);
+        }
+    }
+
+    /** Removes one copy of the key's fingerprint: true if one was there, false (nothing changed) if not. */
+    public boolean remove(byte[] key) {
+        return handle.call(LfbNative::lfb_remove, Native.buffers().key(key)) == 1;
+    }
+
+    /** As {@link #remove(byte[])}, for the UTF-8 bytes of the key. */
+    public boolean remove(CharSequence key) {
+        return handle.call(LfbNative::lfb_remove, Native.buffers().key(key)) == 1;
+    }
+
+    /** As {@link #remove(byte[])}, for the 8 little-endian bytes of the key. */
+    public boolean remove(long key) {
+        return handle.call(LfbNative::lfb_remove, Native.buffers().key(key)) == 1;
+    }
+
+    /** Removes one copy of each key in one native call; element i is what {@code remove(keys.get(i))} would return. */
+    public boolean[] removeAll(List<byte[]> keys) {
+        boolean[] removed = new boolean[keys == null ? 0 : keys.size()];
+        handle.batch((h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_REMOVE, d, o, c, r, out, null), keys, removed);
+        return removed;
+    }
+
+    /** Copies of the key's fingerprint in its two buckets (0 to 8); 0 means certainly absent. */
+    public int count(byte[] key) {
+        return handle.call(LfbNative::lfb_count, Native.buffers().key(key));
+    }
+
+    /** As {@link #count(byte[])}, for the UTF-8 bytes of the key. */
+    public int count(CharSequence key) {
+        return handle.call(LfbNative::lfb_count, Native.buffers().key(key));
+    }
+
+    /** As {@link #count(byte[])}, for the 8 little-endian bytes of the key. */
+    public int count(long key) {
+        return handle.call(LfbNative::lfb_count, Native.buffers().key(key));
+    }
+
+    /** Statistics and activity counters, read bucket by bucket (O(size)) while other threads may write. */
+    public Activity activity() {
+        lfb_info info = new lfb_info();
+        try {
+            handle.call(h -> LfbNative.lfb_info_get(h, info));
+            Stats stats = new Stats("cuckoo", info.getSlots(), (int) info.getSlot_bits(), (int) info.getHashes(),
+                    info.getBytes(), info.getCapacity(), info.getTarget_fpr(), info.getSlots_set(), info.getSaturated(),
+                    info.getFill_ratio(), info.getEstimated_count(), info.getExpected_fpr(), info.getNear_capacity() != 0);
+            return new Activity(stats, info.getKicks(), info.getFailed_adds(), info.getDuplicate_refusals(),
+                    info.getReader_retries(), info.getReader_gave_up());
+        } finally {
+            info.delete();
+        }
+    }
+
+    /** As {@link #activity()}{@code .stats()}; nearCapacity is past 80% of the maximum load. */
+    @Override
+    public Stats stats() {
+        return activity().stats();
+    }
+
+    /** Writes the filter in lfbloom's own format (docs/FORMAT.md, layout 7); puts and removes wait meanwhile. */
+    public void save(OutputStream out) throws IOException {
+        handle.save(out, (h, size) -> LfbNative.lfb_serialized_size(h, Native.FORMAT_NATIVE, size),
+                (h, buffer, written) -> LfbNative.lfb_save(h, Native.FORMAT_NATIVE, buffer, written));
+    }
+
+    /** Reads a cuckoo filter written by {@link #save}; corrupt data, or a file of another kind, throws IOException. */
+    public static CuckooFilter load(InputStream in) throws IOException {
+        long maxBytes = Native.defaultReadLimit();
+        ByteBuffer data = Native.readNative(in, maxBytes);
+        Native.load();
+        long[] out = new long[1];
+        long loaded;
+        try {
+            loaded = Native.handleOf(LfbNative.lfb_load(Native.FORMAT_NATIVE, data, maxBytes, out), out);
+        } catch (IllegalArgumentException | LfbloomException e) {
+            throw Native.loadFailure(e);
+        }
+        if (LfbNative.lfb_kind(loaded) != KIND) {
+            LfbNative.lfb_free(loaded);
+            throw new IOException("the data holds a filter of another kind, not a cuckoo filter");
+        }
+        return new CuckooFilter(loaded);
+    }
+}

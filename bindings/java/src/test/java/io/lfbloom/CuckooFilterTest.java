@@ -1,0 +1,200 @@
+package io.lfbloom;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class CuckooFilterTest {
+    private static List<byte[]> keys(String prefix, int n) {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < n; i++) keys.add((prefix + i).getBytes());
+        return keys;
+    }
+
+    @Test
+    void putQueryRemoveRoundTrips() {
+        try (CuckooFilter f = CuckooFilter.create(10_000, 0.001)) {
+            List<byte[]> keys = keys("k", 5000);
+            long fresh = f.putAll(keys);
+            assertTrue(fresh >= 4990 && fresh <= 5000, "new keys: " + fresh);  // a fingerprint collision makes one not new
+            for (byte[] k : keys) assertTrue(f.mightContain(k));
+            boolean[] all = f.mightContainAll(keys);
+            for (boolean b : all) assertTrue(b);
+            assertEquals(5000, f.stats().slotsSet());
+            assertEquals("cuckoo", f.stats().layout());
+            for (byte[] k : keys) assertTrue(f.remove(k));
+            assertEquals(0, f.stats().slotsSet());
+            assertFalse(f.remove("k1"));  // an answer, not an exception
+            assertFalse(f.mightContain("k1"));
+        }
+    }
+
+    @Test
+    void keyTypesAndCounts() {
+        try (CuckooFilter f = CuckooFilter.create(1000, 0.001)) {
+            assertTrue(f.put(7L));
+            assertFalse(f.put(7L));
+            assertEquals(2, f.count(7L));
+            assertTrue(f.remove(7L));
+            assertEquals(1, f.count(7L));
+            f.put(java.nio.ByteBuffer.wrap("buffer".getBytes()));
+            assertTrue(f.mightContain("buffer".getBytes()));
+            assertEquals(0, f.count("absent, certainly: the filter is nearly empty"));
+            f.put("removed");
+            boolean[] removed = f.removeAll(List.of("removed".getBytes(), "removed".getBytes(), "buffer".getBytes()));
+            assertArrayEquals(new boolean[] {true, false, true}, removed);
+        }
+    }
+
+    @Test
+    void theNinthCopyIsRefusedAsDuplicatesAndChangesNothing() {
+        try (CuckooFilter f = CuckooFilter.create(1000, 0.001)) {
+            for (int i = 0; i < 8; i++) f.put("dup");
+            long before = f.stats().slotsSet();
+            LfbloomException e = assertThrows(LfbloomException.class, () -> f.put("dup"));
+            assertTrue(e.isTooManyDuplicates(), e.getMessage());
+            assertFalse(e.isFull());
+            assertEquals(8, f.count("dup"));
+            assertEquals(before, f.stats().slotsSet());
+            assertEquals(1, f.activity().duplicateRefusals());
+        }
+    }
+
+    @Test
+    void aFullFilterRefusesAndLosesNothing() {
+        try (CuckooFilter f = CuckooFilter.create(1000, 0.001)) {
+            List<byte[]> keys = keys("fill", 5000);  // far more than fits
+            LfbloomException e = assertThrows(LfbloomException.class, () -> f.putAll(keys));
+            assertTrue(e.isFull(), e.getMessage());
+            long done = e.keysDone();
+            assertTrue(done > 1000 && done < 5000, "stopped at " + done);
+            for (byte[] k : keys.subList(0, (int) done)) assertTrue(f.mightContain(k));
+            CuckooFilter.Activity a = f.activity();
+            assertEquals(done, a.stats().slotsSet());  // the refused key and the ones after it were not added
+            assertEquals(1, a.failedPuts());
+            assertTrue(a.kicks() > 0);
+            assertTrue(a.stats().nearCapacity());
+            assertTrue(a.stats().fillRatio() > 0.9, "load at refusal: " + a.stats().fillRatio());
+            // single puts refuse the same way, and still lose nothing
+            int refused = 0;
+            for (byte[] k : keys.subList((int) done, keys.size())) {
+                try {
+                    f.put(k);
+                } catch (LfbloomException full) {
+                    assertTrue(full.isFull());
+                    assertEquals(-1, full.keysDone());
+                    refused++;
+                }
+            }
+            assertTrue(refused > 0);
+            for (byte[] k : keys.subList(0, (int) done)) assertTrue(f.mightContain(k));
+        }
+    }
+
+    @Test
+    void falsePositiveRateAtCapacityIsWithinItsBound() {
+        int n = 200_000;
+        double p = 0.001;
+        try (CuckooFilter f = CuckooFilter.create(n, p)) {
+            f.putAll(keys("present-", n));
+            int absent = 1_000_000, fp = 0;
+            List<byte[]> probe = keys("absent-", absent);
+            for (boolean b : f.mightContainAll(probe)) if (b) fp++;
+            // mean at most p·absent = 1000; 4 standard deviations above it (seeds and keys fixed)
+            double bound = p * absent + 4 * Math.sqrt(p * absent);
+            assertTrue(fp <= bound, fp + " false positives of " + absent + ", bound " + bound);
+            assertTrue(f.stats().estimatedFpp() <= p, "expected FPR " + f.stats().estimatedFpp());
+        }
+    }
+
+    @Test
+    void savesAndLoadsAndRefusesOtherKinds() throws Exception {
+        try (CuckooFilter f = CuckooFilter.create(1000, 0.001, BloomFilter.Options.defaults().seed(42))) {
+            f.putAll(keys("s", 500));
+            f.put("s0");
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            f.save(out);
+            byte[] bytes = out.toByteArray();
+            try (CuckooFilter back = CuckooFilter.load(new ByteArrayInputStream(bytes))) {
+                assertEquals(f.stats(), back.stats());
+                assertEquals(2, back.count("s0"));
+                for (byte[] k : keys("s", 500)) assertTrue(back.mightContain(k));
+            }
+            assertThrows(IOException.class, () -> CuckooFilter.load(new ByteArrayInputStream(Arrays.copyOf(bytes, bytes.length - 1))));
+            byte[] flipped = bytes.clone();
+            flipped[100] ^= 1;
+            assertThrows(IOException.class, () -> CuckooFilter.load(new ByteArrayInputStream(flipped)));
+        }
+        try (BloomFilter bloom = BloomFilter.create(1000, 0.01)) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            bloom.save(out);
+            IOException e = assertThrows(IOException.class, () -> CuckooFilter.load(new ByteArrayInputStream(out.toByteArray())));
+            assertTrue(e.getMessage().contains("another kind"), e.getMessage());
+        }
+    }
+
+    @Test
+    void residentKeysStayVisibleWhileWritersChurnAtHighLoad() throws Exception {
+        int capacity = 20_000;
+        try (CuckooFilter f = CuckooFilter.create(capacity, 0.001)) {
+            List<byte[]> resident = keys("resident-", capacity * 6 / 10);
+            f.putAll(resident);
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong misses = new AtomicLong(), refusals = new AtomicLong();
+            Thread[] churn = new Thread[2];
+            for (int t = 0; t < churn.length; t++) {
+                int id = t;
+                churn[t] = new Thread(() -> {
+                    List<byte[]> mine = keys("churn-" + id + "-", capacity * 15 / 100);  // together 90% of capacity
+                    while (!stop.get()) {
+                        for (byte[] k : mine) {
+                            try {
+                                f.put(k);
+                            } catch (LfbloomException e) {
+                                refusals.incrementAndGet();
+                            }
+                        }
+                        for (byte[] k : mine) f.remove(k);
+                    }
+                });
+                churn[t].start();
+            }
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                for (byte[] k : resident) if (!f.mightContain(k)) misses.incrementAndGet();
+            }
+            stop.set(true);
+            for (Thread t : churn) t.join();
+            assertEquals(0, misses.get(), "false negatives while fingerprints moved");
+            for (byte[] k : resident) assertTrue(f.mightContain(k));
+            assertTrue(f.activity().kicks() > 0, "the churn must move fingerprints for this test to mean anything");
+            assertEquals(0, refusals.get() - f.activity().failedPuts() - f.activity().duplicateRefusals());
+        }
+    }
+
+    @Test
+    void badArgumentsAndClose() {
+        assertThrows(IllegalArgumentException.class, () -> CuckooFilter.create(0, 0.001));
+        assertThrows(IllegalArgumentException.class, () -> CuckooFilter.create(1000, Double.NaN));
+        assertThrows(IllegalArgumentException.class, () -> CuckooFilter.create(1000, 1.0));
+        assertThrows(IllegalArgumentException.class, () -> CuckooFilter.create(1000, 1e-9));  // below what 16-bit fingerprints give
+        LfbloomException tooLarge = assertThrows(LfbloomException.class,
+                () -> CuckooFilter.create(1L << 40, 0.001, BloomFilter.Options.defaults().memoryLimit(1 << 20)));
+        assertEquals(-3, tooLarge.status());
+        CuckooFilter f = CuckooFilter.create(100, 0.001);
+        f.close();
+        assertThrows(IllegalStateException.class, () -> f.remove("x"));
+        assertThrows(IllegalStateException.class, () -> f.count("x"));
+        assertThrows(IllegalStateException.class, () -> f.put("x"));
+        assertThrows(IllegalStateException.class, f::activity);
+        f.close();
+    }
+}
