@@ -295,7 +295,73 @@ private:
     lfb_swap* h_ = nullptr;
 };
 
+class core_cuckoo final : public cuckoo_api {
+public:
+    explicit core_cuckoo(lfbloom::cuckoo_filter f) : f_(std::move(f)) {}
+    lfbloom::cuckoo_status insert(key_view k) override { return f_.insert(k); }
+    bool contains(key_view k) const override { return f_.contains(k); }
+    bool remove(key_view k) override { return f_.remove(k); }
+    std::uint32_t count(key_view k) const override { return f_.count(k); }
+    lfbloom::cuckoo_stats stats() const override { return f_.stats(); }
+
+private:
+    lfbloom::cuckoo_filter f_;
+};
+
+/// The cuckoo filter through the C ABI's generic handle (lfb_create, lfb_add, lfb_info_get).
+class c_cuckoo final : public cuckoo_api {
+public:
+    c_cuckoo(std::uint64_t capacity, double fpr) {
+        lfb_spec spec;
+        checked(lfb_spec_init(&spec));
+        spec.kind = LFB_KIND_CUCKOO;
+        spec.capacity = capacity;
+        spec.fpr = fpr;
+        checked(lfb_create(&spec, &h_));
+    }
+    ~c_cuckoo() override { lfb_free(h_); }
+    c_cuckoo(const c_cuckoo&) = delete;
+    c_cuckoo& operator=(const c_cuckoo&) = delete;
+    lfbloom::cuckoo_status insert(key_view k) override {
+        const int status = lfb_add(h_, k.data(), k.size());
+        if (status == LFB_ERR_FULL) return lfbloom::cuckoo_status::full;
+        if (status == LFB_ERR_TOO_MANY_DUPLICATES) return lfbloom::cuckoo_status::too_many_duplicates;
+        return checked(status) == 1 ? lfbloom::cuckoo_status::added_new : lfbloom::cuckoo_status::added;
+    }
+    bool contains(key_view k) const override { return checked(lfb_contains(h_, k.data(), k.size())) == 1; }
+    bool remove(key_view k) override { return checked(lfb_remove(h_, k.data(), k.size())) == 1; }
+    std::uint32_t count(key_view k) const override { return static_cast<std::uint32_t>(checked(lfb_count(h_, k.data(), k.size()))); }
+    lfbloom::cuckoo_stats stats() const override {
+        lfb_info i{};
+        i.struct_size = sizeof i;
+        checked(lfb_info_get(h_, &i));
+        lfbloom::cuckoo_stats s;
+        s.buckets = i.slots / 4;
+        s.bytes = i.bytes;
+        s.capacity = i.capacity;
+        s.target_fpr = i.target_fpr;
+        s.fingerprints = i.slots_set;
+        s.load = i.fill_ratio;
+        s.expected_fpr = i.expected_fpr;
+        s.near_capacity = i.near_capacity != 0;
+        s.kicks = i.kicks;
+        s.failed_inserts = i.failed_adds;
+        s.duplicate_refusals = i.duplicate_refusals;
+        s.reader_retries = i.reader_retries;
+        s.reader_gave_up = i.reader_gave_up;
+        return s;
+    }
+
+private:
+    lfb_handle* h_ = nullptr;
+};
+
 }  // namespace
+
+std::unique_ptr<cuckoo_api> make_cuckoo(const filter_spec& spec) {
+    if (spec.api == "c") return std::make_unique<c_cuckoo>(spec.capacity, spec.fpr);
+    return std::make_unique<core_cuckoo>(lfbloom::cuckoo_filter::for_capacity(spec.capacity, spec.fpr));
+}
 
 std::unique_ptr<filter_api> make_filter(const filter_spec& spec) {
     if (spec.layout == "scalable") {

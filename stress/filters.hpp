@@ -75,4 +75,17 @@ public:
 };
 std::unique_ptr<swap_api> make_swap(const filter_spec& spec);
 
+/// A cuckoo filter sized for (spec.capacity, spec.fpr): the core's, or one behind an lfb_handle.
+class cuckoo_api {
+public:
+    virtual ~cuckoo_api() = default;
+    /// A refusal (full, too_many_duplicates) is a status, as cuckoo_filter::insert's.
+    virtual lfbloom::cuckoo_status insert(key_view key) = 0;
+    virtual bool contains(key_view key) const = 0;
+    virtual bool remove(key_view key) = 0;
+    virtual std::uint32_t count(key_view key) const = 0;
+    virtual lfbloom::cuckoo_stats stats() const = 0;
+};
+std::unique_ptr<cuckoo_api> make_cuckoo(const filter_spec& spec);
+
 }  // namespace stress

@@ -112,6 +112,10 @@ expect "merge error is one line" one_line_error
 check "demo" 0 "$lfbloom" demo --users 20000 --threads 4
 expect "demo passes its self-check" grep -q 'self-check: passed' out.txt
 expect "demo reports no false negatives" grep -q 'false negatives: 0' out.txt
+check "demo with a cuckoo filter" 0 "$lfbloom" demo --users 20000 --threads 2 --layout cuckoo --rate 0.001
+expect "the cuckoo demo passes its self-check" grep -q 'self-check: passed' out.txt
+expect "the cuckoo demo names its filter" grep -q 'filter          cuckoo, ' out.txt
+check "demo refuses a rate a cuckoo filter cannot reach" 2 "$lfbloom" demo --users 1000 --layout cuckoo --rate 1e-9
 # A rewrite keeps the file's mode (a 0600 filter of user ids stays private); new files get 0666
 # less the umask.
 cp f.lfb private.lfb && chmod 600 private.lfb

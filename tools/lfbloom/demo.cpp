@@ -139,7 +139,7 @@ int run_demo(int argc, char** argv) {
         "threads", po::value(&threads)->default_value(threads), "worker threads (default: the cores)")(
         "lookups", po::value(&lookups), "lookups per run (default: the number of users)")(
         "rate", po::value(&rate)->default_value(rate), "configured false-positive rate")(
-        "layout", po::value(&layout)->default_value(layout), "blocked, classic or counting")(
+        "layout", po::value(&layout)->default_value(layout), "blocked, classic, counting or cuckoo")(
         "seed", po::value(&seed)->default_value(seed), "seed of the lookup stream");
     po::variables_map vm;
     try {
@@ -191,10 +191,11 @@ int run_demo(int argc, char** argv) {
             if (layout == "blocked") return lfbloom::blocked_bloom_filter::for_capacity(users, rate);
             if (layout == "classic") return lfbloom::classic_bloom_filter::for_capacity(users, rate);
             if (layout == "counting") return lfbloom::counting_bloom_filter::for_capacity(users, rate);
+            if (layout == "cuckoo") return lfbloom::cuckoo_filter::for_capacity(users, rate);
         } catch (const lfbloom::error& e) {
             throw failure(e.code() == lfbloom::errc::invalid_argument ? exit_usage : exit_resources, e.what());
         }
-        throw failure(exit_usage, "--layout must be blocked, classic or counting");
+        throw failure(exit_usage, "--layout must be blocked, classic, counting or cuckoo");
     }();
     {
         database db(path, false);
@@ -207,12 +208,19 @@ int run_demo(int argc, char** argv) {
         sqlite3_finalize(all);
     }
     const double warm_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const lfbloom::filter_stats s = std::visit([](const auto& f) { return bloom_stats(f); }, filter);
-
-    std::printf("lfbloom demo: a Bloom filter guarding a database against cache penetration\n\n");
+    const auto* cuckoo = std::get_if<lfbloom::cuckoo_filter>(&filter);
+    std::printf("lfbloom demo: a %s filter guarding a database against cache penetration\n\n", cuckoo ? "cuckoo" : "Bloom");
     std::printf("  database        %s users in SQLite (filled in %.1f s)\n", grouped(users).c_str(), fill_seconds);
-    std::printf("  filter          %s layout, %s bytes, k = %u, sized for %s keys at %.4g%% (warmed in %.2f s)\n",
-                layout.c_str(), grouped(s.bytes).c_str(), s.hashes, grouped(s.capacity).c_str(), 100 * rate, warm_seconds);
+    if (cuckoo) {
+        const lfbloom::cuckoo_stats s = cuckoo->stats();
+        std::printf("  filter          cuckoo, %s bytes, %s buckets at %.1f%% load, sized for %s keys at %.4g%% (warmed in %.2f s)\n",
+                    grouped(s.bytes).c_str(), grouped(s.buckets).c_str(), 100 * s.load, grouped(s.capacity).c_str(), 100 * rate,
+                    warm_seconds);
+    } else {
+        const lfbloom::filter_stats s = std::visit([](const auto& f) { return bloom_stats(f); }, filter);
+        std::printf("  filter          %s layout, %s bytes, k = %u, sized for %s keys at %.4g%% (warmed in %.2f s)\n",
+                    layout.c_str(), grouped(s.bytes).c_str(), s.hashes, grouped(s.capacity).c_str(), 100 * rate, warm_seconds);
+    }
     std::printf("  lookup stream   %s lookups per run: 50%% real users, 50%% attack keys that do not exist\n\n",
                 grouped(lookups).c_str());
 
