@@ -353,7 +353,7 @@ void counting_churn() {
 // A cuckoo filter (the core's, or through the C ABI's lfb_handle with --api c) sized for
 // (capacity, fpr), whose permanent keys fill 85% of its slots. Every thread adds its share of
 // them and publishes each (release), then churns: adds keys of its own (1-2 copies each) until the
-// table refuses (full, near 95% load: every add kicks), removes copies at random, and checks
+// table refuses (full, near 98% load: every add kicks), removes copies at random, and checks
 // published permanent keys of every thread throughout. Kicks move resident fingerprints under the
 // readers all the time: no false negative, no refused remove of a held copy, and afterwards the
 // table holds exactly the permanent keys and the held copies; removing them all empties it.

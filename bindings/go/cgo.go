@@ -146,6 +146,7 @@ static lfbgo_result lfbgo_many(int op, uintptr_t h, const uint8_t *data, const u
 import "C"
 
 import (
+	"errors"
 	"runtime"
 	"unsafe"
 
@@ -209,7 +210,7 @@ func callBatchOp(op batchOp, h uintptr, b *batchBuffers, count int, results []by
 		(*C.uint64_t)(unsafe.Pointer(unsafe.SliceData(b.offsets))), C.uint64_t(count),
 		(*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(results))))
 	_, err := result(r)
-	if err != nil && op == opHandleAddMany {
+	if op == opHandleAddMany && (errors.Is(err, ErrFull) || errors.Is(err, ErrTooManyDuplicates)) {
 		err = &BatchError{Done: int(r.done), Err: err}
 	}
 	return uint64(r.n), err

@@ -82,6 +82,10 @@ func (c *Cuckoo) RemoveString(s string) (bool, error) { return c.Remove(keyOfStr
 // RemoveUint64 removes one copy of the 8 little-endian bytes of v.
 func (c *Cuckoo) RemoveUint64(v uint64) (bool, error) { return c.Remove(keyOfUint64(v)) }
 
+// AddMany adds every key in one C call and returns how many were new. If one is refused, the
+// error is a *BatchError: the keys before its Done were added, the rest were not.
+func (c *Cuckoo) AddMany(keys [][]byte) (uint64, error) { return c.keyed.AddMany(keys) }
+
 // RemoveMany removes one copy of each key, in order, in one C call; element i is what
 // Remove(keys[i]) would have returned.
 func (c *Cuckoo) RemoveMany(keys [][]byte) ([]bool, error) {

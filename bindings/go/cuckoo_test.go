@@ -101,8 +101,34 @@ func TestCuckooRefusalsLoseNothing(t *testing.T) {
 	if s.Fingerprints != uint64(stopped.Done)+8 || s.FailedAdds != 1 || s.DuplicateRefusals != 1 || s.Kicks == 0 || !s.NearCapacity {
 		t.Fatalf("stats after the refusals: %+v", s)
 	}
-	if _, err := c.Add(keys[stopped.Done]); err != nil && !errors.Is(err, ErrFull) {
-		t.Fatalf("a single Add past capacity: %v", err)
+	refused := 0
+	for _, k := range keys[stopped.Done:] {
+		if _, err := c.Add(k); errors.Is(err, ErrFull) {
+			refused++
+		} else if err != nil {
+			t.Fatalf("a single Add past capacity: %v", err)
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no single Add was refused past capacity")
+	}
+	for _, k := range keys[:stopped.Done] {
+		if !c.Test(k) {
+			t.Fatalf("a refused Add lost %q", k)
+		}
+	}
+	// A duplicate refusal inside a batch stops it there too.
+	d, _ := NewCuckoo(1000, 0.001)
+	defer d.Close()
+	for i := 0; i < 8; i++ {
+		d.AddString("dup")
+	}
+	_, err = d.AddMany([][]byte{[]byte("new"), []byte("dup"), []byte("after")})
+	if !errors.As(err, &stopped) || !errors.Is(err, ErrTooManyDuplicates) || stopped.Done != 1 || !d.TestString("new") {
+		t.Fatalf("a batch with a ninth copy: %v", err)
+	}
+	if n, _ := d.Count([]byte("after")); n != 0 {
+		t.Fatal("the batch went on past its refusal")
 	}
 }
 
@@ -116,7 +142,10 @@ func TestCuckooFalsePositiveRateAtCapacity(t *testing.T) {
 	if _, err := c.AddMany(cuckooKeys("present-", n)); err != nil {
 		t.Fatal(err)
 	}
-	found, _ := c.TestMany(cuckooKeys("absent-", absent))
+	found, err := c.TestMany(cuckooKeys("absent-", absent))
+	if err != nil || len(found) != absent {
+		t.Fatalf("TestMany: %d answers, %v", len(found), err)
+	}
 	fp := 0
 	for _, f := range found {
 		if f {
@@ -130,10 +159,15 @@ func TestCuckooFalsePositiveRateAtCapacity(t *testing.T) {
 }
 
 func TestCuckooMarshalRoundTripAndKinds(t *testing.T) {
-	c, _ := NewCuckoo(1000, 0.001, WithSeed(42))
+	c, err := NewCuckoo(1000, 0.001, WithSeed(42))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer c.Close()
 	keys := cuckooKeys("s", 500)
-	c.AddMany(keys)
+	if _, err := c.AddMany(keys); err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		t.Fatal(err)
@@ -161,8 +195,17 @@ func TestCuckooMarshalRoundTripAndKinds(t *testing.T) {
 	if err := back.UnmarshalBinary(other); !errors.Is(err, ErrIncompatible) {
 		t.Fatalf("a Bloom filter's bytes loaded into a Cuckoo: %v", err)
 	}
-	if err := bloom.UnmarshalBinary(data); err == nil {
-		t.Fatal("a cuckoo filter's bytes loaded into a Filter")
+	if err := bloom.UnmarshalBinary(data); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("a cuckoo filter's bytes loaded into a Filter: %v", err)
+	}
+	counting, _ := NewCounting(1000, 0.01)
+	defer counting.Close()
+	counted, _ := counting.MarshalBinary()
+	if err := back.UnmarshalBinary(counted); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("a counting filter's bytes loaded into a Cuckoo: %v", err)
+	}
+	if err := counting.UnmarshalBinary(counted); err != nil { // the kind check is the Cuckoo's alone
+		t.Fatal(err)
 	}
 	if !back.Test(keys[0]) { // the failed loads left it as it was
 		t.Fatal("a failed load changed the filter")
@@ -181,7 +224,10 @@ func mustStats(t *testing.T, c *Cuckoo) CuckooStats {
 // it again, so kicks move resident fingerprints under the readers.
 func TestCuckooResidentKeysStayVisibleDuringChurn(t *testing.T) {
 	const capacity = 20_000
-	c, _ := NewCuckoo(capacity, 0.001)
+	c, err := NewCuckoo(capacity, 0.001)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer c.Close()
 	resident := cuckooKeys("resident-", capacity*6/10)
 	if _, err := c.AddMany(resident); err != nil {
@@ -190,17 +236,30 @@ func TestCuckooResidentKeysStayVisibleDuringChurn(t *testing.T) {
 	var stop atomic.Bool
 	var misses atomic.Int64
 	var wg sync.WaitGroup
+	failures := make(chan error, 2)
 	for g := 0; g < 2; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
 			mine := cuckooKeys(fmt.Sprintf("churn-%d-", g), capacity*15/100)
+			added := make([]bool, len(mine))
 			for !stop.Load() {
-				for _, k := range mine {
-					c.Add(k) // a refusal near full is fine: it loses nothing
+				for i, k := range mine {
+					_, err := c.Add(k)
+					if err != nil && !errors.Is(err, ErrFull) { // a refusal near full is fine: it loses nothing
+						failures <- err
+						return
+					}
+					added[i] = err == nil
 				}
-				for _, k := range mine {
-					c.Remove(k)
+				// only keys that were added: removing one that was not could take a resident key's fingerprint
+				for i, k := range mine {
+					if added[i] {
+						if ok, err := c.Remove(k); !ok || err != nil {
+							failures <- fmt.Errorf("an added churn key was not removed: %v, %v", ok, err)
+							return
+						}
+					}
 				}
 			}
 		}(g)
@@ -218,6 +277,10 @@ func TestCuckooResidentKeysStayVisibleDuringChurn(t *testing.T) {
 		stop.Store(true)
 	}()
 	wg.Wait()
+	close(failures)
+	for err := range failures {
+		t.Fatal(err)
+	}
 	if misses.Load() != 0 {
 		t.Fatalf("%d false negatives while fingerprints moved", misses.Load())
 	}
@@ -245,6 +308,10 @@ func TestCuckooBadArgumentsAndClose(t *testing.T) {
 	}
 	if _, err := c.RemoveString("x"); !errors.Is(err, ErrClosed) {
 		t.Errorf("Remove after Close: %v", err)
+	}
+	var stopped *BatchError
+	if _, err := c.AddMany([][]byte{[]byte("x")}); !errors.Is(err, ErrClosed) || errors.As(err, &stopped) {
+		t.Errorf("AddMany after Close: %v", err) // an error that is not a refusal is no *BatchError
 	}
 	if _, err := c.Stats(); !errors.Is(err, ErrClosed) {
 		t.Errorf("Stats after Close: %v", err)

@@ -189,9 +189,11 @@ func (b *codec) UnmarshalBinary(data []byte) error {
 	if _, err := nativeCall(func() int { return b.fns.load(data, nil, &loaded) }); err != nil {
 		return err
 	}
-	if k := native.Lfb_kind(loaded); b.fns.kind != 0 && k != b.fns.kind {
-		b.fns.free(loaded)
-		return fmt.Errorf("%w: the data holds a filter of kind %d, not of kind %d", ErrIncompatible, k, b.fns.kind)
+	if b.fns.kind != 0 { // an lfb_handle (only then may lfb_kind be asked)
+		if k := native.Lfb_kind(loaded); k != b.fns.kind {
+			b.fns.free(loaded)
+			return fmt.Errorf("%w: the data holds a filter of kind %d, not of kind %d", ErrIncompatible, k, b.fns.kind)
+		}
 	}
 	var bits *bitArray
 	if b.fns.bitArray != nil {

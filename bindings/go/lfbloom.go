@@ -69,9 +69,12 @@ type BatchError struct {
 	Err  error
 }
 
+// Error names the refusal and where the batch stopped.
 func (e *BatchError) Error() string {
 	return fmt.Sprintf("%v; the batch stopped at key %d, the keys before it were added", e.Err, e.Done)
 }
+
+// Unwrap returns the refusal, for errors.Is and errors.As.
 func (e *BatchError) Unwrap() error { return e.Err }
 
 // statusError is a C failure: its status code, the C library's message, and the sentinel it is.
@@ -111,7 +114,8 @@ type options struct {
 	counterBits uint64
 }
 
-// Option configures New and NewCounting.
+// Option configures New, NewCounting and the other constructors; each says which it uses
+// (NewCuckoo: WithSeed and WithMemoryLimit only).
 type Option func(*options)
 
 // WithLayout picks the layout of a Filter (counting filters are always blocked).

@@ -50,8 +50,36 @@ public final class CuckooFilter extends KeyFilter {
 
     private CuckooFilter(long nativeHandle) {
         super(nativeHandle, LfbNative::lfb_free, LfbNative::lfb_add, LfbNative::lfb_contains,
-                (h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_ADD, d, o, c, r, out, null),
+                null,  // putAll is overridden: it reports where a refusal stopped it
                 (h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_CONTAINS, d, o, c, r, out, null));
+    }
+
+    /**
+     * Stores one more copy of the key's fingerprint: true if none was in its buckets (the key was
+     * new), false if it stored another copy. Locks one stripe of buckets at a time (queries never
+     * wait). Throws {@link LfbloomException} when refused (see the class comment); nothing changed.
+     */
+    @Override
+    public boolean put(byte[] key) {
+        return super.put(key);
+    }
+
+    /** As {@link #put(byte[])}, for the UTF-8 bytes of the key. */
+    @Override
+    public boolean put(CharSequence key) {
+        return super.put(key);
+    }
+
+    /** As {@link #put(byte[])}, for the 8 little-endian bytes of the key. */
+    @Override
+    public boolean put(long key) {
+        return super.put(key);
+    }
+
+    /** As {@link #put(byte[])}, for the bytes from the buffer's position to its limit. */
+    @Override
+    public boolean put(ByteBuffer key) {
+        return super.put(key);
     }
 
     /** Sized so that {@code expectedInsertions} keys fit and an absent key's FPP is at most {@code fpp}. */
@@ -90,7 +118,8 @@ public final class CuckooFilter extends KeyFilter {
         try {
             return handle.batch((h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_ADD, d, o, c, r, out, done), keys, null);
         } catch (LfbloomException e) {
-            throw new LfbloomException(e, done[0]);
+            if (e.isFull() || e.isTooManyDuplicates()) throw new LfbloomException(e, done[0]);
+            throw e;
         }
     }
 

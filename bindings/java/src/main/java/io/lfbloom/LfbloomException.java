@@ -6,7 +6,7 @@ package io.lfbloom;
  * status code ({@code LFB_ERR_*} of {@code lfbloom.h}). The filter involved is unchanged.
  */
 public final class LfbloomException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     private final int status;
     private final long keysDone;
 

@@ -15,7 +15,8 @@ package io.lfbloom;
  * @param fillRatio       slotsSet / slots (a cuckoo filter's load)
  * @param estimatedCount  distinct keys estimated from the fill (infinite when full); a cuckoo filter's fingerprints
  * @param estimatedFpp    expected false-positive probability at estimatedCount
- * @param nearCapacity    estimatedCount is past 80% of capacity: time to rebuild bigger
+ * @param nearCapacity    estimatedCount is past 80% of capacity (a cuckoo filter: its load is past 80% of
+ *                        its maximum, 94%): time to rebuild bigger
  */
 public record Stats(String layout, long slots, int slotBits, int hashes, long bytes, long capacity, double targetFpp,
         long slotsSet, long saturated, double fillRatio, double estimatedCount, double estimatedFpp,

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class CuckooFilterTest {
@@ -65,6 +66,13 @@ class CuckooFilterTest {
             assertEquals(8, f.count("dup"));
             assertEquals(before, f.stats().slotsSet());
             assertEquals(1, f.activity().duplicateRefusals());
+            List<byte[]> batch = List.of("new".getBytes(), "dup".getBytes(), "after".getBytes());
+            LfbloomException inBatch = assertThrows(LfbloomException.class, () -> f.putAll(batch));
+            assertTrue(inBatch.isTooManyDuplicates(), inBatch.getMessage());
+            assertEquals(1, inBatch.keysDone());
+            assertTrue(f.mightContain("new"));
+            assertEquals(0, f.count("after"));
+            assertEquals(before + 1, f.stats().slotsSet());
         }
     }
 
@@ -133,11 +141,14 @@ class CuckooFilterTest {
             flipped[100] ^= 1;
             assertThrows(IOException.class, () -> CuckooFilter.load(new ByteArrayInputStream(flipped)));
         }
-        try (BloomFilter bloom = BloomFilter.create(1000, 0.01)) {
+        try (BloomFilter bloom = BloomFilter.create(1000, 0.01); CountingBloomFilter counting = CountingBloomFilter.create(1000, 0.01)) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             bloom.save(out);
             IOException e = assertThrows(IOException.class, () -> CuckooFilter.load(new ByteArrayInputStream(out.toByteArray())));
             assertTrue(e.getMessage().contains("another kind"), e.getMessage());
+            ByteArrayOutputStream counted = new ByteArrayOutputStream();
+            counting.save(counted);
+            assertThrows(IOException.class, () -> CuckooFilter.load(new ByteArrayInputStream(counted.toByteArray())));
         }
     }
 
@@ -149,22 +160,31 @@ class CuckooFilterTest {
             f.putAll(resident);
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong misses = new AtomicLong(), refusals = new AtomicLong();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread[] churn = new Thread[2];
             for (int t = 0; t < churn.length; t++) {
                 int id = t;
                 churn[t] = new Thread(() -> {
                     List<byte[]> mine = keys("churn-" + id + "-", capacity * 15 / 100);  // together 90% of capacity
+                    boolean[] added = new boolean[mine.size()];
                     while (!stop.get()) {
-                        for (byte[] k : mine) {
+                        for (int i = 0; i < mine.size(); i++) {
                             try {
-                                f.put(k);
+                                f.put(mine.get(i));
+                                added[i] = true;
                             } catch (LfbloomException e) {
+                                if (!e.isFull()) throw e;
                                 refusals.incrementAndGet();
                             }
                         }
-                        for (byte[] k : mine) f.remove(k);
+                        // only keys that were added: removing one that was not could take a resident key's fingerprint
+                        for (int i = 0; i < mine.size(); i++) {
+                            if (added[i] && !f.remove(mine.get(i))) throw new AssertionError("an added churn key was not removable");
+                            added[i] = false;
+                        }
                     }
                 });
+                churn[t].setUncaughtExceptionHandler((thread, e) -> failure.set(e));
                 churn[t].start();
             }
             long deadline = System.nanoTime() + 1_000_000_000L;
@@ -173,6 +193,7 @@ class CuckooFilterTest {
             }
             stop.set(true);
             for (Thread t : churn) t.join();
+            assertNull(failure.get(), () -> "a churn thread failed: " + failure.get());
             assertEquals(0, misses.get(), "false negatives while fingerprints moved");
             for (byte[] k : resident) assertTrue(f.mightContain(k));
             assertTrue(f.activity().kicks() > 0, "the churn must move fingerprints for this test to mean anything");
