@@ -141,7 +141,9 @@ lfb_options options_or_default(const lfb_options* options) {
     return o;
 }
 
-lfbloom::filter_options core_options(const lfb_options& o) {
+/// The core's options from lfb_options or lfb_spec (the fields they share).
+template <class Options>
+lfbloom::filter_options core_options(const Options& o) {
     return {.memory_limit = o.memory_limit, .seed = o.seed, .process_shared = (o.flags & LFB_OPTION_PROCESS_SHARED) != 0};
 }
 
@@ -1032,8 +1034,7 @@ constexpr bool removes = requires(F& f, lfbloom::key_view k) { f.remove(k); };
 
 lfbloom::any_filter make_any(const lfb_spec& s) {
     require((s.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_spec.flags has unknown bits");
-    const lfbloom::filter_options o{.memory_limit = s.memory_limit, .seed = s.seed,
-                                    .process_shared = (s.flags & LFB_OPTION_PROCESS_SHARED) != 0};
+    const lfbloom::filter_options o = core_options(s);
     switch (s.kind) {
         case LFB_KIND_CLASSIC: return lfbloom::classic_bloom_filter::for_capacity(s.capacity, s.fpr, o);
         case LFB_KIND_BLOCKED: return lfbloom::blocked_bloom_filter::for_capacity(s.capacity, s.fpr, o);
@@ -1077,7 +1078,7 @@ int info_of(const Filter& f, lfb_info* out) {
     if constexpr (Filter::kind == lfbloom::layout::cuckoo) {
         const lfbloom::cuckoo_stats s = f.stats();
         v.slots = f.shape().slots;
-        v.slot_bits = 16;
+        v.slot_bits = f.counter_bits();
         v.hashes = f.shape().hashes;
         v.bytes = s.bytes;
         v.capacity = s.capacity;

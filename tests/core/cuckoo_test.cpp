@@ -217,7 +217,7 @@ BOOST_AUTO_TEST_CASE(readers_never_miss_resident_keys_during_churn) {
     for (unsigned r = 0; r < 2; ++r)
         pool.emplace_back([&, r] {
             std::uint64_t local = 0, missed = 0;
-            while (!stop.load(std::memory_order_relaxed))
+            while (!stop.load(std::memory_order_relaxed))  // relaxed: only a signal to stop
                 for (std::uint64_t k = r; k < resident; k += 7, ++local) missed += !f.contains(k);
             misses.fetch_add(missed);
             reads.fetch_add(local);

@@ -437,7 +437,7 @@ BOOST_AUTO_TEST_CASE(saving_a_cuckoo_filter_during_churn_keeps_every_resident_ke
     std::atomic<bool> stop{false};
     std::thread writer([&] {
         const std::uint64_t base = std::uint64_t{1} << 40, churn = 4 * buckets * 8 / 100;
-        while (!stop.load(std::memory_order_relaxed)) {
+        while (!stop.load(std::memory_order_relaxed)) {  // relaxed: only a signal to stop
             std::vector<bool> in(churn);
             for (std::uint64_t i = 0; i < churn; ++i) {
                 const cuckoo_status st = f.insert(base + i);

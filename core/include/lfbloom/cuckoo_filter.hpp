@@ -113,6 +113,8 @@ public:
 
     static constexpr layout kind = layout::cuckoo;  ///< as files record it
     static constexpr unsigned slots_per_bucket = 4;
+    /// The slot width, as files record it (bloom_filter's counter_bits() is its 1): 16-bit fingerprints.
+    static constexpr std::uint32_t counter_bits() noexcept { return 16; }
     static constexpr double max_load = 0.94;        ///< load at capacity when the rate allows it
     static constexpr double min_load = 0.5;         ///< below this a Bloom filter is the better tool
     static constexpr unsigned max_search_nodes = 512;

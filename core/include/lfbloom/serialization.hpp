@@ -166,13 +166,6 @@ inline std::uint64_t line_slots(layout kind, std::uint32_t slot_bits) {
     return 512 / slot_bits;
 }
 
-/// The slot width of Filter's files.
-template <class Filter>
-std::uint32_t slot_bits_of(const Filter& f) {
-    if constexpr (Filter::kind == layout::cuckoo) return 16;
-    else return f.counter_bits();
-}
-
 /// Streams the words out in chunks, each word read atomically, converted to `Endian`.
 template <class Convert>
 void write_words(std::span<const std::uint64_t> words, const byte_sink& sink, Convert convert, XXH3_state_t* hash) {
@@ -245,14 +238,14 @@ std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8
     put_le<std::uint16_t>(&h[8], format_version);
     h[10] = static_cast<unsigned char>(Filter::kind);
     h[11] = static_cast<unsigned char>(filter.probes());
-    h[12] = static_cast<unsigned char>(slot_bits_of(filter));
+    h[12] = static_cast<unsigned char>(filter.counter_bits());
     put_le<std::uint64_t>(&h[16], filter.seed());
     put_le<std::uint64_t>(&h[24], filter.shape().slots);
     put_le<std::uint32_t>(&h[32], filter.shape().hashes);
     put_le<std::uint64_t>(&h[40], filter.shape().capacity);
     put_le<std::uint64_t>(&h[48], std::bit_cast<std::uint64_t>(filter.shape().target_fpr));
     put_le<std::uint64_t>(&h[56], set);
-    put_le<std::uint64_t>(&h[64], expected_payload(filter.shape().slots, slot_bits_of(filter)));
+    put_le<std::uint64_t>(&h[64], expected_payload(filter.shape().slots, filter.counter_bits()));
     put_le<std::uint64_t>(&h[72], XXH3_64bits(h.data(), 72));
     return h;
 }
@@ -273,7 +266,7 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
     out.probes = static_cast<probe_rule>(h[11]);
     out.slot_bits = h[12];
     const bool bits_ok = out.kind == layout::counting ? (out.slot_bits == 4 || out.slot_bits == 8)
-                                                      : out.slot_bits == (out.kind == layout::cuckoo ? 16u : 1u);
+                                                      : out.slot_bits == (out.kind == layout::cuckoo ? cuckoo_filter::counter_bits() : 1u);
     if (!bits_ok || h[13] != 0 || h[14] != 0 || h[15] != 0 || get_le<std::uint32_t>(&h[36]) != 0)
         corrupt("inconsistent slot width or non-zero reserved bytes");
     out.seed = get_le<std::uint64_t>(&h[16]);
