@@ -41,6 +41,28 @@ var cuckooFns = &nativeFns{
 // (ErrInvalidArgument): 16-bit fingerprints would need a load below 50%, where a Filter is the
 // better tool.
 func NewCuckoo(capacity uint64, fpr float64, opts ...Option) (*Cuckoo, error) {
+	return newCuckoo(capacity, fpr, opts, func(spec native.Lfb_spec, p *uintptr) int { return native.Lfb_create(spec, p) })
+}
+
+// OpenCuckooShared returns the cuckoo filter in the shared file path, which several processes
+// (Go, a JVM, C) map and use at once; the file is created for (capacity, fpr) and the options if
+// it does not exist, with mode 0666 less the umask. Of processes racing to open one path, one
+// creates it and all share its filter. An existing file must hold the filter these arguments
+// make, else an error wrapping ErrIncompatible.
+//
+// The stripe locks live in the file. A process that dies holding one (killed mid-Add) stops other
+// processes' Adds and Removes on that stripe only until it has ended; they then
+// take the lock over, and nothing is lost. Every process writing the file must run in one pid
+// namespace (one container): the file records it, and others get ErrIncompatible.
+func OpenCuckooShared(path string, capacity uint64, fpr float64, opts ...Option) (*Cuckoo, error) {
+	return newCuckoo(capacity, fpr, opts, func(spec native.Lfb_spec, p *uintptr) int {
+		return native.Lfb_open_shared(path, spec, sharedCreate, 0666, p)
+	})
+}
+
+const sharedCreate = 1 // LFB_SHARED_CREATE
+
+func newCuckoo(capacity uint64, fpr float64, opts []Option, make func(native.Lfb_spec, *uintptr) int) (*Cuckoo, error) {
 	o := nativeOptions(opts)
 	spec := native.NewLfb_spec()
 	defer native.DeleteLfb_spec(spec)
@@ -50,10 +72,16 @@ func NewCuckoo(capacity uint64, fpr float64, opts ...Option) (*Cuckoo, error) {
 	spec.SetMemory_limit(o[1])
 	spec.SetSeed(o[2])
 	var p uintptr
-	if _, err := nativeCall(func() int { return native.Lfb_create(spec, &p) }); err != nil {
+	if _, err := nativeCall(func() int { return make(spec, &p) }); err != nil {
 		return nil, err
 	}
 	return &Cuckoo{codec{newKeyed(p, cuckooFns)}}, nil
+}
+
+// Flush writes a shared file's pages to disk (msync): durability across a machine crash only.
+func (c *Cuckoo) Flush() error {
+	_, err := c.h.call(native.Lfb_flush)
+	return err
 }
 
 // Add adds a key: true if no copy of its fingerprint was in its buckets. An error wrapping

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -322,4 +325,77 @@ func TestCuckooBadArgumentsAndClose(t *testing.T) {
 		}
 	}()
 	c.TestString("x")
+}
+
+// A second process (this test binary, re-run as a helper) adds keys to the shared file; this
+// process sees them, and asking for another shape or opening a Bloom file is ErrIncompatible.
+func TestCuckooSharedFileAcrossProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cuckoo.lfb")
+	a, err := OpenCuckooShared(path, 20000, 0.001, WithSeed(3)) // creates
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for i := uint64(0); i < 5000; i++ {
+		if _, err := a.AddUint64(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	helper := exec.Command(os.Args[0], "-test.run=^TestCuckooSharedFileHelper$")
+	helper.Env = append(os.Environ(), "LFBLOOM_SHARED_HELPER="+path)
+	if out, err := helper.CombinedOutput(); err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	for i := uint64(0); i < 10000; i++ {
+		if !a.TestUint64(i) {
+			t.Fatalf("key %d is missing", i)
+		}
+	}
+	if gone, err := a.RemoveUint64(7); err != nil || !gone {
+		t.Fatalf("Remove: %v %v", gone, err)
+	}
+	st, err := a.Stats()
+	if err != nil || st.Fingerprints != 9999 {
+		t.Fatalf("Stats: %+v %v", st, err)
+	}
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenCuckooShared(path, 20001, 0.001, WithSeed(3)); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("another size: %v", err)
+	}
+	if _, err := OpenCuckooShared(path, 20000, 0.001); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("another seed: %v", err)
+	}
+	bloomPath := filepath.Join(t.TempDir(), "bloom.lfb")
+	bloom, err := NewShared(bloomPath, 1000, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bloom.Close()
+	if _, err := OpenCuckooShared(bloomPath, 1000, 0.01); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("a Bloom file: %v", err)
+	}
+	a.Close()
+	if err := a.Flush(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Flush after Close: %v", err)
+	}
+}
+
+// The helper of TestCuckooSharedFileAcrossProcesses: opens (never creates) the file and adds keys 5000-9999.
+func TestCuckooSharedFileHelper(t *testing.T) {
+	path := os.Getenv("LFBLOOM_SHARED_HELPER")
+	if path == "" {
+		t.Skip("run by TestCuckooSharedFileAcrossProcesses")
+	}
+	f, err := OpenCuckooShared(path, 20000, 0.001, WithSeed(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i := uint64(5000); i < 10000; i++ {
+		if _, err := f.AddUint64(i); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -54,7 +54,8 @@ enum lfb_status {
     LFB_ERR_INVALID_ARGUMENT = -1,    /* NULL handle or pointer, or a value outside its domain */
     LFB_ERR_OUT_OF_MEMORY = -2,       /* the system refused the allocation */
     LFB_ERR_TOO_LARGE = -3,           /* the filter would exceed the memory limit or the machine */
-    LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed; a file of a layout the handle does not hold */
+    LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed; a file of a layout the handle does not hold
+                                         (or not what lfb_open_shared's spec asks, or a cuckoo file used from another pid namespace) */
     LFB_ERR_NOT_PRESENT = -5,         /* remove of a key that is not in the counting filter */
     LFB_ERR_CORRUPT = -6,             /* serialized data fails validation */
     LFB_ERR_UNSUPPORTED_VERSION = -7, /* struct_size or data from a newer lfbloom */
@@ -566,6 +567,33 @@ LFB_API int lfb_save_file(const lfb_handle* handle, uint32_t format, const char*
 LFB_API int lfb_load(uint32_t format, const void* data, uint64_t len, uint64_t memory_limit, lfb_handle** out);
 /** Loads whatever filter the file at `path` holds (it must hold exactly one). */
 LFB_API int lfb_load_file(uint32_t format, const char* path, uint64_t memory_limit, lfb_handle** out);
+
+/*
+ * Shared files of any kind, cuckoo filters included (docs/FORMAT.md): one file that several
+ * processes map and use at once, as lfb_filter_create_shared_file describes. A cuckoo filter's
+ * stripe locks live in the file; a process that dies holding one (killed mid-add) stops writers of
+ * that stripe only until it has ended: they then take the lock over, losing nothing. Every process writing a cuckoo file must run in one pid namespace (one container): the
+ * file records it, and an opener from another is refused with LFB_ERR_INCOMPATIBLE. The first
+ * writer to open it after the machine restarted frees the locks of the last boot.
+ */
+#define LFB_SHARED_CREATE 1u    /* create the file from spec if it does not exist; else open it */
+#define LFB_SHARED_EXCLUSIVE 2u /* with LFB_SHARED_CREATE: fail (LFB_ERR_IO) if it exists */
+#define LFB_SHARED_READ_ONLY 4u /* map it read-only (read permission is enough); adds and removes
+                                   return LFB_ERR_READ_ONLY */
+/**
+ * Opens the shared file at `path`, creating it per `flags`. Without LFB_SHARED_CREATE, `spec` may be
+ * NULL (open whatever the file holds); given, the file must hold the filter lfb_create(spec) would
+ * make (kind, size, seed, counter width), else LFB_ERR_INCOMPATIBLE: so of processes racing to
+ * call lfb_open_shared(path, spec, LFB_SHARED_CREATE, ...) one creates the file and all get its
+ * filter. spec->flags must be 0; spec->memory_limit applies. A new file gets `mode` (0 to 0777,
+ * usually 0666) less the umask. Thread-safe, also across processes.
+ */
+LFB_API int lfb_open_shared(const char* path, const lfb_spec* spec, uint32_t flags, uint32_t mode, lfb_handle** out);
+/** Writes a shared file's pages to disk (msync): only needed to survive a crash of the machine,
+ *  not for other processes to see the words (a cuckoo filter's kicks after the flush may then be
+ *  lost half-written: snapshot it with lfb_save_file for that). Nothing to do for other filters.
+ *  Thread-safe. */
+LFB_API int lfb_flush(const lfb_handle* handle);
 
 #ifdef __cplusplus
 }

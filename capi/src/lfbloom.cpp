@@ -37,8 +37,11 @@ struct lfb_swap {
     lfbloom::swappable_filter<lfb_filter> impl;
 };
 
+// read_only: opened by lfb_open_shared with LFB_SHARED_READ_ONLY; lfb_add, lfb_remove and their
+// batches are refused (require_writable), queries are not.
 struct lfb_handle {
     lfbloom::any_filter impl;
+    bool read_only = false;
 };
 
 namespace {
@@ -317,6 +320,8 @@ template <class Handle>
 decltype(Handle::impl) open_shared(const char* path, std::uint64_t limit, bool writable) {
     require(path != nullptr, "path is NULL");
     lfbloom::any_filter any = lfbloom::detail::map_shared_file(path, limit, writable);
+    if (std::holds_alternative<lfbloom::cuckoo_filter>(any))
+        throw lfbloom::error(errc::incompatible, "the file holds a cuckoo filter: use lfb_open_shared");
     if constexpr (std::is_same_v<Handle, lfb_counting>) {
         auto* c = std::get_if<lfbloom::counting_bloom_filter>(&any);
         if (c == nullptr) throw lfbloom::error(errc::incompatible, "the file holds a bit filter: use lfb_filter_open_shared_file");
@@ -1048,6 +1053,51 @@ lfbloom::any_filter make_any(const lfb_spec& s) {
     throw lfbloom::error(errc::invalid_argument, "lfb_spec.kind is not an enum lfb_kind value");
 }
 
+/// Calls fn.template operator()<F>(geometry) for the filter type F of spec `s` and the geometry
+/// lfb_create would give it, without allocating.
+template <class Fn>
+lfbloom::any_filter with_spec_kind(const lfb_spec& s, Fn fn) {
+    switch (s.kind) {
+        case LFB_KIND_CLASSIC: return fn.template operator()<lfbloom::classic_bloom_filter>(lfbloom::classic_bloom_filter::size_for(s.capacity, s.fpr));
+        case LFB_KIND_BLOCKED: return fn.template operator()<lfbloom::blocked_bloom_filter>(lfbloom::blocked_bloom_filter::size_for(s.capacity, s.fpr));
+        case LFB_KIND_COUNTING:
+            return fn.template operator()<lfbloom::counting_bloom_filter>(lfbloom::counting_bloom_filter::size_for(s.capacity, s.fpr, s.counter_bits));
+        case LFB_KIND_SPLIT_BLOCK:
+            return fn.template operator()<lfbloom::split_block_bloom_filter>(lfbloom::split_block_bloom_filter::size_for(s.capacity, s.fpr));
+        case LFB_KIND_ONE_WORD: return fn.template operator()<lfbloom::one_word_bloom_filter>(lfbloom::one_word_bloom_filter::size_for(s.capacity, s.fpr));
+        case LFB_KIND_TWO_WORD: return fn.template operator()<lfbloom::two_word_bloom_filter>(lfbloom::two_word_bloom_filter::size_for(s.capacity, s.fpr));
+        case LFB_KIND_CUCKOO: return fn.template operator()<lfbloom::cuckoo_filter>(lfbloom::cuckoo_filter::size_for(s.capacity, s.fpr));
+        default: break;
+    }
+    throw lfbloom::error(errc::invalid_argument, "lfb_spec.kind is not an enum lfb_kind value");
+}
+
+/// lfb_open_shared's filter (see lfbloom.h for the flags).
+lfbloom::any_filter open_shared_any(const char* path, const lfb_spec* spec, std::uint32_t flags, std::uint32_t mode) {
+    require(path != nullptr, "path is NULL");
+    require((flags & ~(LFB_SHARED_CREATE | LFB_SHARED_EXCLUSIVE | LFB_SHARED_READ_ONLY)) == 0, "flags has unknown bits");
+    const bool create = (flags & LFB_SHARED_CREATE) != 0, writable = (flags & LFB_SHARED_READ_ONLY) == 0;
+    require(create || (flags & LFB_SHARED_EXCLUSIVE) == 0, "LFB_SHARED_EXCLUSIVE needs LFB_SHARED_CREATE");
+    require(!create || writable, "a read-only opener cannot create the file");
+    require(!create || spec != nullptr, "creating a shared file needs a spec");
+    if (create) lfbloom::detail::check_mode(mode);
+    if (spec == nullptr) return lfbloom::detail::map_shared_file(path, 0, writable);
+    lfb_spec s;
+    lfb_spec_init(&s);
+    read_sized(spec, s);
+    require(s.flags == 0, "lfb_spec.flags must be 0 for a shared file (it is shared already)");
+    const lfbloom::filter_options o = core_options(s);
+    return with_spec_kind(s, [&]<class F>(const lfbloom::geometry& g) -> lfbloom::any_filter {
+        if ((flags & LFB_SHARED_EXCLUSIVE) != 0) return lfbloom::create_shared_file<F>(path, g, o, s.counter_bits, mode);
+        if (create) return lfbloom::open_or_create_shared_file<F>(path, g, o, s.counter_bits, mode);
+        lfbloom::any_filter any = lfbloom::detail::map_shared_file(path, o.memory_limit, writable);
+        const F* f = std::get_if<F>(&any);
+        if (f == nullptr || !lfbloom::detail::same_filter(*f, g, o, s.counter_bits))
+            throw lfbloom::error(errc::incompatible, std::string(path) + " holds a filter of another kind, size or seed than the spec");
+        return any;
+    });
+}
+
 /// Applies op to the filter in the handle, whatever its kind.
 template <class Handle, class Op>
 int with_any(Handle* handle, Op op) {
@@ -1111,10 +1161,10 @@ lfbloom::any_filter load_any_format(std::uint32_t format, const lfbloom::byte_so
 }
 
 template <class Make>
-int new_handle(lfb_handle** out, Make make) {
+int new_handle(lfb_handle** out, Make make, bool read_only = false) {
     return guarded([&] {
         require(out != nullptr, "output handle pointer is NULL");
-        *out = new lfb_handle{make()};
+        *out = new lfb_handle{make(), read_only};
         return LFB_OK;
     });
 }
@@ -1147,7 +1197,10 @@ int lfb_kind(const lfb_handle* handle) {
 }
 
 int lfb_add(lfb_handle* handle, const void* key, uint64_t len) {
-    return with_any(handle, [&](auto& f) { return f.add(key_of(key, len)) ? 1 : 0; });
+    return with_any(handle, [&](auto& f) {
+        require_writable(*handle);
+        return f.add(key_of(key, len)) ? 1 : 0;
+    });
 }
 
 int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len) {
@@ -1156,6 +1209,7 @@ int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len) {
 
 int lfb_remove(lfb_handle* handle, const void* key, uint64_t len) {
     return with_any(handle, [&](auto& f) -> int {
+        require_writable(*handle);
         if constexpr (removes<std::decay_t<decltype(f)>>) return f.remove(key_of(key, len)) ? 1 : 0;
         else no_removes();
     });
@@ -1179,10 +1233,12 @@ int lfb_batch_run(lfb_handle* handle, lfb_batch* batch) {
             return with_batch_keys(b, [&](const auto& keys) -> int {
                 switch (b.op) {
                     case LFB_OP_ADD:
+                        require_writable(*handle);
                         refusable_add_batch(f, keys, b.count, b.results, &b.positive, &b.done);
                         break;
                     case LFB_OP_CONTAINS: b.positive = f.contains_many(b.count, keys, b.results); break;
                     case LFB_OP_REMOVE:
+                        require_writable(*handle);
                         if constexpr (removes<std::decay_t<decltype(f)>>) b.positive = f.remove_many(b.count, keys, b.results);
                         else no_removes();
                         break;
@@ -1232,4 +1288,12 @@ int lfb_load_file(uint32_t format, const char* path, uint64_t memory_limit, lfb_
         require(path != nullptr, "path is NULL");
         return lfbloom::read_file(path, [&](const lfbloom::byte_source& s, std::uint64_t n) { return load_any_format(format, s, memory_limit, n); });
     });
+}
+
+int lfb_open_shared(const char* path, const lfb_spec* spec, uint32_t flags, uint32_t mode, lfb_handle** out) {
+    return new_handle(out, [&] { return open_shared_any(path, spec, flags, mode); }, (flags & LFB_SHARED_READ_ONLY) != 0);
+}
+
+int lfb_flush(const lfb_handle* handle) {
+    return with_any(handle, [](const auto& f) { return f.flush(), LFB_OK; });
 }

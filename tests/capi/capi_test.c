@@ -1094,6 +1094,95 @@ static lfb_batch batch_of(uint32_t op, const char* data, const uint64_t* offsets
     return b;
 }
 
+/* lfb_open_shared: create-or-open from one spec for every kind, exclusive creation, spec checks,
+ * read-only handles that refuse writes but answer queries, and bad arguments. */
+static void test_any_handle_shared_files(void) {
+    char dir[] = "/tmp/lfbloom-capi-XXXXXX", path[64];
+    static const uint32_t kinds[] = {LFB_KIND_BLOCKED, LFB_KIND_CLASSIC, LFB_KIND_COUNTING, LFB_KIND_SPLIT_BLOCK,
+                                     LFB_KIND_ONE_WORD, LFB_KIND_TWO_WORD, LFB_KIND_CUCKOO};
+    lfb_spec spec, other;
+    lfb_handle *a = NULL, *b = NULL, *ro = NULL;
+    lfb_batch batch;
+    uint8_t results[2];
+    const char data[] = "keyabsent";
+    const uint64_t offsets[] = {0, 3, 9};
+    size_t k;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/live.lfb", dir);
+    for (k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+        lfb_spec_init(&spec);
+        spec.kind = kinds[k];
+        spec.capacity = 5000;
+        spec.fpr = 0.001;
+        spec.seed = 11;
+        CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 0600, &a) == LFB_OK);   /* creates */
+        CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 0600, &b) == LFB_OK);   /* opens */
+        CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE | LFB_SHARED_EXCLUSIVE, 0600, &ro) == LFB_ERR_IO && ro == NULL);
+        CHECK(lfb_kind(a) == (int)kinds[k] && lfb_kind(b) == (int)kinds[k]);
+        CHECK(lfb_add(a, "key", 3) == 1);
+        CHECK(lfb_contains(b, "key", 3) == 1);
+        CHECK(lfb_flush(b) == LFB_OK);
+        other = spec;
+        other.seed = 12;
+        CHECK(lfb_open_shared(path, &other, LFB_SHARED_CREATE, 0600, &ro) == LFB_ERR_INCOMPATIBLE);
+        other = spec;
+        other.kind = kinds[k] == LFB_KIND_CUCKOO ? LFB_KIND_BLOCKED : LFB_KIND_CUCKOO;
+        CHECK(lfb_open_shared(path, &other, 0, 0, &ro) == LFB_ERR_INCOMPATIBLE);
+        /* read-only: queries and contains batches work, writes are refused and change nothing */
+        CHECK(lfb_open_shared(path, NULL, LFB_SHARED_READ_ONLY, 0, &ro) == LFB_OK);
+        CHECK(lfb_contains(ro, "key", 3) == 1);
+        CHECK(lfb_add(ro, "new", 3) == LFB_ERR_READ_ONLY && lfb_contains(a, "new", 3) == 0);
+        batch = batch_of(LFB_OP_CONTAINS, data, offsets, 2, results);
+        CHECK(lfb_batch_run(ro, &batch) == LFB_OK && batch.positive >= 1 && results[0] == 1);
+        batch = batch_of(LFB_OP_ADD, data, offsets, 2, results);
+        batch.done = 99;
+        CHECK(lfb_batch_run(ro, &batch) == LFB_ERR_READ_ONLY && batch.done == 0 && lfb_contains(a, "absent", 6) == 0);
+        batch.op = 77;
+        CHECK(lfb_batch_run(ro, &batch) == LFB_ERR_INVALID_ARGUMENT);
+        if (kinds[k] == LFB_KIND_CUCKOO) { /* its save takes the stripe locks, which a read-only mapping cannot */
+            uint64_t size = 0;
+            static unsigned char saved[1 << 16];
+            CHECK(lfb_serialized_size(ro, LFB_FORMAT_NATIVE, &size) == LFB_OK && size <= sizeof saved);
+            CHECK(lfb_save(ro, LFB_FORMAT_NATIVE, saved, sizeof saved, NULL) == LFB_ERR_READ_ONLY);
+            CHECK(lfb_save(a, LFB_FORMAT_NATIVE, saved, sizeof saved, NULL) == LFB_OK);
+        }
+        if (kinds[k] == LFB_KIND_COUNTING || kinds[k] == LFB_KIND_CUCKOO) {
+            CHECK(lfb_remove(ro, "key", 3) == LFB_ERR_READ_ONLY);
+            CHECK(lfb_remove(b, "key", 3) == 1 && lfb_count(a, "key", 3) == 0);
+        }
+        lfb_free(a);
+        lfb_free(b);
+        lfb_free(ro);
+        a = b = ro = NULL;
+        unlink(path);
+    }
+    /* bad arguments: nothing is created */
+    lfb_spec_init(&spec);
+    spec.capacity = 1000;
+    spec.fpr = 0.01;
+    CHECK(lfb_open_shared(NULL, &spec, LFB_SHARED_CREATE, 0600, &a) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_open_shared(path, NULL, LFB_SHARED_CREATE, 0600, &a) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_EXCLUSIVE, 0600, &a) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE | LFB_SHARED_READ_ONLY, 0600, &a) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_open_shared(path, &spec, 64, 0600, &a) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 01777, &a) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 0600, &a) == LFB_OK); /* exists now: */
+    lfb_free(a);
+    a = NULL;
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 01777, &a) == LFB_ERR_INVALID_ARGUMENT); /* still checked */
+    unlink(path);
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 0600, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    spec.flags = LFB_OPTION_PROCESS_SHARED;
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 0600, &a) == LFB_ERR_INVALID_ARGUMENT);
+    spec.flags = 0;
+    spec.fpr = 2;
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 0600, &a) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_open_shared(path, NULL, 0, 0, &a) == LFB_ERR_IO); /* missing */
+    CHECK(a == NULL && access(path, F_OK) != 0);
+    CHECK(lfb_flush(NULL) == LFB_ERR_INVALID_ARGUMENT);
+    rmdir(dir);
+}
+
 /* Keys "k0" .. "k{n-1}" end to end in data, with n + 1 offsets. */
 static void numbered_keys(uint64_t n, char* data, uint64_t* offsets) {
     uint64_t i;
@@ -1347,6 +1436,7 @@ int main(void) {
     test_any_handle_cuckoo_refusals();
     test_any_handle_bad_input();
     test_any_handle_files();
+    test_any_handle_shared_files();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

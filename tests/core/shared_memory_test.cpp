@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -6,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -89,6 +91,59 @@ int wait_for(pid_t pid) {
     int status = 0;
     ::waitpid(pid, &status, 0);
     return status;
+}
+
+/// The child's exit status if it ends within `limit`; otherwise it is killed (and reaped) and the
+/// result is -1: a child stuck on a lock nobody will free fails its test instead of hanging it.
+int wait_at_most(pid_t pid, std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > end) {
+            ::kill(pid, SIGKILL);
+            wait_for(pid);
+            return -1;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return status;
+}
+
+/// Kills and reaps a child on scope exit unless it was reaped (`reaped`): a failed check leaves no
+/// process behind.
+struct child_guard {
+    pid_t pid;
+    bool reaped = false;
+    ~child_guard() {
+        if (!reaped && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
+    }
+};
+
+/// The stripe words of the cuckoo filter in shared file `path`, read from the file (FORMAT.md:
+/// after the buckets), so the test sees the locks as other processes left them.
+std::vector<std::uint64_t> stripe_words_of(const std::string& path, std::uint64_t buckets) {
+    std::vector<std::uint64_t> words(cuckoo_filter::stripe_words(buckets));
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(shared_words_offset + buckets * 8));
+    in.read(reinterpret_cast<char*>(words.data()), static_cast<std::streamsize>(words.size() * 8));
+    BOOST_REQUIRE(in.good());
+    return words;
+}
+
+constexpr std::uint64_t owner_mask = (1u << 22) - 1;  // a stripe word's lock: its owner's pid (FORMAT.md)
+
+/// Saves `f` (its writer gate takes every stripe lock); the bytes written.
+std::size_t saved_bytes(const cuckoo_filter& f) {
+    std::vector<std::byte> out;
+    save(f, vector_sink(out));
+    return out.size();
+}
+
+void overwrite(const std::string& path, std::uint64_t offset, const void* data, std::size_t n) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(offset));
+    f.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
+    BOOST_REQUIRE(f.good());
 }
 
 }  // namespace
@@ -250,6 +305,255 @@ BOOST_AUTO_TEST_CASE(process_shared_anonymous_memory_is_shared_with_children) {
     });
     BOOST_TEST(wait_for(child) == 0);
     for (std::uint64_t i = 0; i < 1000; ++i) BOOST_TEST_REQUIRE(f.contains(i));
+}
+
+BOOST_AUTO_TEST_CASE(words_may_start_anywhere_in_a_page) {
+    temp_dir dir;
+    const std::string path = dir.file("words");
+    std::vector<std::uint64_t> pattern(1024);
+    for (std::uint64_t i = 0; i < pattern.size(); ++i) pattern[i] = i * 0x9E3779B97F4A7C15ULL;
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(pattern.data()), pattern.size() * 8);
+    detail::fd_guard fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
+    for (const std::uint64_t first : {1u, 513u, 1000u}) {  // 8, 4104 and 8000 bytes in: not page-aligned
+        const word_array words = word_array::map_file(fd.fd, first * 8, pattern.size() - first, 0);
+        BOOST_TEST(words.data()[0] == pattern[first]);
+        BOOST_TEST(words.data()[words.size() - 1] == pattern.back());
+        words.data()[0] = 7;  // the file sees a store through the mapping
+        words.flush();
+        std::uint64_t stored = 0;
+        BOOST_REQUIRE(::pread(fd.fd, &stored, 8, static_cast<off_t>(first * 8)) == 8);
+        BOOST_TEST(stored == 7u);
+    }
+    BOOST_CHECK_EXCEPTION(word_array::map_file(fd.fd, 4, 8, 0), error,
+                          [](const error& e) { return e.code() == errc::invalid_argument; });
+}
+
+// Processes add and remove their own keys in one cuckoo filter file: the stripe locks live in the
+// file, so every count is exact afterwards, seen from any process.
+BOOST_AUTO_TEST_CASE(processes_share_a_cuckoo_filter_file) {
+    temp_dir dir;
+    const std::string path = dir.file("cuckoo.lfb");
+    constexpr int processes = 3;
+    constexpr std::uint64_t per_process = 30000;
+    auto made = create_shared_file<cuckoo_filter>(path, cuckoo_filter::for_capacity(processes * per_process, 0.001).shape(), {.seed = 5});
+    BOOST_TEST(fs::file_size(path) == shared_words_offset + (made.buckets() + cuckoo_filter::stripe_words(made.buckets())) * 8);
+    std::vector<pid_t> children;
+    for (int p = 0; p < processes; ++p)
+        children.push_back(spawn([&, p] {
+            auto opened = open_shared_file(path);
+            auto& f = std::get<cuckoo_filter>(opened);
+            for (std::uint64_t i = 0; i < per_process; ++i)
+                if (f.insert(std::uint64_t(p) << 32 | i) > cuckoo_status::added) return 2;
+            for (std::uint64_t i = 0; i < per_process; i += 3)  // every third key again out
+                if (!f.remove(std::uint64_t(p) << 32 | i)) return 3;
+            return 0;
+        }));
+    for (pid_t c : children) BOOST_TEST(wait_for(c) == 0);
+    std::uint64_t missing = 0, stored = 0;
+    for (int p = 0; p < processes; ++p)
+        for (std::uint64_t i = 0; i < per_process; ++i) {
+            if (i % 3 != 0) missing += !made.contains(std::uint64_t(p) << 32 | i);
+            else stored += made.count(std::uint64_t(p) << 32 | i);  // only another key's copy, rarely
+        }
+    BOOST_TEST(missing == 0u);
+    BOOST_TEST(stored < 5u);
+    BOOST_TEST(made.stats().fingerprints == processes * (per_process - per_process / 3));
+    for (const std::uint64_t w : stripe_words_of(path, made.buckets())) BOOST_TEST_REQUIRE((w & owner_mask) == 0u);
+    const read_only_filter ro = open_shared_file_read_only(path);
+    BOOST_TEST(std::get<cuckoo_filter>(ro.filter()).contains(std::uint64_t(1) << 32 | 1));
+    BOOST_CHECK_EXCEPTION(saved_bytes(std::get<cuckoo_filter>(ro.filter())), error,  // its save would lock read-only pages
+                          [](const error& e) { return e.code() == errc::read_only; });
+}
+
+// A process killed while it holds stripe locks (here all of them: its writer gate) stops writers
+// only while it lives: a live holder is waited for, an ended one's locks are taken over.
+BOOST_AUTO_TEST_CASE(writers_take_over_the_locks_of_a_killed_process) {
+    temp_dir dir;
+    const std::string path = dir.file("cuckoo.lfb");
+    auto f = create_shared_file<cuckoo_filter>(path, cuckoo_filter::for_capacity(10000, 0.001).shape());
+    for (std::uint64_t i = 0; i < 5000; ++i) BOOST_REQUIRE(f.insert(i) <= cuckoo_status::added);
+    int ready[2];
+    BOOST_REQUIRE(::pipe(ready) == 0);
+    const pid_t holder = spawn([&] {
+        auto opened = open_shared_file(path);
+        std::get<cuckoo_filter>(opened).with_writers_paused([&](auto) {
+            (void)!::write(ready[1], "x", 1);
+            for (;;) ::pause();
+        });
+        return 0;
+    });
+    child_guard holder_guard{holder};
+    char byte;
+    BOOST_REQUIRE(::read(ready[0], &byte, 1) == 1);
+    const pid_t writer = spawn([&] {
+        auto opened = open_shared_file(path);
+        auto& g = std::get<cuckoo_filter>(opened);
+        for (std::uint64_t i = 5000; i < 6000; ++i)
+            if (g.insert(i) > cuckoo_status::added) return 2;
+        return g.remove(std::uint64_t{1}) ? 0 : 3;
+    });
+    child_guard writer_guard{writer};
+    int status = 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    BOOST_TEST(::waitpid(writer, &status, WNOHANG) == 0);  // the holder lives: its locks hold
+    for (const std::uint64_t w : stripe_words_of(path, f.buckets())) BOOST_TEST_REQUIRE((w & owner_mask) == std::uint64_t(holder));
+    ::kill(holder, SIGKILL);  // not reaped until the writer is done: it must see the zombie as ended
+    BOOST_TEST(wait_at_most(writer, std::chrono::seconds(30)) == 0);
+    writer_guard.reaped = true;
+    BOOST_TEST(WIFSIGNALED(wait_for(holder)));
+    holder_guard.reaped = true;
+    std::uint64_t missing = 0;
+    for (std::uint64_t i = 2; i < 6000; ++i) missing += !f.contains(i);
+    BOOST_TEST(missing == 0u);
+    const pid_t saver = spawn([&] {  // every stripe can be locked again: a save takes them all
+        auto opened = open_shared_file(path);
+        return saved_bytes(std::get<cuckoo_filter>(opened)) == 0 ? 1 : 0;
+    });
+    BOOST_TEST(wait_at_most(saver, std::chrono::seconds(30)) == 0);
+    ::close(ready[0]);
+    ::close(ready[1]);
+}
+
+// Writers killed at random moments of a churn (adds, removes and their kicks) leave every
+// resident key present and every lock usable: a kill cut short at worst leaves a second copy.
+BOOST_AUTO_TEST_CASE(killing_churning_writers_loses_no_resident_key) {
+    temp_dir dir;
+    const std::string path = dir.file("cuckoo.lfb");
+    auto f = create_shared_file<cuckoo_filter>(path, cuckoo_filter::for_capacity(30000, 0.001).shape());
+    constexpr std::uint64_t resident = 16000;  // with 1,000 left by each churner: up to 88% load
+    for (std::uint64_t i = 0; i < resident; ++i) BOOST_REQUIRE(f.insert(i) <= cuckoo_status::added);
+    int held_by_the_dead = 0;
+    for (int round = 0; round < 12; ++round) {
+        const pid_t churner = spawn([&] {
+            auto opened = open_shared_file(path);
+            auto& g = std::get<cuckoo_filter>(opened);
+            const std::uint64_t base = std::uint64_t(round + 1) << 40;
+            std::deque<std::uint64_t> mine;  // keys it added: it removes only those
+            for (std::uint64_t i = 0;; ++i) {  // keeps about 1,000 keys of its own in
+                if (g.insert(base + i) > cuckoo_status::added) continue;
+                mine.push_back(base + i);
+                if (mine.size() > 1000) {
+                    g.remove(mine.front());
+                    mine.pop_front();
+                }
+            }
+            return 0;
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(20 + 7 * round));
+        ::kill(churner, SIGKILL);
+        wait_for(churner);
+        for (const std::uint64_t w : stripe_words_of(path, f.buckets())) held_by_the_dead += (w & owner_mask) == std::uint64_t(churner);
+        std::uint64_t missing = 0;
+        for (std::uint64_t i = 0; i < resident; ++i) missing += !f.contains(i);
+        BOOST_TEST_REQUIRE(missing == 0u);
+    }
+    BOOST_TEST_MESSAGE(held_by_the_dead << " stripe locks were held by a killed churner");
+    BOOST_TEST(held_by_the_dead > 0);  // else no takeover was exercised (12 kills mid-churn: each ~50%)
+    const pid_t checker = spawn([&] {  // removes what the churners left, through every stripe
+        auto opened = open_shared_file(path);
+        auto& g = std::get<cuckoo_filter>(opened);
+        for (std::uint64_t i = 0; i < resident; ++i)
+            if (!g.remove(i)) return 2;
+        return saved_bytes(g) == 0 ? 1 : 0;
+    });
+    BOOST_TEST(wait_at_most(checker, std::chrono::seconds(60)) == 0);
+}
+
+// A lock found under this process's own id, which none of its threads holds (a dead holder's
+// id, reused by the kernel for this process), is taken over; one a thread of this process holds
+// is waited for, like any other.
+BOOST_AUTO_TEST_CASE(a_lock_under_the_own_process_id_is_taken_over_only_if_no_thread_holds_it) {
+    temp_dir dir;
+    const std::string path = dir.file("cuckoo.lfb");
+    const std::uint64_t buckets = create_shared_file<cuckoo_filter>(path, cuckoo_filter::for_capacity(5000, 0.001).shape()).buckets();
+    const pid_t writer = spawn([&] {
+        std::vector<std::uint64_t> stripes = stripe_words_of(path, buckets);
+        for (auto& w : stripes) w |= std::uint64_t(::getpid()) & owner_mask;  // as a dead process of this id left them
+        overwrite(path, shared_words_offset + buckets * 8, stripes.data(), stripes.size() * 8);
+        auto opened = open_shared_file(path);
+        auto& f = std::get<cuckoo_filter>(opened);
+        for (std::uint64_t i = 0; i < 1000; ++i)
+            if (f.insert(i) > cuckoo_status::added) return 2;
+        // now a thread of this process holds every lock for a while: a second thread must wait
+        std::atomic<bool> paused{false}, done{false};
+        std::thread gate([&] {
+            f.with_writers_paused([&](auto) {
+                paused = true;
+                std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                if (done) std::_Exit(3);  // the insert below went through while the locks were held
+            });
+        });
+        while (!paused) std::this_thread::yield();
+        const bool added = f.insert(std::uint64_t{5000}) == cuckoo_status::added_new;
+        done = true;
+        gate.join();
+        return added && f.count(std::uint64_t{5000}) == 1 ? 0 : 4;
+    });
+    BOOST_TEST(wait_at_most(writer, std::chrono::seconds(30)) == 0);
+}
+
+// After a restart no process of the last boot holds a lock: the first writer to open the file
+// frees them. On the same boot, a file used from another pid namespace is refused.
+BOOST_AUTO_TEST_CASE(a_cuckoo_file_reopened_after_a_restart_frees_the_last_boots_locks) {
+    temp_dir dir;
+    const std::string path = dir.file("cuckoo.lfb");
+    const std::uint64_t buckets = create_shared_file<cuckoo_filter>(path, cuckoo_filter::for_capacity(5000, 0.001).shape()).buckets();
+    std::vector<std::uint64_t> stripes = stripe_words_of(path, buckets);
+    for (auto& w : stripes) w |= std::uint64_t(::getpid()) & owner_mask;  // "held" by a live process: this one
+    overwrite(path, shared_words_offset + buckets * 8, stripes.data(), stripes.size() * 8);
+    const char other_boot[] = "00000000-0000-0000-0000-000000000000";
+    overwrite(path, detail::lock_domain_offset + 8, other_boot, 36);
+    const pid_t writer = spawn([&] {
+        auto opened = open_shared_file(path);
+        return std::get<cuckoo_filter>(opened).insert(std::uint64_t{42}) == cuckoo_status::added_new ? 0 : 2;
+    });
+    BOOST_TEST(wait_at_most(writer, std::chrono::seconds(30)) == 0);
+    for (const std::uint64_t w : stripe_words_of(path, buckets)) BOOST_TEST_REQUIRE((w & owner_mask) == 0u);
+    detail::fd_guard fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    BOOST_TEST((detail::read_lock_domain(fd.fd, path) == detail::current_lock_domain()));
+    const std::uint64_t other_namespace = 12345;
+    overwrite(path, detail::lock_domain_offset, &other_namespace, 8);
+    BOOST_TEST((open_error(path) == errc::incompatible));
+    BOOST_TEST(std::get<cuckoo_filter>(open_shared_file_read_only(path).filter()).contains(std::uint64_t{42}));
+}
+
+BOOST_AUTO_TEST_CASE(open_or_create_gives_racing_processes_one_filter) {
+    temp_dir dir;
+    const std::string path = dir.file("cuckoo.lfb");
+    const geometry shape = cuckoo_filter::for_capacity(40000, 0.001).shape();
+    int start[2];  // a barrier: the children race from the moment the parent closes its end
+    BOOST_REQUIRE(::pipe(start) == 0);
+    std::vector<pid_t> children;
+    for (int p = 0; p < 4; ++p)
+        children.push_back(spawn([&, p] {
+            char byte;
+            ::close(start[1]);
+            (void)!::read(start[0], &byte, 1);
+            auto f = open_or_create_shared_file<cuckoo_filter>(path, shape, {.seed = 9});
+            for (std::uint64_t i = 0; i < 5000; ++i)
+                if (f.insert(std::uint64_t(p) << 32 | i) > cuckoo_status::added) return 2;
+            return 0;
+        }));
+    ::close(start[0]);
+    ::close(start[1]);
+    for (pid_t c : children) BOOST_TEST(wait_for(c) == 0);
+    BOOST_TEST(std::distance(fs::directory_iterator(dir.path), {}) == 1);  // no temporary left behind
+    auto f = open_or_create_shared_file<cuckoo_filter>(path, shape, {.seed = 9});
+    BOOST_TEST(f.stats().fingerprints == 4u * 5000);
+    const auto refused = [&](auto make) {
+        try {
+            make();
+        } catch (const error& e) {
+            return e.code() == errc::incompatible;
+        }
+        return false;
+    };
+    BOOST_TEST(refused([&] { open_or_create_shared_file<cuckoo_filter>(path, shape, {.seed = 10}); }));
+    BOOST_TEST(refused([&] { open_or_create_shared_file<cuckoo_filter>(path, cuckoo_filter::for_capacity(40001, 0.001).shape(), {.seed = 9}); }));
+    BOOST_TEST(refused([&] { open_or_create_shared_file<blocked_bloom_filter>(path, blocked_layout::size_for(40000, 0.001)); }));
+    const std::string bloom = dir.file("bloom.lfb");
+    open_or_create_shared_file<blocked_bloom_filter>(bloom, blocked_layout::size_for(1000, 0.01)).add("k");
+    BOOST_TEST(open_or_create_shared_file<blocked_bloom_filter>(bloom, blocked_layout::size_for(1000, 0.01)).contains("k"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -167,6 +167,8 @@ struct sync {
 
     static void yield() { rl::yield(1, $); }
     static unsigned thread_slot() { return rl::ctx().current_thread(); }
+    static std::uint64_t owner_id() { return 1; }  // one process: no owner ever dies
+    static bool owner_gone(std::uint64_t) { return false; }
 };
 
 }  // namespace lfbloom::model

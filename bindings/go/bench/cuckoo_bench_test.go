@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	cuckoo "github.com/seiflotfy/cuckoofilter"
 	lfbloom "github.com/lfbloom/lfbloom/bindings/go"
+	cuckoo "github.com/seiflotfy/cuckoofilter"
 )
 
 const resident = n * 9 / 10 // filled to 90% of capacity: where kicks happen

@@ -84,7 +84,12 @@ public:
     /// (also for a counter width other than 4 or 8), too_large or out_of_memory.
     static basic_counting_bloom_filter for_capacity(std::uint64_t capacity, double fpr, std::uint32_t counter_bits = 4,
                                               const filter_options& options = {}) {
-        return basic_counting_bloom_filter(blocked_geometry(capacity, fpr, slots_per_line(counter_bits)), counter_bits, options);
+        return basic_counting_bloom_filter(size_for(capacity, fpr, counter_bits), counter_bits, options);
+    }
+
+    /// The geometry for_capacity gives, without allocating anything (shared files, planning).
+    static geometry size_for(std::uint64_t capacity, double fpr, std::uint32_t counter_bits = 4) {
+        return blocked_geometry(capacity, fpr, slots_per_line(counter_bits));
     }
 
     /// Exactly `counters` counters (a multiple of the counters per line) and `hashes` probes.

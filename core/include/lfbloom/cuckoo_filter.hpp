@@ -22,7 +22,8 @@
 // of the table, and a full filter refuses the add (full) having lost nothing.
 //
 // Concurrency. Bucket pairs are grouped into stripes (stripe = min(i1, i2) mod stripes), each
-// with one word: bit 0 a writer lock, bits 1-63 a version. Invariants, for each fingerprint f
+// with one word: bits 0-21 a writer lock (0 when free, else the holder's process id), bits 22-63
+// a version. Invariants, for each fingerprint f
 // and bucket pair P with stripe S:
 //  (1) the copies of f in P are written only under S's lock (adds, removes and the moves of a
 //      kick all lock the stripe of the pair they change, one stripe at a time, so writers never
@@ -61,6 +62,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <memory>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -128,6 +130,12 @@ public:
     /// fpr_at reaches `fpr`. Throws invalid_argument (capacity 0; fpr outside (0, 1) or NaN; fpr
     /// below fpr_at(min_load), about 0.006%: use a Bloom filter), too_large or out_of_memory.
     static basic_cuckoo_filter for_capacity(std::uint64_t capacity, double fpr, const filter_options& options = {}) {
+        return basic_cuckoo_filter(size_for(capacity, fpr), options);
+    }
+
+    /// The shape for_capacity gives (4 slots per bucket, 2 hashes, capacity, fpr), without
+    /// allocating anything (shared files, planning). Throws what for_capacity throws but memory errors.
+    static geometry size_for(std::uint64_t capacity, double fpr) {
         if (capacity == 0) throw error(errc::invalid_argument, "capacity must be at least 1");
         if (!(fpr > 0 && fpr < 1)) throw error(errc::invalid_argument, "false-positive rate must be in (0, 1)");
         const double load = std::min(max_load, std::log1p(-fpr) / (2.0 * slots_per_bucket * std::log1p(-1.0 / 65535)));
@@ -136,10 +144,7 @@ public:
                                                     std::to_string(fpr_at(min_load)) + "; use a Bloom filter");
         const double buckets = std::ceil(static_cast<double>(capacity) / (slots_per_bucket * load));
         if (buckets > max_buckets) throw error(errc::too_large, "capacity needs more than 2^56 buckets");
-        basic_cuckoo_filter f(static_cast<std::uint64_t>(buckets), options);
-        f.capacity_ = capacity;
-        f.target_fpr_ = fpr;
-        return f;
+        return {static_cast<std::uint64_t>(buckets) * slots_per_bucket, 2, capacity, fpr};
     }
 
     /// Exactly `buckets` buckets (1 to 2^56), all empty. Throws invalid_argument, too_large (over
@@ -149,7 +154,8 @@ public:
           stripe_mask_(stripes_for(buckets) - 1),
           seed_(options.seed),
           table_(buckets, 0, options.process_shared),
-          stripes_(stripe_mask_ + 1, 0, options.process_shared) {}
+          stripes_(stripe_mask_ + 1, 0, options.process_shared),
+          mine_(options.process_shared ? new held_count[stripe_mask_ + 1]() : nullptr) {}
 
     /// A filter of shape `g` as shape() reports it (loading a file): g.slots / 4 buckets, two
     /// hashes (buckets per key), and the capacity and rate it was sized for (0 and 0 if none).
@@ -159,6 +165,28 @@ public:
         capacity_ = g.capacity;
         target_fpr_ = g.target_fpr;
     }
+
+    /// A filter of shape `g` over words the caller mapped (a shared file, shared_memory.hpp):
+    /// `table` holds its g.slots / 4 buckets, `stripes` its stripe_words(g.slots / 4) stripe words,
+    /// as that file's last user left them. Mapped without `writable` (read-only pages), only queries
+    /// may be used, and the writer gate throws read_only (it would have to lock). Throws
+    /// invalid_argument for a bad shape or word count.
+    basic_cuckoo_filter(const geometry& g, const filter_options& options, storage table, storage stripes, bool writable = true)
+        : buckets_(checked_shape(g) / slots_per_bucket),
+          stripe_mask_(stripes_for(buckets_) - 1),
+          seed_(options.seed),
+          capacity_(g.capacity),
+          target_fpr_(g.target_fpr),
+          table_(std::move(table)),
+          stripes_(std::move(stripes)),
+          read_only_(!writable),
+          mine_(new held_count[stripe_mask_ + 1]()) {
+        if (buckets_ == 0 || table_.size() != buckets_ || stripes_.size() != stripe_mask_ + 1)
+            throw error(errc::invalid_argument, "the mapped words do not match the cuckoo filter's shape");
+    }
+
+    /// The stripe words of a filter of `buckets` buckets (a shared file holds them after the buckets).
+    static std::uint64_t stripe_words(std::uint64_t buckets) noexcept { return stripes_for(buckets); }
 
     // ---- queries: lock-free, wait-free bar max_read_retries, and they write nothing but the
     // retry statistics on the rare path where they retry ----
@@ -180,7 +208,7 @@ public:
         const slots s = place(h);
         for (unsigned round = 0; round < 4; ++round) {
             {
-                stripe_lock held(stripe_of(s.first, s.second));
+                stripe_lock held(lockable(s.first, s.second));
                 // exact: the copies of s.fp in this pair change only under this lock
                 const unsigned copies = copies_in(s, load_word(bucket(s.first)), load_word(bucket(s.second)));
                 if (copies >= (s.first == s.second ? 1u : 2u) * slots_per_bucket) {
@@ -215,7 +243,7 @@ public:
     /// Removing a key that was not added can erase another key's copy: see the top of this file.
     bool remove_hash(hash128 h) noexcept {
         const slots s = place(h);
-        stripe_lock held(stripe_of(s.first, s.second));
+        stripe_lock held(lockable(s.first, s.second));
         for (const std::uint64_t b : {s.first, s.second}) {
             const std::uint64_t found = matches(load_word(bucket(b)), s.fp);
             if (found == 0) continue;
@@ -254,16 +282,32 @@ public:
     /// table holds every fingerprint (serialization.hpp). fn must not write to this filter.
     template <class Fn>
     decltype(auto) with_writers_paused(Fn&& fn) const {
+        if (read_only_) throw error(errc::read_only, "a cuckoo filter mapped read-only cannot pause its writers (save it from a writer)");
         struct gate {
             const basic_cuckoo_filter& f;
             explicit gate(const basic_cuckoo_filter& filter) noexcept : f(filter) {
-                for (std::uint64_t i = 0; i <= f.stripe_mask_; ++i) stripe_lock::lock(f.stripe_word(i));
+                for (std::uint64_t i = 0; i <= f.stripe_mask_; ++i) stripe_lock::lock(f.lockable(i));
             }
             ~gate() {
-                for (std::uint64_t i = 0; i <= f.stripe_mask_; ++i) stripe_lock::unlock(f.stripe_word(i));
+                for (std::uint64_t i = 0; i <= f.stripe_mask_; ++i) stripe_lock::unlock(f.lockable(i));
             }
         } held(*this);
         return std::forward<Fn>(fn)(std::span<const word_type>(table_.data(), buckets_));
+    }
+
+    /// Frees every stripe lock whoever holds it, with a bump: for a shared file reopened after its
+    /// machine restarted (shared_memory.hpp), whose lock owners were processes of the last boot.
+    /// Only while no thread or process can hold a lock.
+    void reset_lock_owners() noexcept {
+        for (std::uint64_t i = 0; i <= stripe_mask_; ++i)  // release: as an unlock
+            word_ref(stripe_word(i)).store((load_word(stripe_word(i)) & ~owner_mask) + version_unit, boost::memory_order_release);
+    }
+
+    /// Writes a shared file's buckets and stripe words to disk (msync): durability across a crash
+    /// of the machine only (word_array::flush). Thread-safe.
+    void flush() const {
+        table_.flush();
+        stripes_.flush();
     }
 
     /// Empties the table. Not safe against concurrent writers (their copies may survive or vanish).
@@ -305,7 +349,17 @@ public:
 private:
     static constexpr std::uint64_t max_buckets = std::uint64_t{1} << 56;
     static constexpr std::uint64_t max_stripes = 4096;
+    static constexpr unsigned owner_bits = 22;  ///< a stripe word's lock: Linux pids are below 2^22
+    static constexpr std::uint64_t owner_mask = (std::uint64_t{1} << owner_bits) - 1;
+    static constexpr std::uint64_t version_unit = std::uint64_t{1} << owner_bits;
+    static constexpr unsigned takeover_check_waits = 4096;  ///< yields between asks whether the owner ended
     static constexpr std::uint64_t lane_low = 0x0001000100010001ULL;
+    using held_count = typename Sync::template atomic<std::uint32_t>;
+    /// A stripe's lock word, and (shared filters) this process's count of its takers and holders.
+    struct stripe_ref {
+        word_type& word;
+        held_count* mine;  ///< null unless shared
+    };
     static constexpr std::uint64_t lane_high = 0x8000800080008000ULL;
 
     /// A key's fingerprint and buckets.
@@ -355,6 +409,8 @@ private:
     word_type& bucket(std::uint64_t i) const noexcept { return table_.data()[i]; }
     word_type& stripe_word(std::uint64_t i) const noexcept { return stripes_.data()[i]; }
     word_type& stripe_of(std::uint64_t a, std::uint64_t b) const noexcept { return stripe_word(std::min(a, b) & stripe_mask_); }
+    stripe_ref lockable(std::uint64_t i) const noexcept { return {stripe_word(i), mine_ ? &mine_[i] : nullptr}; }
+    stripe_ref lockable(std::uint64_t a, std::uint64_t b) const noexcept { return lockable(std::min(a, b) & stripe_mask_); }
 
     // Bucket loads through load_word are relaxed, though buckets lose bits here (storage.hpp's
     // argument does not apply): each is made under the stripe lock whose acquire orders it after
@@ -371,12 +427,12 @@ private:
         const slots s = place(h);
         const word_type& stripe = stripe_of(s.first, s.second);
         for (unsigned attempt = 0;; ++attempt) {
-            const std::uint64_t before = load_acquire(stripe) >> 1;
+            const std::uint64_t before = load_acquire(stripe) >> owner_bits;
             const std::uint64_t first = load_acquire(bucket(s.first));  // two statements: the order is the model's
             const std::uint32_t found = copies_in(s, first, load_acquire(bucket(s.second)));
             if (found != 0 && !all) return found;
             // relaxed: the acquire loads above already keep this load after them
-            const std::uint64_t after = word_ref(const_cast<word_type&>(stripe)).load(boost::memory_order_relaxed) >> 1;
+            const std::uint64_t after = word_ref(const_cast<word_type&>(stripe)).load(boost::memory_order_relaxed) >> owner_bits;
             if (before == after) return found;
             if (attempt == max_read_retries) {
                 reader_gave_up_.add();
@@ -386,44 +442,99 @@ private:
         }
     }
 
-    /// Holds a stripe's writer lock (bit 0 of its word) for its lifetime.
+    /// Holds a stripe's writer lock (the owner bits of its word) for its lifetime.
+    ///
+    /// A process that dies holding one (killed mid-add, say, in a filter shared through a file)
+    /// never releases it. A waiter that has waited long asks whether the owner's process has ended
+    /// (Sync::owner_gone) and, if so, takes the lock over with one CAS from the value it saw, with
+    /// a bump. That is safe for the invariants above: every write of a critical section is one
+    /// atomic word write, and each prefix of one leaves (2) true: a move cut short after its copy
+    /// leaves a second copy (a count one too high, never a key lost), a remove cut short after its
+    /// bump erased nothing. Process death is outside the C++ memory model; the kernel's exit and
+    /// the takeover's system calls order the dead process's stores before the takeover.
+    ///
+    /// A process that finds its own id on a lock (a dead holder's id, reused by the kernel for it)
+    /// knows whether one of its threads holds it: shared filters count, per stripe and in this
+    /// process's own memory (`mine`), the threads that hold or are taking its lock. Each taker
+    /// counts itself before its CAS, each holder releases the word before it stops counting, all
+    /// seq_cst; a waiter that loads the word (seq_cst) with its own id and then a count of 0 knows
+    /// the holder is not in this process: a holder's count precedes its CAS, which precedes that
+    /// load, in the single total order, and its release would have changed the word.
     class stripe_lock {
     public:
-        explicit stripe_lock(word_type& w) noexcept : word_(w), held_(lock(w)) {}
+        explicit stripe_lock(stripe_ref s) noexcept : stripe_(s), held_(lock(s)) {}
         stripe_lock(const stripe_lock&) = delete;
         stripe_lock& operator=(const stripe_lock&) = delete;
-        ~stripe_lock() { word_ref(word_).store(held_ & ~std::uint64_t{1}, boost::memory_order_release); }
+        ~stripe_lock() { release(stripe_, held_); }
 
         /// Counts up the version before an erase. Release: a reader whose first stripe load returns
         /// it sees every write before it (a move's copy). A plain store: only the holder writes.
         void bump() noexcept {
-            held_ += 2;
-            word_ref(word_).store(held_, boost::memory_order_release);
+            held_ += version_unit;
+            word_ref(stripe_.word).store(held_, boost::memory_order_release);
         }
 
-        /// Spins (Sync::yield between looks) until bit 0 was clear and this thread set it; returns
-        /// the word as set. Acquire: the previous holder's writes happen-before this critical section.
-        static std::uint64_t lock(word_type& w) noexcept {
-            auto&& ref = word_ref(w);
+        /// Spins (Sync::yield between looks) until the owner bits were clear and this thread set
+        /// them, or took them over from an ended process (or a stale one of its own); returns the
+        /// word as set. Acquire: the previous holder's writes happen-before this critical section.
+        static std::uint64_t lock(stripe_ref s) noexcept {
+            auto&& ref = word_ref(s.word);
+            const std::uint64_t me = Sync::owner_id() & owner_mask;
             std::uint64_t seen = ref.load(boost::memory_order_relaxed);  // relaxed: only the CAS below must order
-            for (;;) {
-                if ((seen & 1) == 0 &&
-                    ref.compare_exchange_weak(seen, seen | 1, boost::memory_order_acquire, boost::memory_order_relaxed))
-                    return seen | 1;
-                if (seen & 1) {
-                    Sync::yield();
-                    seen = ref.load(boost::memory_order_relaxed);
+            for (unsigned waits = 0;;) {
+                const std::uint64_t owner = seen & owner_mask;
+                if (owner == 0) {
+                    if (try_take(s, seen, seen | me)) return seen | me;
+                    continue;  // seen is the new value
                 }
+                if (++waits % takeover_check_waits == 0 && stale(s, seen, me)) {
+                    const std::uint64_t taken = ((seen & ~owner_mask) + version_unit) | me;
+                    if (try_take(s, seen, taken)) return taken;
+                    continue;
+                }
+                Sync::yield();
+                seen = ref.load(boost::memory_order_relaxed);
             }
         }
         /// Release: this critical section's writes happen-before the next holder's and before any
         /// reader's acquire load of the value stored.
-        static void unlock(word_type& w) noexcept {  // relaxed load: while locked only this thread writes w
-            word_ref(w).store(load_word(w) & ~std::uint64_t{1}, boost::memory_order_release);
-        }
+        static void unlock(stripe_ref s) noexcept { release(s, load_word(s.word)); }  // relaxed load: only the holder writes
 
     private:
-        word_type& word_;
+        /// One CAS from `seen` to `value`, counted in `mine` first when shared. Acquire: see lock;
+        /// seq_cst when shared (see the top of this class). A takeover's acquire pairs with the dead
+        /// holder's last release store (a bump) as far as the model reaches; process exit orders the rest.
+        static bool try_take(stripe_ref s, std::uint64_t& seen, std::uint64_t value) noexcept {
+            auto&& ref = word_ref(s.word);
+            if (s.mine == nullptr)
+                return ref.compare_exchange_weak(seen, value, boost::memory_order_acquire, boost::memory_order_relaxed);
+            s.mine->fetch_add(1, std::memory_order_seq_cst);
+            if (ref.compare_exchange_weak(seen, value, boost::memory_order_seq_cst, boost::memory_order_seq_cst)) return true;
+            s.mine->fetch_sub(1, std::memory_order_relaxed);  // relaxed: it held nothing
+            return false;
+        }
+
+        /// Whether the holder of `seen` can hold it no more: another process that has ended, or
+        /// this process while none of its threads counts itself in (shared filters only).
+        static bool stale(stripe_ref s, std::uint64_t& seen, std::uint64_t me) noexcept {
+            const std::uint64_t owner = seen & owner_mask;
+            if (owner != me) return Sync::owner_gone(owner);
+            if (s.mine == nullptr) return false;  // in-process: ours is always a live thread's
+            seen = word_ref(s.word).load(boost::memory_order_seq_cst);  // seq_cst: see the top of this class
+            return (seen & owner_mask) == me && s.mine->load(std::memory_order_seq_cst) == 0;
+        }
+
+        /// Stores `held` unlocked (release; seq_cst when shared, before this thread stops counting).
+        static void release(stripe_ref s, std::uint64_t held) noexcept {
+            if (s.mine == nullptr) {
+                word_ref(s.word).store(held & ~owner_mask, boost::memory_order_release);
+                return;
+            }
+            word_ref(s.word).store(held & ~owner_mask, boost::memory_order_seq_cst);
+            s.mine->fetch_sub(1, std::memory_order_seq_cst);
+        }
+
+        stripe_ref stripe_;
         std::uint64_t held_;
     };
 
@@ -451,7 +562,7 @@ private:
     /// Moves the copy of fp in lane `lane` of `from` to its other bucket `to`: copy, bump, erase,
     /// under the pair's stripe lock. False if the lane no longer holds fp or `to` is full.
     bool move(std::uint64_t from, unsigned lane, std::uint64_t fp, std::uint64_t to) noexcept {
-        stripe_lock held(stripe_of(from, to));
+        stripe_lock held(lockable(from, to));
         // exact: only holders of this lock erase or move this copy
         if ((load_word(bucket(from)) >> (lane * 16) & 0xFFFF) != fp || !put(bucket(to), fp)) return false;
         held.bump();
@@ -502,6 +613,8 @@ private:
     double target_fpr_ = 0;
     storage table_;
     storage stripes_;
+    bool read_only_ = false;  ///< mapped read-only: the stripe locks cannot be taken
+    std::unique_ptr<held_count[]> mine_;  ///< shared filters: stripe_lock's count of this process's holders
     detail::event_count kicks_, failed_inserts_, duplicate_refusals_;
     mutable detail::event_count reader_retries_, reader_gave_up_;
 };

@@ -4,7 +4,9 @@
 // (boost::ipc_atomic_ref, storage.hpp). The guarantees of the filter hold across processes.
 //
 // A shared file is a 4096-byte header page (the native header of serialization.hpp with the magic
-// "LFBLIVE\0" and slots-set 0), then the words, page-aligned, little-endian as they sit in memory.
+// "LFBLIVE\0" and slots-set 0), then the words, little-endian as they sit in memory, and for a
+// cuckoo filter its stripe locks after them (docs/FORMAT.md): a writer that dies holding one stops
+// that stripe's writers only until it has ended, when they take the lock over (cuckoo_filter.hpp).
 // It has no payload checksum: its words change while it lives. A crash of a process loses none
 // of the adds it completed (its stores are in the shared page cache); `flush()` (msync) is only
 // needed to survive a crash of the machine.
@@ -23,8 +25,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/file.h>
+
+#include <array>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -59,6 +65,129 @@ inline file_header header_of(layout kind, std::uint32_t slot_bits, const geometr
 
 }  // namespace detail
 
+namespace detail {
+
+/// Where a cuckoo file's lock owners live: a cuckoo stripe lock holds its owner's process id,
+/// which means something only to processes of one pid namespace on one boot of one machine. The
+/// header page records them at byte 80: the pid namespace's inode (8 bytes, little-endian; 0 if
+/// unknown), then the boot id (36 bytes of /proc/sys/kernel/random/boot_id).
+struct lock_domain {
+    std::uint64_t pid_namespace = 0;
+    std::array<char, 36> boot{};
+    bool operator==(const lock_domain&) const = default;
+};
+inline constexpr std::uint64_t lock_domain_offset = header_size;
+inline constexpr std::size_t lock_domain_bytes = 8 + 36;
+
+inline lock_domain current_lock_domain() noexcept {
+    lock_domain d;
+    struct stat st;
+    if (::stat("/proc/self/ns/pid", &st) == 0) d.pid_namespace = st.st_ino;
+    fd_guard fd{::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)};
+    if (fd.fd >= 0 && ::read(fd.fd, d.boot.data(), d.boot.size()) != static_cast<ssize_t>(d.boot.size())) d.boot = {};
+    return d;
+}
+
+inline void write_lock_domain(int fd, const lock_domain& d, const std::string& path) {
+    std::array<unsigned char, lock_domain_bytes> raw{};
+    put_le<std::uint64_t>(raw.data(), d.pid_namespace);
+    std::memcpy(raw.data() + 8, d.boot.data(), d.boot.size());
+    if (::pwrite(fd, raw.data(), raw.size(), lock_domain_offset) != static_cast<ssize_t>(raw.size()))
+        io_failure("cannot write the header of " + path);
+}
+
+inline lock_domain read_lock_domain(int fd, const std::string& path) {
+    std::array<unsigned char, lock_domain_bytes> raw{};
+    if (::pread(fd, raw.data(), raw.size(), lock_domain_offset) != static_cast<ssize_t>(raw.size()))
+        corrupt(path + " is too short for a header");
+    lock_domain d;
+    d.pid_namespace = get_le<std::uint64_t>(raw.data());
+    std::memcpy(d.boot.data(), raw.data() + 8, d.boot.size());
+    return d;
+}
+
+/// A writer opening a cuckoo file: a file last used on another boot has no live lock owner, so
+/// the first opener of this boot (under flock, re-checked) clears them and records this boot.
+/// On the same boot a different pid namespace is refused (incompatible): its pids are not ours,
+/// and a live owner could be taken for an ended one.
+inline void adopt_locks(int fd, cuckoo_filter& f, const std::string& path) {
+    const lock_domain mine = current_lock_domain(), theirs = read_lock_domain(fd, path);
+    const auto unknown = lock_domain{}.boot;
+    if (mine.boot == unknown || theirs.boot == unknown) return;  // a process without /proc: nothing to compare
+    if (theirs.boot == mine.boot) {
+        if (theirs.pid_namespace != 0 && mine.pid_namespace != 0 && theirs.pid_namespace != mine.pid_namespace)
+            throw error(errc::incompatible, path + " is used from another pid namespace: its cuckoo filter's lock owners "
+                                                   "would be unknown here");
+        return;
+    }
+    if (::flock(fd, LOCK_EX) != 0) io_failure("cannot lock " + path);
+    struct unlock {
+        int fd;
+        ~unlock() { ::flock(fd, LOCK_UN); }
+    } held{fd};
+    if (read_lock_domain(fd, path).boot == mine.boot) return;  // another opener of this boot adopted it
+    f.reset_lock_owners();
+    write_lock_domain(fd, mine, path);
+}
+
+/// The words after a shared file's header page: the filter's words, and a cuckoo filter's stripe
+/// words after its buckets.
+inline std::uint64_t live_bytes(const file_header& h) {
+    return h.payload_bytes + (h.kind == layout::cuckoo ? cuckoo_filter::stripe_words(h.payload_bytes / 8) * 8 : 0);
+}
+
+/// The filter of header `h` over the words of the open shared file `fd`.
+template <class Filter>
+Filter map_live(const file_header& h, int fd, std::uint64_t memory_limit, bool writable) {
+    const std::uint64_t words = h.payload_bytes / 8;
+    check_memory(live_bytes(h), memory_limit);
+    if constexpr (Filter::kind == layout::cuckoo)
+        return make_for<Filter>(h, memory_limit, word_array::map_file(fd, shared_words_offset, words, memory_limit, writable),
+                                word_array::map_file(fd, shared_words_offset + h.payload_bytes, Filter::stripe_words(words),
+                                                     memory_limit, writable),
+                                writable);
+    else
+        return make_for<Filter>(h, memory_limit, word_array::map_file(fd, shared_words_offset, words, memory_limit, writable));
+}
+
+/// create_shared_file, but an existing `path` is not an error: returns nothing then.
+template <class Filter>
+std::optional<Filter> create_live(const std::string& path, const geometry& g, const filter_options& options,
+                                  std::uint32_t counter_bits, ::mode_t mode) {
+    check_mode(mode);
+    std::uint32_t slot_bits = counter_bits;
+    if constexpr (Filter::kind == layout::counting) counting_bloom_filter::slots_per_line(counter_bits);  // validates the width
+    else slot_bits = Filter::counter_bits();
+    file_header h = header_of(Filter::kind, slot_bits, g, options.seed);
+    h.probes = options.probes;  // the filter's own rule is what its header records
+    check_memory(live_bytes(h), options.memory_limit);
+    std::string tmp;
+    fd_guard fd{create_unique(path + ".creating.", mode, tmp)};
+    if (fd.fd < 0) io_failure("cannot create a file beside " + path);
+    try {
+        if (::ftruncate(fd.fd, static_cast<off_t>(shared_words_offset + live_bytes(h))) != 0)
+            io_failure("cannot size " + path + " to " + std::to_string(shared_words_offset + live_bytes(h)) + " bytes");
+        Filter f = map_live<Filter>(h, fd.fd, options.memory_limit, true);
+        const auto header = encode_header(shared_magic, f, 0);
+        if (::pwrite(fd.fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size()))
+            io_failure("cannot write the header of " + path);
+        if constexpr (Filter::kind == layout::cuckoo) write_lock_domain(fd.fd, current_lock_domain(), path);
+        if (::fsync(fd.fd) != 0) io_failure("fsync " + tmp);
+        if (::link(tmp.c_str(), path.c_str()) != 0) {
+            if (errno != EEXIST) io_failure("cannot create " + path);
+            ::unlink(tmp.c_str());
+            return std::nullopt;
+        }
+        ::unlink(tmp.c_str());
+        return f;
+    } catch (...) {
+        ::unlink(tmp.c_str());
+        throw;
+    }
+}
+
+}  // namespace detail
+
 /// Creates `path` holding an empty filter of geometry `g` (from Filter::size_for-style sizing or a
 /// loaded shape) and returns it mapped. `counter_bits` is for counting filters; `mode` (at most
 /// 0777) less the umask are the file's permission bits, as open(2) gives them. Throws
@@ -67,31 +196,12 @@ inline file_header header_of(layout kind, std::uint32_t slot_bits, const geometr
 template <class Filter>
 Filter create_shared_file(const std::string& path, const geometry& g, const filter_options& options = {},
                           std::uint32_t counter_bits = 4, ::mode_t mode = default_file_mode) {
-    detail::check_mode(mode);
-    const std::uint32_t slot_bits = Filter::kind == layout::counting ? counter_bits : 1;
-    if (Filter::kind == layout::counting) counting_bloom_filter::slots_per_line(counter_bits);  // validates the width
-    file_header h = detail::header_of(Filter::kind, slot_bits, g, options.seed);
-    h.probes = options.probes;  // the filter's own rule is what its header records
-    check_memory(h.payload_bytes, options.memory_limit);
-    std::string tmp;
-    detail::fd_guard fd{detail::create_unique(path + ".creating.", mode, tmp)};
-    if (fd.fd < 0) detail::io_failure("cannot create a file beside " + path);
-    try {
-        if (::ftruncate(fd.fd, static_cast<off_t>(shared_words_offset + h.payload_bytes)) != 0)
-            detail::io_failure("cannot size " + path + " to " + std::to_string(shared_words_offset + h.payload_bytes) + " bytes");
-        Filter f = detail::make_for<Filter>(h, options.memory_limit,
-                                            word_array::map_file(fd.fd, shared_words_offset, h.payload_bytes / 8, options.memory_limit));
-        const auto header = detail::encode_header(shared_magic, f, 0);
-        if (::pwrite(fd.fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size()))
-            detail::io_failure("cannot write the header of " + path);
-        if (::fsync(fd.fd) != 0) detail::io_failure("fsync " + tmp);
-        if (::link(tmp.c_str(), path.c_str()) != 0) detail::io_failure("cannot create " + path);
-        ::unlink(tmp.c_str());
-        return f;
-    } catch (...) {
-        ::unlink(tmp.c_str());
-        throw;
+    std::optional<Filter> f = detail::create_live<Filter>(path, g, options, counter_bits, mode);
+    if (!f) {
+        errno = EEXIST;
+        detail::io_failure("cannot create " + path);
     }
+    return std::move(*f);
 }
 
 namespace detail {
@@ -107,26 +217,65 @@ inline any_filter map_shared_file(const std::string& path, std::uint64_t memory_
     if (got < 0) io_failure("cannot read " + path);
     if (got != static_cast<ssize_t>(raw.size())) corrupt(path + " is too short for a header");
     const file_header h = decode_header(raw, shared_magic);
-    check_memory(h.payload_bytes, memory_limit);
+    check_memory(live_bytes(h), memory_limit);
     struct stat st;
     if (::fstat(fd.fd, &st) != 0) io_failure("cannot stat " + path);
-    if (static_cast<std::uint64_t>(st.st_size) != shared_words_offset + h.payload_bytes)
+    if (static_cast<std::uint64_t>(st.st_size) != shared_words_offset + live_bytes(h))
         corrupt(path + " has " + std::to_string(st.st_size) + " bytes, its header declares " +
-                std::to_string(shared_words_offset + h.payload_bytes));
-    word_array words = word_array::map_file(fd.fd, shared_words_offset, h.payload_bytes / 8, memory_limit, writable);
+                std::to_string(shared_words_offset + live_bytes(h)));
     switch (h.kind) {
-        case layout::classic: return make_for<classic_bloom_filter>(h, memory_limit, std::move(words));
-        case layout::counting: return make_for<counting_bloom_filter>(h, memory_limit, std::move(words));
-        case layout::split_block: return make_for<split_block_bloom_filter>(h, memory_limit, std::move(words));
-        case layout::one_word: return make_for<one_word_bloom_filter>(h, memory_limit, std::move(words));
-        case layout::two_word: return make_for<two_word_bloom_filter>(h, memory_limit, std::move(words));
-        case layout::cuckoo: throw error(errc::incompatible, path + " holds a cuckoo filter: it cannot be shared between processes yet");
+        case layout::classic: return map_live<classic_bloom_filter>(h, fd.fd, memory_limit, writable);
+        case layout::counting: return map_live<counting_bloom_filter>(h, fd.fd, memory_limit, writable);
+        case layout::split_block: return map_live<split_block_bloom_filter>(h, fd.fd, memory_limit, writable);
+        case layout::one_word: return map_live<one_word_bloom_filter>(h, fd.fd, memory_limit, writable);
+        case layout::two_word: return map_live<two_word_bloom_filter>(h, fd.fd, memory_limit, writable);
+        case layout::cuckoo: {
+            cuckoo_filter f = map_live<cuckoo_filter>(h, fd.fd, memory_limit, writable);
+            if (writable) adopt_locks(fd.fd, f, path);
+            return f;
+        }
         case layout::blocked: break;
     }
-    return make_for<blocked_bloom_filter>(h, memory_limit, std::move(words));
+    return map_live<blocked_bloom_filter>(h, fd.fd, memory_limit, writable);
+}
+
+/// True if `f`, opened from a file, is what create_live would have made of these arguments.
+template <class Filter>
+bool same_filter(const Filter& f, const geometry& g, const filter_options& options, std::uint32_t counter_bits) {
+    const geometry have = f.shape();
+    const bool same = have.slots == g.slots && have.hashes == g.hashes && have.capacity == g.capacity &&
+                      have.target_fpr == g.target_fpr && f.seed() == options.seed;
+    if constexpr (Filter::kind == layout::counting) return same && f.counter_bits() == counter_bits;
+    else return same;
 }
 
 }  // namespace detail
+
+/// Opens `path` if it exists, else creates it as create_shared_file does, in one call: of
+/// processes racing to open-or-create one path, one creates it and all get its filter. An
+/// existing file must hold a Filter of exactly this geometry and seed (and counter width), else
+/// incompatible. Throws what create_shared_file and open_shared_file throw.
+template <class Filter>
+Filter open_or_create_shared_file(const std::string& path, const geometry& g, const filter_options& options = {},
+                                  std::uint32_t counter_bits = 4, ::mode_t mode = default_file_mode) {
+    for (;;) {
+        if (::access(path.c_str(), F_OK) != 0) {
+            if (errno != ENOENT) detail::io_failure("cannot open " + path);
+            if (std::optional<Filter> f = detail::create_live<Filter>(path, g, options, counter_bits, mode)) return std::move(*f);
+        }
+        std::optional<any_filter> any;
+        try {
+            any.emplace(detail::map_shared_file(path, options.memory_limit, true));
+        } catch (const error& e) {
+            if (e.code() == errc::io && ::access(path.c_str(), F_OK) != 0 && errno == ENOENT) continue;  // removed meanwhile
+            throw;
+        }
+        Filter* f = std::get_if<Filter>(&*any);
+        if (f == nullptr || !detail::same_filter(*f, g, options, counter_bits))
+            throw error(errc::incompatible, path + " holds a filter of another kind, size, seed or rule than the one asked for");
+        return std::move(*f);
+    }
+}
 
 /// Maps the filter in an existing shared file for reading and writing (the process needs write
 /// permission on the file), validating its header and size first. Throws io, corrupt,
@@ -139,7 +288,8 @@ inline any_filter open_shared_file(const std::string& path, std::uint64_t memory
 /// A shared file's filter mapped read-only (open_shared_file_read_only). Only const access is
 /// offered: add, remove, clear and merge into it do not compile, where on the filter itself they
 /// would fault on the read-only pages. It sees the adds writers make to the file. Thread-safe as
-/// the filter's const functions are: queries from any number of threads at once.
+/// the filter's const functions are: queries from any number of threads at once. (A cuckoo
+/// filter's save and copy_buckets, const but needing its stripe locks, throw read_only.)
 class read_only_filter {
 public:
     const any_filter& filter() const noexcept { return filter_; }
@@ -150,8 +300,7 @@ public:
         return std::visit([&](const auto& f) { return f.contains(key); }, filter_);
     }
 
-    /// The Bloom filter's stats (shared files hold Bloom filters only: map_shared_file refuses a
-    /// cuckoo filter, whose stripe locks are not in the file).
+    /// A Bloom filter's stats (a cuckoo filter's are in cuckoo_filter::stats: this gives zeros).
     filter_stats stats() const {
         return std::visit(
             [](const auto& f) -> filter_stats {

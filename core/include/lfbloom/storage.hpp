@@ -50,7 +50,8 @@ inline void check_memory(std::uint64_t bytes, std::uint64_t memory_limit) {
                                          std::to_string(machine));
 }
 
-/// Owns `size()` words of a mapping: page-aligned (so cache-line aligned), and untouched pages
+/// Owns `size()` words of a mapping: anonymous ones page-aligned, file ones as aligned as their
+/// offset (a shared file's words at 4096: cache-line aligned on every page size), and untouched pages
 /// cost nothing until used. Large mappings ask for transparent huge pages, which cut TLB misses on
 /// DRAM-sized filters. Private anonymous memory by default; shared anonymous memory (inherited by
 /// fork) or a shared file mapping for filters several processes use at once. Move-only; not
@@ -64,8 +65,9 @@ public:
     word_array(std::uint64_t words, std::uint64_t memory_limit, bool process_shared = false)
         : word_array(words, memory_limit, (process_shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0) {}
 
-    /// `words` words of the open file `fd` from byte `offset` (a multiple of the page size),
-    /// mapped shared: every process mapping the file sees the same words. Without `writable` the
+    /// `words` words of the open file `fd` from byte `offset` (a multiple of 8; the mapping
+    /// starts at the page boundary below it, so any page size works: 4, 16 or 64 KiB), mapped
+    /// shared: every process mapping the file sees the same words. Without `writable` the
     /// pages are mapped read-only (fd may be O_RDONLY) and any store to them faults: the caller
     /// must keep writers away (shared_memory.hpp's read_only_filter does).
     static word_array map_file(int fd, std::uint64_t offset, std::uint64_t words, std::uint64_t memory_limit,
@@ -74,12 +76,16 @@ public:
     }
 
     word_array(word_array&& other) noexcept
-        : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), shared_(other.shared_) {}
+        : data_(std::exchange(other.data_, nullptr)),
+          size_(std::exchange(other.size_, 0)),
+          lead_(other.lead_),
+          shared_(other.shared_) {}
     word_array& operator=(word_array&& other) noexcept {
         if (this != &other) {
             release();
             data_ = std::exchange(other.data_, nullptr);
             size_ = std::exchange(other.size_, 0);
+            lead_ = other.lead_;
             shared_ = other.shared_;
         }
         return *this;
@@ -96,33 +102,40 @@ public:
     /// Not needed for other processes to see the words, only for durability across a crash of
     /// the machine. Thread-safe.
     void flush() const {
-        if (shared_ && ::msync(data_, bytes(), MS_SYNC) != 0)
+        if (shared_ && ::msync(mapping(), lead_ + bytes(), MS_SYNC) != 0)
             throw error(errc::io, std::string("msync failed: ") + std::strerror(errno));
     }
 
 private:
     word_array(std::uint64_t words, std::uint64_t memory_limit, int flags, int fd, std::uint64_t offset,
                int protection = PROT_READ | PROT_WRITE)
-        : size_(words), shared_((flags & MAP_SHARED) != 0 && fd >= 0) {
+        : size_(words), lead_(offset % page_bytes()), shared_((flags & MAP_SHARED) != 0 && fd >= 0) {
         if (words == 0 || words > (std::uint64_t{1} << 58)) throw error(errc::invalid_argument, "bad word count");
+        if (offset % 8 != 0) throw error(errc::invalid_argument, "words must start at a multiple of 8 bytes");
         check_memory(words * 8, memory_limit);
-        void* p = ::mmap(nullptr, words * 8, protection, flags, fd, static_cast<off_t>(offset));
+        void* p = ::mmap(nullptr, lead_ + words * 8, protection, flags, fd, static_cast<off_t>(offset - lead_));
         if (p == MAP_FAILED)
             throw error(fd < 0 ? errc::out_of_memory : errc::io,
                         "cannot map " + std::to_string(words * 8) + " bytes for the filter: " + std::strerror(errno));
 #ifdef MADV_HUGEPAGE
-        if (words * 8 >= (std::uint64_t{2} << 20)) ::madvise(p, words * 8, MADV_HUGEPAGE);  // a hint; failure is harmless
+        if (words * 8 >= (std::uint64_t{2} << 20)) ::madvise(p, lead_ + words * 8, MADV_HUGEPAGE);  // a hint; failure is harmless
 #endif
-        data_ = static_cast<std::uint64_t*>(p);
+        data_ = reinterpret_cast<std::uint64_t*>(static_cast<char*>(p) + lead_);
     }
 
+    static std::uint64_t page_bytes() noexcept {
+        static const long page = ::sysconf(_SC_PAGESIZE);
+        return page > 0 ? static_cast<std::uint64_t>(page) : 4096;
+    }
+    void* mapping() const noexcept { return reinterpret_cast<char*>(data_) - lead_; }
     void release() noexcept {
-        if (data_ != nullptr) ::munmap(data_, size_ * 8);
+        if (data_ != nullptr) ::munmap(mapping(), lead_ + size_ * 8);
     }
 
     std::uint64_t* data_ = nullptr;
     std::uint64_t size_ = 0;
-    bool shared_ = false;  ///< a shared file mapping, which flush() writes back
+    std::uint64_t lead_ = 0;  ///< bytes mapped before data_: the offset past the page boundary
+    bool shared_ = false;     ///< a shared file mapping, which flush() writes back
 };
 
 /// The atomic view of one filter word: an address-free boost::ipc_atomic_ref over the plain word.

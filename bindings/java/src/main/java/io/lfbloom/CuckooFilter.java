@@ -32,6 +32,7 @@ import java.util.List;
 public final class CuckooFilter extends KeyFilter {
     static final int KIND = 7;  // LFB_KIND_CUCKOO
     private static final int OP_ADD = 1, OP_CONTAINS = 2, OP_REMOVE = 3;  // enum lfb_batch_op
+    private static final long SHARED_CREATE = 1;                          // LFB_SHARED_CREATE
 
     /**
      * What the filter holds and what its writers and readers did.
@@ -93,22 +94,68 @@ public final class CuckooFilter extends KeyFilter {
      * a load below 50%, where a Bloom filter is the better tool.
      */
     public static CuckooFilter create(long expectedInsertions, double fpp, BloomFilter.Options options) {
-        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
-        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
-        if (options == null) throw new IllegalArgumentException("options is null");
-        Native.load();
-        lfb_spec spec = new lfb_spec();
+        lfb_spec spec = specOf(expectedInsertions, fpp, options);
         try {
-            spec.setKind(KIND);
-            spec.setCapacity(expectedInsertions);
-            spec.setFpr(fpp);
-            spec.setSeed(options.seed);
-            spec.setMemory_limit(options.memoryLimit);
             long[] out = new long[1];
             return new CuckooFilter(Native.handleOf(LfbNative.lfb_create(spec, out), out));
         } finally {
             spec.delete();
         }
+    }
+
+    /**
+     * The cuckoo filter in the shared file at {@code path}, which several processes (JVMs, C, Go)
+     * map and use at once; the file is created for (expectedInsertions, fpp) and the options' seed
+     * and memory limit if it does not exist, with mode 0666 less the umask. Of processes racing to
+     * open one path, one creates it and all share its filter. An existing file must hold the filter
+     * these arguments make, else {@link LfbloomException} (status -4, incompatible).
+     *
+     * <p>The stripe locks live in the file. A process that dies holding one (killed mid-put) stops
+     * other processes' puts and removes on that stripe only until it has ended;
+     * they then take the lock over, and nothing is lost. Every process writing the file must run
+     * in one pid namespace (one container): the file records it, and others are refused (-4).
+     */
+    public static CuckooFilter openShared(java.nio.file.Path path, long expectedInsertions, double fpp, BloomFilter.Options options) {
+        if (path == null) throw new IllegalArgumentException("path is null");
+        lfb_spec spec = specOf(expectedInsertions, fpp, options);
+        try {
+            long[] out = new long[1];
+            return new CuckooFilter(Native.handleOf(LfbNative.lfb_open_shared(path.toString(), spec, SHARED_CREATE, 0666, out), out));
+        } finally {
+            spec.delete();
+        }
+    }
+
+    /** The cuckoo filter in an existing shared file, whatever its size; a file of another kind throws LfbloomException (-4). */
+    public static CuckooFilter openShared(java.nio.file.Path path) {
+        if (path == null) throw new IllegalArgumentException("path is null");
+        Native.load();
+        long[] out = new long[1];
+        long opened = Native.handleOf(LfbNative.lfb_open_shared(path.toString(), null, 0, 0, out), out);
+        if (LfbNative.lfb_kind(opened) != KIND) {
+            LfbNative.lfb_free(opened);
+            throw new LfbloomException(Native.ERR_INCOMPATIBLE, path + " holds a filter of another kind, not a cuckoo filter");
+        }
+        return new CuckooFilter(opened);
+    }
+
+    /** Writes a shared file's pages to disk (msync): durability across a machine crash only. */
+    public void flush() {
+        handle.call(LfbNative::lfb_flush);
+    }
+
+    private static lfb_spec specOf(long expectedInsertions, double fpp, BloomFilter.Options options) {
+        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
+        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
+        if (options == null) throw new IllegalArgumentException("options is null");
+        Native.load();
+        lfb_spec spec = new lfb_spec();
+        spec.setKind(KIND);
+        spec.setCapacity(expectedInsertions);
+        spec.setFpr(fpp);
+        spec.setSeed(options.seed);
+        spec.setMemory_limit(options.memoryLimit);
+        return spec;
     }
 
     /** Puts every key in one native call; returns how many were new. On a refusal see the class comment. */

@@ -19,6 +19,7 @@ final class Native {
     static final int OK = 0;
     static final int ERR_INVALID_ARGUMENT = -1;
     static final int ERR_NOT_PRESENT = -5;
+    static final int ERR_INCOMPATIBLE = -4;
     static final int ERR_FULL = -10;
     static final int ERR_TOO_MANY_DUPLICATES = -12;
     static final int FORMAT_NATIVE = 1;

@@ -218,4 +218,36 @@ class CuckooFilterTest {
         assertThrows(IllegalStateException.class, f::activity);
         f.close();
     }
+
+    @Test
+    void sharedFilesAreOpenedOrCreatedInOneCall() throws IOException {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("lfbloom");
+        java.nio.file.Path file = dir.resolve("cuckoo.lfb");
+        java.nio.file.Path bloom = dir.resolve("bloom.lfb");
+        BloomFilter.Options seeded = BloomFilter.Options.defaults().seed(4);
+        try (CuckooFilter a = CuckooFilter.openShared(file, 10_000, 0.001, seeded);  // creates
+                CuckooFilter b = CuckooFilter.openShared(file, 10_000, 0.001, seeded);  // opens
+                CuckooFilter c = CuckooFilter.openShared(file)) {
+            for (long i = 0; i < 5_000; i++) assertTrue(a.put(i));
+            for (long i = 0; i < 5_000; i++) assertTrue(c.mightContain(i));
+            assertTrue(b.remove(7L));
+            assertEquals(0, a.count(7L));
+            assertEquals(4_999, c.stats().slotsSet());
+            b.flush();
+            assertEquals(-4, assertThrows(LfbloomException.class,
+                    () -> CuckooFilter.openShared(file, 10_001, 0.001, seeded)).status());
+            assertEquals(-4, assertThrows(LfbloomException.class,
+                    () -> CuckooFilter.openShared(file, 10_000, 0.001, BloomFilter.Options.defaults())).status());
+            try (BloomFilter other = BloomFilter.createShared(bloom, 1000, 0.01, BloomFilter.Options.defaults())) {
+                assertEquals(-4, assertThrows(LfbloomException.class, () -> CuckooFilter.openShared(bloom)).status());
+            }
+            assertThrows(IllegalArgumentException.class, () -> CuckooFilter.openShared(null));
+            assertThrows(IllegalArgumentException.class, () -> CuckooFilter.openShared(file, 0, 0.001, seeded));
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+            java.nio.file.Files.deleteIfExists(bloom);
+            java.nio.file.Files.delete(dir);
+        }
+        assertEquals(-8, assertThrows(LfbloomException.class, () -> CuckooFilter.openShared(file)).status());  // gone
+    }
 }
