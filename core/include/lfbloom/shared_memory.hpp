@@ -272,7 +272,7 @@ Filter open_or_create_shared_file(const std::string& path, const geometry& g, co
         }
         Filter* f = std::get_if<Filter>(&*any);
         if (f == nullptr || !detail::same_filter(*f, g, options, counter_bits))
-            throw error(errc::incompatible, path + " holds a filter of another kind, size, seed or rule than the one asked for");
+            throw error(errc::incompatible, path + " holds a filter of another kind, size or seed than the one asked for");
         return std::move(*f);
     }
 }
