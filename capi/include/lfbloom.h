@@ -63,7 +63,8 @@ enum lfb_status {
     LFB_ERR_INTERNAL = -9,            /* a bug in lfbloom: please report it */
     LFB_ERR_FULL = -10,               /* a scalable filter reached its cap on sub-filters or memory (1.1) */
     LFB_ERR_READ_ONLY = -11,          /* a write to a filter opened read-only (1.4) */
-    LFB_ERR_TOO_MANY_DUPLICATES = -12 /* a cuckoo filter holds 8 copies of the key's fingerprint already (1.5) */
+    LFB_ERR_TOO_MANY_DUPLICATES = -12, /* a cuckoo filter holds 8 copies of the key's fingerprint already (1.5) */
+    LFB_ERR_AMBIGUOUS = -13           /* a growing cuckoo filter's remove of a key that matches in two sub-filters: nothing removed (1.6) */
 };
 
 /* Layouts, numbered as in serialized filters. Classic filters keep Guava's flaw with its
@@ -74,7 +75,8 @@ enum lfb_status {
 enum lfb_layout {
     LFB_LAYOUT_CLASSIC = 1, /* k probes anywhere: bit-exact with Guava's BloomFilter, flaw included */
     LFB_LAYOUT_BLOCKED = 2, /* k probes in one 64-byte cache line: the default, fastest */
-    LFB_LAYOUT_COUNTING = 3 /* counting filters (reported by lfb_stats.layout only) */
+    LFB_LAYOUT_COUNTING = 3, /* counting filters (reported by lfb_stats.layout only) */
+    LFB_LAYOUT_CUCKOO = 7    /* cuckoo sub-filters of a scalable filter (1.6; lfb_stats.layout of their stats) */
 };
 
 /* Serialized formats. */
@@ -124,7 +126,7 @@ typedef struct lfb_bit_array {
 /* Creation options. Initialize with lfb_options_init, then change what you need. */
 typedef struct lfb_options {
     uint32_t struct_size;  /* sizeof(lfb_options) as the caller compiled it */
-    uint32_t layout;       /* lfb_filter only: LFB_LAYOUT_BLOCKED (default) or LFB_LAYOUT_CLASSIC */
+    uint32_t layout;       /* lfb_filter: LFB_LAYOUT_BLOCKED (default) or LFB_LAYOUT_CLASSIC; lfb_scalable: BLOCKED or CUCKOO */
     uint64_t memory_limit; /* bytes the filter may use; 0 (default) = only the machine's memory */
     uint64_t seed;         /* hash seed, default 0 (Guava's); filters merge only with equal seeds */
     uint32_t counter_bits; /* lfb_counting only: 4 (default) or 8 */
@@ -138,13 +140,13 @@ typedef struct lfb_options {
 typedef struct lfb_stats {
     uint32_t struct_size;    /* sizeof(lfb_stats) as the caller compiled it */
     uint32_t layout;         /* enum lfb_layout */
-    uint64_t slots;          /* bits of a bit filter, counters of a counting filter */
-    uint32_t slot_bits;      /* 1, or the counter width 4 or 8 */
+    uint64_t slots;          /* bits of a bit filter, counters of a counting filter, cuckoo fingerprint slots */
+    uint32_t slot_bits;      /* 1, or the counter width 4 or 8; 16 for cuckoo fingerprints */
     uint32_t hashes;         /* k */
     uint64_t bytes;          /* memory of the slot array */
     uint64_t capacity;       /* expected items it was sized for */
     double target_fpr;       /* false-positive rate it was sized for */
-    uint64_t slots_set;      /* bits set, or counters above zero */
+    uint64_t slots_set;      /* bits set, counters above zero, or fingerprints stored */
     uint64_t saturated;      /* counters stuck at their maximum (0 for bit filters) */
     double fill_ratio;       /* slots_set / slots */
     double estimated_count;  /* distinct keys estimated from the fill (infinite when full) */
@@ -329,13 +331,19 @@ LFB_API int lfb_counting_open_shared_file_read_only(const char* path, const lfb_
 
 /* ---- scalable filters (since 1.1) ------------------------------------------------------------ */
 /*
- * A filter that grows: a list of blocked sub-filters; sub-filter i holds initial_capacity *
+ * A filter that grows: a list of sub-filters; sub-filter i holds initial_capacity *
  * growth^i keys at rate fpr * (1 - tightening) * tightening^i, so the total rate stays below fpr
  * however many there are. Adds go to the newest, queries check all. Growth is lock-free: nobody
  * waits, at most one successor is installed per sub-filter, none is freed before the filter.
- * options: seed and memory_limit (the cap on the sum over sub-filters); layout must be
- * LFB_LAYOUT_BLOCKED and flags 0. growth in [1, 1024] (0 = default 2), tightening in (0, 1)
- * (0 = default 0.5), max_filters in 1..64 (0 = default 32).
+ * options: seed and memory_limit (the cap on the sum over sub-filters); flags 0; layout
+ * LFB_LAYOUT_BLOCKED (Bloom sub-filters, the default) or, since 1.6, LFB_LAYOUT_CUCKOO: cuckoo
+ * sub-filters, which remove keys (lfb_scalable_remove). Their 16-bit fingerprints reach no rate
+ * below about 0.006%, so the chain ends (LFB_ERR_FULL) at the first sub-filter that would need a
+ * lower one: 4 sub-filters at fpr 0.1% with tightening 0.5, more with a tightening of 0.8-0.9.
+ * A cuckoo add stores a copy of the key in the newest sub-filter even if present (1 = no
+ * sub-filter matched it before), may be refused with LFB_ERR_TOO_MANY_DUPLICATES, and moves on
+ * to a new sub-filter when the newest has no free slot. growth in [1, 1024] (0 = default 2),
+ * tightening in (0, 1) (0 = default 0.5), max_filters in 1..64 (0 = default 32).
  */
 LFB_API int lfb_scalable_create(uint64_t initial_capacity, double fpr, double growth, double tightening,
                                 uint32_t max_filters, const lfb_options* options, lfb_scalable** out);
@@ -359,8 +367,22 @@ LFB_API int lfb_scalable_filters(const lfb_scalable* filter);
 /** The whole filter: sums over sub-filters; target_fpr is the configured bound; near_capacity is 1
  *  once the newest is near capacity and no further sub-filter is allowed. */
 LFB_API int lfb_scalable_stats(const lfb_scalable* filter, lfb_stats* out);
-/** Sub-filter `index` (0 = oldest), and in *items (if not NULL) the adds it counted as new. */
+/** Sub-filter `index` (0 = oldest), and in *items (if not NULL) the adds it counted as new
+ *  (cuckoo: the copies stored while it was the newest, less those removed). */
 LFB_API int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index, lfb_stats* out, uint64_t* items);
+/**
+ * Cuckoo sub-filters (since 1.6): 1 if one copy of the key was removed, 0 if no sub-filter holds
+ * one (nothing changed). A key may also match in a sub-filter other than the one holding its copy,
+ * through another key of the same fingerprint and buckets there (about the sum of the
+ * sub-filters' rates), or through its own second copy added after a growth: removing a copy there
+ * would lose that other key, so then nothing is removed and the call returns LFB_ERR_AMBIGUOUS
+ * (the key stays, a false positive; lfb_scalable_ambiguous_removes counts them). Removing a key
+ * that was never added can remove another key's copy, as in lfb_remove. Blocked sub-filters:
+ * LFB_ERR_INCOMPATIBLE. Thread-safe; blocks only on writers of the same bucket stripe.
+ */
+LFB_API int lfb_scalable_remove(lfb_scalable* filter, const void* key, uint64_t len);
+/** Cuckoo sub-filters: removes refused with LFB_ERR_AMBIGUOUS so far, in *out. */
+LFB_API int lfb_scalable_ambiguous_removes(const lfb_scalable* filter, uint64_t* out);
 
 /* ---- rotating (time-window) filters (since 1.1) ------------------------------------------------ */
 /*

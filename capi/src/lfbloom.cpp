@@ -26,7 +26,7 @@ struct lfb_counting {
 };
 
 struct lfb_scalable {
-    lfbloom::scalable_bloom_filter impl;
+    std::variant<lfbloom::scalable_bloom_filter, lfbloom::scalable_cuckoo_filter> impl;
 };
 
 struct lfb_rotating {
@@ -71,6 +71,7 @@ int status_of(errc code) noexcept {
         case errc::full: return LFB_ERR_FULL;
         case errc::read_only: return LFB_ERR_READ_ONLY;
         case errc::too_many_duplicates: return LFB_ERR_TOO_MANY_DUPLICATES;
+        case errc::ambiguous: return LFB_ERR_AMBIGUOUS;
     }
     return LFB_ERR_INTERNAL;
 }
@@ -419,9 +420,7 @@ int refusable_add_batch(Filter& f, const Keys& keys, std::uint64_t count, std::u
 }
 
 /// Options of the composite filters (scalable, rotating): a seed and a memory limit only.
-lfbloom::filter_options composite_options(const lfb_options* options) {
-    const lfb_options o = options_or_default(options);
-    require(o.layout == LFB_LAYOUT_BLOCKED, "scalable and rotating filters use the blocked layout only");
+lfbloom::filter_options composite_options(const lfb_options& o) {
     require(o.flags == 0, "scalable and rotating filters take no lfb_options.flags");
     return core_options(o);
 }
@@ -468,6 +467,7 @@ const char* lfb_strerror(int code) {
         case LFB_ERR_FULL: return "filter full: a scalable filter's cap on sub-filters or memory, or no free slot in a cuckoo filter";
         case LFB_ERR_READ_ONLY: return "the filter was opened read-only";
         case LFB_ERR_TOO_MANY_DUPLICATES: return "too many copies of the key's fingerprint in the cuckoo filter";
+        case LFB_ERR_AMBIGUOUS: return "the key matches in two sub-filters: nothing removed, so no other key is lost";
     }
     return "unknown status";
 }
@@ -791,12 +791,18 @@ int lfb_scalable_create(uint64_t initial_capacity, double fpr, double growth, do
                         const lfb_options* options, lfb_scalable** out) {
     return guarded([&] {
         require(out != nullptr, "output handle pointer is NULL");
+        const lfb_options given = options_or_default(options);
+        require(given.layout == LFB_LAYOUT_BLOCKED || given.layout == LFB_LAYOUT_CUCKOO,
+                "scalable filters have blocked or cuckoo sub-filters (LFB_LAYOUT_BLOCKED or LFB_LAYOUT_CUCKOO)");
         lfbloom::scalable_options o;
-        o.filter = composite_options(options);
+        o.filter = composite_options(given);
         if (growth != 0) o.growth = growth;
         if (tightening != 0) o.tightening = tightening;
         if (max_filters != 0) o.max_filters = max_filters;
-        *out = new lfb_scalable{lfbloom::scalable_bloom_filter(initial_capacity, fpr, o)};
+        using kinds = decltype(lfb_scalable::impl);
+        *out = given.layout == LFB_LAYOUT_CUCKOO
+                   ? new lfb_scalable{kinds(std::in_place_type<lfbloom::scalable_cuckoo_filter>, initial_capacity, fpr, o)}
+                   : new lfb_scalable{kinds(std::in_place_type<lfbloom::scalable_bloom_filter>, initial_capacity, fpr, o)};
         return LFB_OK;
     });
 }
@@ -847,6 +853,28 @@ int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index, lfb_st
     });
 }
 
+int lfb_scalable_remove(lfb_scalable* filter, const void* key, uint64_t len) {
+    return with_filter(filter, [&]<class F>(F& f) -> int {
+        if constexpr (!F::removes) {
+            throw lfbloom::error(errc::incompatible, "only a scalable filter of cuckoo sub-filters removes keys");
+        } else {
+            const lfbloom::remove_status r = f.erase(key_of(key, len));
+            if (r == lfbloom::remove_status::ambiguous)
+                throw lfbloom::error(errc::ambiguous, "the key matches in more than one sub-filter: removing a copy could "
+                                                      "remove another key's, so nothing was removed");
+            return int{r == lfbloom::remove_status::removed};
+        }
+    });
+}
+
+int lfb_scalable_ambiguous_removes(const lfb_scalable* filter, uint64_t* out) {
+    return with_filter(filter, [&](const auto& f) {
+        require(out != nullptr, "output pointer is NULL");
+        *out = f.ambiguous_removes();
+        return LFB_OK;
+    });
+}
+
 // ---- rotating filters -----------------------------------------------------------------------------
 
 int lfb_rotating_create(uint64_t capacity, double fpr, uint32_t generations, uint64_t period_ns, uint32_t flags,
@@ -854,8 +882,10 @@ int lfb_rotating_create(uint64_t capacity, double fpr, uint32_t generations, uin
     return guarded([&] {
         require(out != nullptr, "output handle pointer is NULL");
         require((flags & ~(LFB_ROTATING_DOUBLE_WRITE | LFB_ROTATING_MANUAL_TICK)) == 0, "unknown LFB_ROTATING_* flags");
+        const lfb_options given = options_or_default(options);
+        require(given.layout == LFB_LAYOUT_BLOCKED, "rotating filters use the blocked layout only");
         lfbloom::rotating_options o;
-        o.filter = composite_options(options);
+        o.filter = composite_options(given);
         o.generations = generations;
         o.double_write = (flags & LFB_ROTATING_DOUBLE_WRITE) != 0;
         o.period_ns = period_ns;

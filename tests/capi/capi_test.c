@@ -765,8 +765,55 @@ static void test_scalable(void) {
         added = 99;
         CHECK(lfb_scalable_add_many(f, keys, offs, 64, res, &added) == LFB_ERR_FULL && added < 64);
     }
+    CHECK(lfb_scalable_remove(f, "A", 1) == LFB_ERR_INCOMPATIBLE); /* Bloom sub-filters do not remove */
     lfb_scalable_free(f);
     lfb_scalable_free(NULL);
+}
+
+/* Cuckoo sub-filters: growth, removes (one refused as ambiguous: a key added again after a growth
+ * has a copy in two sub-filters), the rates it cannot reach, the duplicate refusal. */
+static void test_scalable_cuckoo(void) {
+    lfb_scalable* f = NULL;
+    lfb_options o;
+    lfb_stats s;
+    uint64_t i, ambiguous = 99, items = 0;
+    const uint64_t twice = 7;
+    int n;
+
+    lfb_options_init(&o);
+    o.layout = LFB_LAYOUT_CUCKOO;
+    CHECK(lfb_scalable_create(100, 0.01, 0, 0, 0, &o, &f) == LFB_OK && f != NULL);
+    for (i = 0; i < 1000; ++i) CHECK(lfb_scalable_add(f, &i, sizeof i) >= 0);
+    for (i = 0; i < 1000; ++i) CHECK(lfb_scalable_contains(f, &i, sizeof i) == 1);
+    n = lfb_scalable_filters(f);
+    CHECK(n == 4); /* 100 + 200 + 400 < 1000 <= 1500 */
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    CHECK(lfb_scalable_filter_stats(f, 3, &s, &items) == LFB_OK && s.layout == LFB_LAYOUT_CUCKOO && s.capacity == 800);
+    CHECK(items == 300 && s.slot_bits == 16);
+    CHECK(lfb_scalable_add(f, &twice, sizeof twice) == 0); /* a second copy, in sub-filter 3; 7 is in 0 */
+    CHECK(lfb_scalable_remove(f, &twice, sizeof twice) == LFB_ERR_AMBIGUOUS && strstr(lfb_last_error(), "sub-filter") != NULL);
+    CHECK(lfb_scalable_ambiguous_removes(f, &ambiguous) == LFB_OK && ambiguous == 1);
+    CHECK(lfb_scalable_contains(f, &twice, sizeof twice) == 1);
+    for (i = 500; i < 1000; ++i) CHECK(lfb_scalable_remove(f, &i, sizeof i) != 0);
+    for (i = 0; i < 500; ++i) CHECK(lfb_scalable_contains(f, &i, sizeof i) == 1);
+    i = 5000;
+    CHECK(lfb_scalable_remove(f, &i, sizeof i) == 0);
+    CHECK(lfb_scalable_remove(f, NULL, 1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_scalable_remove(NULL, "a", 1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_scalable_ambiguous_removes(f, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    for (n = 0; n < 8; ++n) CHECK(lfb_scalable_add(f, "dup", 3) >= 0);
+    CHECK(lfb_scalable_add(f, "dup", 3) == LFB_ERR_TOO_MANY_DUPLICATES);
+    lfb_scalable_free(f);
+    f = NULL;
+    CHECK(lfb_scalable_create(100, 0.0001, 0, 0, 0, &o, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL); /* 0.005% first */
+    CHECK(strstr(lfb_last_error(), "cuckoo") != NULL);
+    /* at 0.1% the fifth sub-filter would need a rate below 0.006%: full after four, nothing lost */
+    CHECK(lfb_scalable_create(100, 0.001, 0, 0, 0, &o, &f) == LFB_OK);
+    for (i = 0, n = 0; i < 100000 && n >= 0; ++i) n = lfb_scalable_add(f, &i, sizeof i);
+    CHECK(n == LFB_ERR_FULL && lfb_scalable_filters(f) == 4);
+    for (items = 0; items + 1 < i; ++items) CHECK(lfb_scalable_contains(f, &items, sizeof items) == 1);
+    lfb_scalable_free(f);
 }
 
 static void test_rotating(void) {
@@ -1425,6 +1472,7 @@ int main(void) {
     test_read_only_sharing();
     test_bad_input_sweep();
     test_scalable();
+    test_scalable_cuckoo();
     test_rotating();
     test_swap();
     test_key_arrays();

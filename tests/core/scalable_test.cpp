@@ -1,8 +1,10 @@
-// The scalable filter: growth, the total false-positive bound, caps, and growth under racing adds.
+// The scalable filter: growth, the total false-positive bound, caps, and growth under racing adds;
+// with cuckoo sub-filters, removes too (and the one they refuse: a key that matches in two).
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -155,6 +157,173 @@ BOOST_AUTO_TEST_CASE(no_false_negatives_while_racing_adds_grow_it) {
     for (std::uint32_t i = 0; i < f.filters(); ++i)  // and never piled adds into a full one
         BOOST_TEST(f.stats(i).items <= f.stats(i).filter.capacity + threads);
     BOOST_TEST_MESSAGE(f.filters() << " sub-filters for " << threads * per_thread << " keys");
+}
+
+// ---- cuckoo sub-filters ----
+
+BOOST_AUTO_TEST_CASE(cuckoo_sub_filters_grow_remove_and_count) {
+    scalable_cuckoo_filter f(1000, 0.01);
+    random_keys keys(lfbloom_test::seed_from_env(14));
+    std::vector<std::string> added;
+    for (int i = 0; i < 20000; ++i) {
+        added.push_back(keys.next());
+        f.add(added.back());
+    }
+    BOOST_TEST(f.filters() == 5u);  // 1000 + 2000 + 4000 + 8000 = 15000 < 20000 <= 31000
+    for (std::uint32_t i = 0; i < f.filters(); ++i) {
+        const sub_filter_stats s = f.stats(i);
+        BOOST_TEST((s.filter.kind == layout::cuckoo));
+        BOOST_TEST(s.filter.capacity == 1000u << i);
+        if (i + 1 < f.filters()) BOOST_TEST(s.items >= s.filter.capacity);
+    }
+    for (const auto& k : added) BOOST_REQUIRE(f.contains(k));
+    BOOST_TEST(f.count(added.front()) >= 1u);
+    // a second copy of a key in the newest, then two removes: present after the first only
+    const std::string twice = added.back();
+    BOOST_TEST(!f.add(twice));
+    BOOST_TEST(f.count(twice) >= 2u);
+    // remove the first half; the second half stays (a key matching in two sub-filters is left in)
+    std::uint64_t ambiguous = 0;
+    for (std::size_t i = 0; i < added.size() / 2; ++i) {
+        const remove_status r = f.erase(added[i]);
+        BOOST_REQUIRE(r != remove_status::absent);
+        ambiguous += r == remove_status::ambiguous;
+    }
+    BOOST_TEST(ambiguous == f.ambiguous_removes());
+    BOOST_TEST(ambiguous < 20u);  // about 10,000 times the other sub-filters' rates (< 1%), far fewer
+    for (std::size_t i = added.size() / 2; i < added.size(); ++i) BOOST_REQUIRE(f.contains(added[i]));
+    BOOST_TEST((f.erase(twice) == remove_status::removed));
+    BOOST_TEST(f.contains(twice));
+    BOOST_TEST((f.erase(twice) == remove_status::removed));
+    BOOST_TEST((f.erase(keys.next()) == remove_status::absent));
+}
+
+// Statistical bound as above: the sum bound holds for cuckoo sub-filters too.
+BOOST_AUTO_TEST_CASE(cuckoo_sub_filters_keep_the_total_false_positive_rate) {
+    for (const double fpr : {0.01, 0.001}) {
+        scalable_cuckoo_filter f(1000, fpr);
+        random_keys keys(lfbloom_test::seed_from_env(15));
+        std::uint32_t filled = 0;
+        try {
+            for (; filled < 63000; ++filled) f.add(keys.next());  // 6 sub-filters, or full before
+        } catch (const error& e) {
+            BOOST_TEST((e.code() == errc::full));  // 0.1%: the fifth would need a rate below 0.006%
+        }
+        BOOST_TEST_MESSAGE("fpr " << fpr << ": " << f.filters() << " sub-filters, " << filled << " keys");
+        random_keys absent(98);
+        const std::uint64_t probes = 1000000;
+        std::uint64_t hits = 0;
+        for (std::uint64_t i = 0; i < probes; ++i) hits += f.contains(absent.next());
+        const double bound = boost::math::quantile(
+            boost::math::complement(boost::math::binomial_distribution<>(static_cast<double>(probes), fpr), 1e-6));
+        BOOST_TEST(static_cast<double>(hits) <= bound);
+        BOOST_TEST(f.stats().estimated_fpr < fpr);
+    }
+    // the chain ends where a cuckoo filter's rate ends: 0.1% * 0.5^5 is below 0.006%
+    scalable_cuckoo_filter g(100, 0.001);
+    random_keys keys(16);
+    errc code{};
+    std::vector<std::string> added;
+    for (int i = 0; i < 100000 && code == errc{}; ++i) {
+        std::string k = keys.next();
+        code = code_of([&] { g.add(k); });
+        if (code == errc{}) added.push_back(std::move(k));
+    }
+    BOOST_CHECK_EQUAL(code, errc::full);
+    BOOST_TEST(g.filters() == 4u);
+    for (const auto& k : added) BOOST_REQUIRE(g.contains(k));  // a refused add lost nothing
+}
+
+// A key stored in sub-filter 0 also matches in sub-filter 1 through another key there (same
+// fingerprint, same bucket pair in sub-filter 1's geometry, another pair in sub-filter 0's).
+// Removing it must not take that key's copy: with the ambiguity rule removed (erase from the
+// first match, newest first or oldest first), one of the checks below fails. Hash level: the
+// twin shares the key's h2 (its fingerprint) and draws h1 until it lands as wanted.
+BOOST_AUTO_TEST_CASE(cuckoo_remove_of_a_key_matching_in_two_sub_filters_changes_nothing) {
+    scalable_options o;
+    o.filter.seed = 7;
+    scalable_cuckoo_filter f(64, 0.01, o);  // 18 and 35 buckets: room for a pair in 1 that is not one in 0
+    const hash128 key = f.hash(as_key(std::string_view("the key")));
+    f.add_hash(key);
+    random_keys keys(17);
+    for (int i = 0; f.filters() < 2; ++i) {
+        BOOST_REQUIRE(i < 1000);
+        f.add(keys.next());
+    }
+    cuckoo_filter in0(f.stats(0).filter.slots / cuckoo_filter::slots_per_bucket, o.filter);
+    cuckoo_filter in1(f.stats(1).filter.slots / cuckoo_filter::slots_per_bucket, o.filter);
+    in0.add_hash(key);
+    in1.add_hash(key);
+    std::mt19937_64 rng(19);
+    hash128 twin{};
+    bool found = false;
+    for (int i = 0; i < 100000 && !found; ++i) {
+        twin = {rng(), key.h2};
+        found = in1.contains_hash(twin) && !in0.contains_hash(twin) && f.count_hash(twin) == 0;
+    }
+    BOOST_REQUIRE(found);
+    f.add_hash(twin);
+    BOOST_REQUIRE(f.filters() == 2u);
+    BOOST_TEST(f.count_hash(key) == 2u);  // its own copy in 0, the twin's in 1
+    BOOST_TEST((f.erase_hash(key) == remove_status::ambiguous));
+    BOOST_TEST(f.contains_hash(key));
+    BOOST_TEST(f.contains_hash(twin));
+    BOOST_TEST(f.ambiguous_removes() == 1u);
+    BOOST_TEST((f.erase_hash(twin) == remove_status::removed));  // the twin matches in 1 only
+    BOOST_TEST(f.contains_hash(key));
+    BOOST_TEST((f.erase_hash(key) == remove_status::removed));
+    BOOST_TEST(f.count_hash(key) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(cuckoo_sub_filters_refuse_what_they_cannot_be) {
+    BOOST_CHECK_EQUAL(code_of([] { scalable_cuckoo_filter(100, 0.0001); }), errc::invalid_argument);  // 0.005% first
+    BOOST_CHECK_EQUAL(code_of([] { scalable_cuckoo_filter(0, 0.01); }), errc::invalid_argument);
+    scalable_options tiny;
+    tiny.filter.memory_limit = 64;
+    BOOST_CHECK_EQUAL(code_of([&] { scalable_cuckoo_filter(100000, 0.01, tiny); }), errc::too_large);
+    // at the cap, a full filter refuses with nothing lost; 8 copies of a key are refused as such
+    scalable_options one;
+    one.max_filters = 1;
+    scalable_cuckoo_filter f(1000, 0.01, one);
+    for (int i = 0; i < 8; ++i) f.add("same");
+    BOOST_CHECK_EQUAL(code_of([&] { f.add("same"); }), errc::too_many_duplicates);
+    random_keys keys(18);
+    std::vector<std::string> added;
+    errc code{};
+    while (code == errc{}) {
+        std::string k = keys.next();
+        code = code_of([&] { f.add(k); });
+        if (code == errc{}) added.push_back(std::move(k));
+    }
+    BOOST_CHECK_EQUAL(code, errc::full);
+    BOOST_TEST(added.size() >= 990u);
+    for (const auto& k : added) BOOST_REQUIRE(f.contains(k));
+}
+
+// Threads add their own keys through growth, remove every other one, and check the rest are
+// still there while the others do the same.
+BOOST_AUTO_TEST_CASE(cuckoo_no_false_negatives_while_racing_adds_and_removes_grow_it) {
+    scalable_options o;
+    o.growth = 1.5;
+    o.tightening = 0.8;
+    scalable_cuckoo_filter f(64, 0.01, o);
+    constexpr int threads = 4, per_thread = 20000;
+    std::vector<std::thread> pool;
+    std::atomic<int> missing{0};
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            for (std::uint64_t i = 0; i < per_thread; ++i) {
+                const std::uint64_t key = (std::uint64_t(t) << 32) | i;
+                f.add(key);
+                if (!f.contains(key)) ++missing;
+                if (i % 2 == 1 && f.erase(key - 1) == remove_status::absent) ++missing;
+            }
+        });
+    for (auto& t : pool) t.join();
+    BOOST_TEST(missing == 0);
+    for (std::uint64_t t = 0; t < threads; ++t)
+        for (std::uint64_t i = 1; i < per_thread; i += 2) BOOST_REQUIRE(f.contains((t << 32) | i));
+    BOOST_TEST_MESSAGE(f.filters() << " sub-filters; " << f.ambiguous_removes() << " removes refused as ambiguous");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

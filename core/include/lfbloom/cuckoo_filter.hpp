@@ -319,7 +319,7 @@ public:
     cuckoo_stats stats() const noexcept {
         cuckoo_stats st;
         st.buckets = buckets_;
-        st.bytes = table_.bytes() + stripes_.bytes();
+        st.bytes = bytes();
         st.capacity = capacity_;
         st.target_fpr = target_fpr_;
         for (std::uint64_t i = 0; i < buckets_; ++i)
@@ -336,6 +336,8 @@ public:
     }
 
     std::uint64_t buckets() const noexcept { return buckets_; }
+    /// Memory of the buckets and the stripe words.
+    std::uint64_t bytes() const noexcept { return table_.bytes() + stripes_.bytes(); }
     std::uint64_t seed() const noexcept { return seed_; }
     /// Its one hash and probe rule (docs/FORMAT.md): the fingerprint and pairing at the top of this file.
     static constexpr probe_rule probes() noexcept { return probe_rule::cuckoo; }
@@ -620,5 +622,24 @@ private:
 };
 
 using cuckoo_filter = basic_cuckoo_filter<>;
+
+/// The fields a Bloom filter's statistics share with `s` (composites that hold cuckoo filters):
+/// slots are fingerprint slots, set ones the stored fingerprints, the estimated count their number.
+inline filter_stats as_filter_stats(const cuckoo_stats& s) noexcept {
+    filter_stats f;
+    f.kind = layout::cuckoo;
+    f.slots = s.buckets * cuckoo_filter::slots_per_bucket;
+    f.slot_bits = cuckoo_filter::counter_bits();
+    f.hashes = 2;
+    f.bytes = s.bytes;
+    f.capacity = s.capacity;
+    f.target_fpr = s.target_fpr;
+    f.slots_set = s.fingerprints;
+    f.fill_ratio = s.load;
+    f.estimated_count = static_cast<double>(s.fingerprints);
+    f.estimated_fpr = s.expected_fpr;
+    f.near_capacity = s.near_capacity;
+    return f;
+}
 
 }  // namespace lfbloom

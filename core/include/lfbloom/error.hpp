@@ -17,6 +17,7 @@ enum class errc {
     full,                  ///< a scalable filter reached its cap on sub-filters or memory; a cuckoo filter found no free slot
     read_only,             ///< a write to a filter opened read-only (the C ABI's read-only shared files)
     too_many_duplicates,   ///< a cuckoo filter holds 8 copies of the key's fingerprint in its buckets already
+    ambiguous,             ///< a scalable cuckoo filter's remove of a key matching in two sub-filters: nothing removed
 };
 
 /// Thrown for every refused request. The filter it was thrown from is unchanged.

@@ -1,7 +1,8 @@
 // scalable_bloom_filter: a filter that grows when its capacity was guessed too small (Almeida et
 // al., "Scalable Bloom Filters", 2007; RedisBloom's BF.RESERVE ... EXPANSION). It is a list of
-// blocked sub-filters: sub-filter i holds capacity0 * growth^i keys at rate
-// fpr * (1 - tightening) * tightening^i. Adds go to the newest; queries check all.
+// sub-filters, blocked Bloom filters or cuckoo filters (scalable_cuckoo_filter): sub-filter i
+// holds capacity0 * growth^i keys at rate fpr * (1 - tightening) * tightening^i. Adds go to the
+// newest; queries check all.
 //
 // Bound: a query is a false positive only if some sub-filter says yes, so the total rate is at
 // most the sum of the sub-filters' rates, fpr * (1 - r) * (1 + r + r^2 + ...) < fpr for any
@@ -9,7 +10,25 @@
 // capacity of keys; it can overshoot only by the adds that race for its last slots (at most one
 // per thread), because an add that finds it full moves on to the successor.
 //
-// Thread safety: add, contains (single and batch) and stats run concurrently from any threads,
+// Cuckoo sub-filters. Their 16-bit fingerprints reach no rate below about 0.006%
+// (basic_cuckoo_filter::size_for), so the chain ends (full) at the first sub-filter whose rate
+// would be lower: with tightening 0.5, 4 sub-filters at fpr 0.1% and 8 at 1%; a tightening of
+// 0.8-0.9 goes deeper. Any rate above 0.0115% gives the same sub-filter (load 94%), so the sum
+// bound is loose there and stats()'s estimate is the one to read. An add always stores a copy in
+// the newest (as basic_cuckoo_filter's adds do: there is no add-if-absent; it reports new only if
+// no sub-filter matched) and moves on to the successor when the newest refuses it as full.
+// remove(key) must know which sub-filter holds the key's copy: the key matches there, and it may
+// also match in another one, through a key of the same fingerprint and buckets there (about the
+// sum of the other sub-filters' rates) or through its own second copy added after a growth.
+// Taking the copy out of the wrong one would lose that other key, so remove erases a copy only
+// when exactly one sub-filter matches; when several do it changes nothing and reports ambiguous
+// (remove_status): the key stays a false positive, never a false negative. Proof: a key added
+// and not removed has a copy of its (fingerprint, pair) in the sub-filter s it was stored in, so
+// s matches (no false negatives); if s is the only match, the erase is in s, where
+// basic_cuckoo_filter's argument holds. Removing a key that was never added is the misuse
+// basic_cuckoo_filter describes, with the same consequence.
+//
+// Thread safety: add, contains, remove and count (single and batch) and stats run concurrently from any threads,
 // lock-free, with one exception: an add that must size a successor itself waits for any sizing
 // under way in the process (sizing.hpp's models are behind a mutex). Growth: an add that finds the newest sub-filter full and
 // no successor installed builds one and installs it with one CAS (racing builders that lose free
@@ -37,7 +56,10 @@
 #include <memory>
 #include <string>
 
+#include <type_traits>
+
 #include "lfbloom/bloom_filter.hpp"
+#include "lfbloom/cuckoo_filter.hpp"
 #include "lfbloom/sync.hpp"
 
 namespace lfbloom {
@@ -52,29 +74,50 @@ struct scalable_options {
 /// One sub-filter, as RedisBloom's BF.INFO lists them.
 struct sub_filter_stats {
     filter_stats filter;     ///< its own statistics (capacity, target_fpr, fill, ...)
-    std::uint64_t items = 0; ///< adds that reported a new key while it was the newest
+    std::uint64_t items = 0; ///< adds that reported a new key while it was the newest (cuckoo: copies stored, less removed)
 };
 
-/// Sync: the concurrency primitives (sync.hpp); tests/relacy model-checks this template.
-template <class Sync = default_sync>
-class basic_scalable_bloom_filter : public key_operations<basic_scalable_bloom_filter<Sync>> {
+/// What a scalable cuckoo filter's remove did.
+enum class remove_status : std::uint8_t {
+    removed,    ///< one copy erased, from the one sub-filter the key matched
+    absent,     ///< no sub-filter matched (or a racing remove took the last copy): nothing changed
+    ambiguous,  ///< several sub-filters matched: nothing changed, so that no other key is lost
+};
+
+template <class Sub, class Sync>
+class basic_scalable_filter;
+
+namespace detail {
+template <class Sub, class Sync>
+using scalable_base = std::conditional_t<Sub::kind == layout::cuckoo, removable_key_operations<basic_scalable_filter<Sub, Sync>>,
+                                         key_operations<basic_scalable_filter<Sub, Sync>>>;
+}  // namespace detail
+
+/// Sub: the sub-filter class (a blocked bloom_filter or a basic_cuckoo_filter over Sync's
+/// storage); Sync: the concurrency primitives (sync.hpp). tests/relacy model-checks both kinds.
+template <class Sub, class Sync = default_sync>
+class basic_scalable_filter : public detail::scalable_base<Sub, Sync> {
 public:
     static constexpr std::uint32_t max_sub_filters = 64;
-    using sub_filter = bloom_filter<blocked_layout, typename Sync::storage>;
+    using sub_filter = Sub;
+    /// Cuckoo sub-filters store a copy per add and remove keys (see the top of this file).
+    static constexpr bool removes = Sub::kind == layout::cuckoo;
 
     /// Throws invalid_argument for capacity 0, fpr outside (0,1) or NaN, or options outside
     /// their ranges; too_large / out_of_memory if even the first sub-filter does not fit.
-    basic_scalable_bloom_filter(std::uint64_t initial_capacity, double fpr, const scalable_options& options = {})
+    /// invalid_argument too for a rate the first sub-filter cannot reach (cuckoo: below about 0.006%).
+    basic_scalable_filter(std::uint64_t initial_capacity, double fpr, const scalable_options& options = {})
         : options_(checked(initial_capacity, fpr, options)), initial_capacity_(initial_capacity), fpr_(fpr) {
+        (void)Sub::size_for(initial_capacity, rate_of(0));  // says why, if the first one cannot exist
         std::unique_ptr<stage> first = make(0);
         if (!first) throw error(errc::too_large, "the first sub-filter exceeds the memory limit or the largest filter");
         stages_[0].store(first.release(), std::memory_order_relaxed);          // relaxed: constructor
         size_.store(1, std::memory_order_relaxed);                            // relaxed: constructor
         size_ahead(1);
     }
-    basic_scalable_bloom_filter(const basic_scalable_bloom_filter&) = delete;
-    basic_scalable_bloom_filter& operator=(const basic_scalable_bloom_filter&) = delete;
-    ~basic_scalable_bloom_filter() {
+    basic_scalable_filter(const basic_scalable_filter&) = delete;
+    basic_scalable_filter& operator=(const basic_scalable_filter&) = delete;
+    ~basic_scalable_filter() {
         for (auto& b : builders_)
             if (b.thread.joinable()) b.thread.join();
         for (auto& s : stages_) delete s.load(std::memory_order_relaxed);  // exclusive access: no concurrency left
@@ -83,30 +126,103 @@ public:
     std::uint64_t seed() const noexcept { return options_.filter.seed; }
     double fpr() const noexcept { return fpr_; }  ///< the configured bound on the total rate
 
-    /// Adds a hashed key; true if it was new. A key some sub-filter already reports present is
-    /// not added again (so duplicates do not fill the newest). Throws error(errc::full) when the
-    /// newest sub-filter is full and no successor may be created, with nothing changed; other
-    /// errors (out_of_memory while creating the successor) also leave the filter unchanged.
+    /// Adds a hashed key; true if it was new. Blocked: a key some sub-filter already reports
+    /// present is not added again (so duplicates do not fill the newest). Cuckoo: a copy is
+    /// stored in the newest whether or not it is present (see the top of this file); throws
+    /// error(too_many_duplicates) as basic_cuckoo_filter does, and a newest that is full moves
+    /// the add on to the successor. Throws error(errc::full) when the newest sub-filter is full
+    /// and no successor may be created, with nothing changed; other errors (out_of_memory while
+    /// creating the successor) also leave the filter unchanged.
     bool add_hash(hash128 h) {
         for (;;) {
             const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: pairs with advance's release
-            for (std::uint32_t i = 0; i + 1 < n; ++i)
-                if (stage_at(i).filter.contains_hash(h)) return false;
+            bool seen = false;
+            for (std::uint32_t i = 0; i + 1 < n && !seen; ++i) seen = stage_at(i).filter.contains_hash(h);
+            if (seen && !removes) return false;
             stage& newest = stage_at(n - 1);
             // relaxed: a heuristic trigger; a stale count only shifts growth by a few adds
             const std::uint64_t items = newest.items.load(std::memory_order_relaxed);
             if (items >= newest.capacity / 2) prepare(n);
             if (items >= newest.capacity) {
-                if (newest.filter.contains_hash(h)) return false;  // present already: no growth, never "full"
+                if (!removes && newest.filter.contains_hash(h)) return false;  // present already: no growth, never "full"
                 advance(n);
                 continue;
             }
-            const bool fresh = newest.filter.add_hash(h);
-            // relaxed: the count orders nothing; it only decides when to grow
-            if (fresh) newest.items.fetch_add(1, std::memory_order_relaxed);
-            return fresh;
+            if constexpr (removes) {
+                // Counted before the copy exists, so a remove of it never takes the count below zero.
+                // relaxed: the copy's stripe lock orders this before that remove's decrement
+                newest.items.fetch_add(1, std::memory_order_relaxed);
+                const cuckoo_status status = newest.filter.insert_hash(h);
+                if (status == cuckoo_status::added_new || status == cuckoo_status::added)
+                    return status == cuckoo_status::added_new && !seen;
+                newest.items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: as above
+                if (status == cuckoo_status::too_many_duplicates)
+                    throw error(errc::too_many_duplicates, "the newest sub-filter holds 8 copies of this key's fingerprint in its buckets already");
+                advance(n);  // full before its capacity: no free slot within the search bound
+            } else {
+                const bool fresh = newest.filter.add_hash(h);
+                // relaxed: the count orders nothing; it only decides when to grow
+                if (fresh) newest.items.fetch_add(1, std::memory_order_relaxed);
+                return fresh;
+            }
         }
     }
+
+    /// Cuckoo: erases one copy of the key if exactly one sub-filter matches it (see the top of
+    /// this file for why not otherwise). Blocking as basic_cuckoo_filter's remove (one stripe).
+    remove_status erase_hash(hash128 h) noexcept
+        requires removes
+    {
+        const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: see advance
+        std::uint32_t match = n;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (!stage_at(i).filter.contains_hash(h)) continue;
+            if (match != n) {
+                ambiguous_.add();
+                return remove_status::ambiguous;
+            }
+            match = i;
+        }
+        if (match == n || !stage_at(match).filter.remove_hash(h)) return remove_status::absent;
+        stage_at(match).items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a growth heuristic, as in add
+        return remove_status::removed;
+    }
+
+    remove_status erase(key_view key) noexcept
+        requires removes
+    {
+        return erase_hash(this->hash(key));
+    }
+    remove_status erase(std::string_view key) noexcept
+        requires removes
+    {
+        return erase(as_key(key));
+    }
+    remove_status erase(std::uint64_t key) noexcept
+        requires removes
+    {
+        return erase_hash(this->hash(key));
+    }
+
+    /// removable_key_operations' remove: true if erase_hash removed a copy.
+    bool remove_hash(hash128 h) noexcept
+        requires removes
+    {
+        return erase_hash(h) == remove_status::removed;
+    }
+
+    /// Cuckoo: the copies of the key's fingerprint in its buckets, summed over the sub-filters.
+    std::uint32_t count_hash(hash128 h) const noexcept
+        requires removes
+    {
+        std::uint32_t copies = 0;
+        for (std::uint32_t i = size_.load(std::memory_order_acquire); i-- > 0;)  // acquire: see advance
+            copies += stage_at(i).filter.count_hash(h);
+        return copies;
+    }
+
+    /// Cuckoo: removes refused as ambiguous so far.
+    std::uint64_t ambiguous_removes() const noexcept { return ambiguous_.get(); }
 
     /// Wait-free: checks every published sub-filter, newest first.
     bool contains_hash(hash128 h) const noexcept {
@@ -126,7 +242,7 @@ public:
     sub_filter_stats stats(std::uint32_t index) const {
         if (index >= filters()) throw error(errc::invalid_argument, "no sub-filter " + std::to_string(index));
         const stage& s = stage_at(index);
-        return {s.filter.stats(), s.items.load(std::memory_order_relaxed)};  // relaxed: a statistic
+        return {summary(s.filter), s.items.load(std::memory_order_relaxed)};  // relaxed: a statistic
     }
 
     /// The whole filter: sums of slots, bytes, capacity, set slots and estimated counts;
@@ -163,6 +279,15 @@ private:
         alignas(cache_line_bytes) atomic<std::uint64_t> items{0};
         atomic<bool> prepared{false};
     };
+
+    static filter_stats summary(const Sub& f) {
+        if constexpr (removes) return as_filter_stats(f.stats());
+        else return f.stats();
+    }
+    static std::uint64_t bytes_of(const Sub& f) noexcept {
+        if constexpr (removes) return f.bytes();
+        else return f.words().size_bytes();
+    }
 
     static const scalable_options& checked(std::uint64_t capacity, double fpr, const scalable_options& o) {
         if (capacity == 0) throw error(errc::invalid_argument, "initial capacity must be positive");
@@ -275,8 +400,8 @@ private:
         }
         const std::uint64_t limit = options_.filter.memory_limit;
         std::uint64_t used = 0;  // sub-filters 0..n-1, all installed before anyone builds n
-        for (std::uint32_t i = 0; i < n; ++i) used += stage_at(i).filter.words().size_bytes();
-        if (limit != 0 && g.slots / 8 > limit - used) return nullptr;
+        for (std::uint32_t i = 0; i < n; ++i) used += bytes_of(stage_at(i).filter);
+        if (limit != 0 && used >= limit) return nullptr;  // the constructor checks the rest
         filter_options o = options_.filter;
         o.memory_limit = limit == 0 ? 0 : limit - used;
         try {
@@ -292,6 +417,7 @@ private:
     double fpr_;
     atomic<std::uint32_t> size_{0};
     atomic<bool> capped_{false};
+    detail::event_count ambiguous_;
     std::array<atomic<stage*>, max_sub_filters> stages_{};
     /// The thread that builds one sub-filter. Its creator sets `started` once the thread object
     /// is assigned, the thread sets `finished` as its last act (both release); whoever then moves
@@ -312,6 +438,12 @@ private:
     std::array<builder, max_sub_filters> builders_;  ///< [i] builds sub-filter i; joined at the latest by the destructor
 };
 
+template <class Sync = default_sync>
+using basic_scalable_bloom_filter = basic_scalable_filter<bloom_filter<blocked_layout, typename Sync::storage>, Sync>;
+template <class Sync = default_sync>
+using basic_scalable_cuckoo_filter = basic_scalable_filter<basic_cuckoo_filter<Sync>, Sync>;
+
 using scalable_bloom_filter = basic_scalable_bloom_filter<>;
+using scalable_cuckoo_filter = basic_scalable_cuckoo_filter<>;
 
 }  // namespace lfbloom
