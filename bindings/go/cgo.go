@@ -54,7 +54,7 @@ static lfbgo_result lfbgo_unknown(void) {
 enum {
 	LFBGO_FILTER_ADD, LFBGO_FILTER_CONTAINS,
 	LFBGO_COUNTING_ADD, LFBGO_COUNTING_CONTAINS, LFBGO_COUNTING_REMOVE, LFBGO_COUNTING_COUNT,
-	LFBGO_SCALABLE_ADD, LFBGO_SCALABLE_CONTAINS,
+	LFBGO_SCALABLE_ADD, LFBGO_SCALABLE_CONTAINS, LFBGO_SCALABLE_REMOVE,
 	LFBGO_ROTATING_ADD, LFBGO_ROTATING_CONTAINS,
 	LFBGO_SWAP_ADD, LFBGO_SWAP_CONTAINS, LFBGO_SWAP_ADD_STAGED,
 	LFBGO_HANDLE_ADD, LFBGO_HANDLE_CONTAINS, LFBGO_HANDLE_REMOVE, LFBGO_HANDLE_COUNT,
@@ -72,6 +72,7 @@ static lfbgo_result lfbgo_key(int op, uintptr_t h, const uint8_t *key, uint64_t 
 	case LFBGO_COUNTING_COUNT: s = lfb_counting_count((const lfb_counting *)h, key, len); break;
 	case LFBGO_SCALABLE_ADD: s = lfb_scalable_add((lfb_scalable *)h, key, len); break;
 	case LFBGO_SCALABLE_CONTAINS: s = lfb_scalable_contains((const lfb_scalable *)h, key, len); break;
+	case LFBGO_SCALABLE_REMOVE: s = lfb_scalable_remove((lfb_scalable *)h, key, len); break;
 	case LFBGO_ROTATING_ADD: s = lfb_rotating_add((lfb_rotating *)h, key, len); break;
 	case LFBGO_ROTATING_CONTAINS: s = lfb_rotating_contains((const lfb_rotating *)h, key, len); break;
 	case LFBGO_SWAP_ADD: s = lfb_swap_add((lfb_swap *)h, key, len); break;
@@ -168,6 +169,7 @@ const (
 	opCountingCount    keyOp = C.LFBGO_COUNTING_COUNT
 	opScalableAdd      keyOp = C.LFBGO_SCALABLE_ADD
 	opScalableContains keyOp = C.LFBGO_SCALABLE_CONTAINS
+	opScalableRemove   keyOp = C.LFBGO_SCALABLE_REMOVE
 	opRotatingAdd      keyOp = C.LFBGO_ROTATING_ADD
 	opRotatingContains keyOp = C.LFBGO_ROTATING_CONTAINS
 	opSwapAdd          keyOp = C.LFBGO_SWAP_ADD

@@ -54,12 +54,13 @@ var (
 	ErrFull               = errors.New("lfbloom: filter full: a scalable filter's cap on sub-filters or memory, or no free slot in a cuckoo filter")
 	ErrReadOnly           = errors.New("lfbloom: filter is read-only")
 	ErrTooManyDuplicates  = errors.New("lfbloom: the cuckoo filter holds 8 copies of the key's fingerprint already")
+	ErrAmbiguous          = errors.New("lfbloom: the key matches in two sub-filters: nothing removed, so no other key is lost")
 	ErrClosed             = errors.New("lfbloom: filter is closed")
 )
 
 // The C status codes (lfbloom.h), in order from -1.
 var statusErrors = []error{ErrInvalidArgument, ErrOutOfMemory, ErrTooLarge, ErrIncompatible, ErrNotPresent,
-	ErrCorrupt, ErrUnsupportedVersion, ErrIO, ErrInternal, ErrFull, ErrReadOnly, ErrTooManyDuplicates}
+	ErrCorrupt, ErrUnsupportedVersion, ErrIO, ErrInternal, ErrFull, ErrReadOnly, ErrTooManyDuplicates, ErrAmbiguous}
 
 // BatchError is the error of a batch that stopped at a refused key (a Cuckoo's AddMany): the
 // keys before index Done were added, the refused key and those after it were not. Err wraps the
@@ -307,9 +308,9 @@ func resultBytes(out []bool) []byte {
 
 // Stats is a snapshot of a filter's parameters and fill, read while others may write.
 type Stats struct {
-	Layout         string  // "classic", "blocked" or "counting"
-	Slots          uint64  // bits of a bit filter, counters of a counting filter
-	SlotBits       int     // 1, or the counter width 4 or 8
+	Layout         string  // "classic", "blocked", "counting", or "cuckoo" (a ScalableCuckoo's sub-filters)
+	Slots          uint64  // bits of a bit filter, counters of a counting filter, cuckoo fingerprint slots
+	SlotBits       int     // 1, or the counter width 4 or 8; 16 for cuckoo fingerprints
 	Hashes         int     // k
 	Bytes          uint64  // memory of the slot array
 	Capacity       uint64  // expected items it was sized for
@@ -323,7 +324,7 @@ type Stats struct {
 }
 
 func statsOf(v []uint64) Stats {
-	layouts := []string{"", "classic", "blocked", "counting"}
+	layouts := map[uint64]string{1: "classic", 2: "blocked", 3: "counting", 7: "cuckoo"}
 	return Stats{Layout: layouts[v[0]], Slots: v[1], SlotBits: int(v[2]), Hashes: int(v[3]), Bytes: v[4], Capacity: v[5],
 		TargetFPR: math.Float64frombits(v[6]), SlotsSet: v[7], Saturated: v[8], FillRatio: math.Float64frombits(v[9]),
 		EstimatedCount: math.Float64frombits(v[10]), EstimatedFPR: math.Float64frombits(v[11]), NearCapacity: v[12] != 0}

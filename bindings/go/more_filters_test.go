@@ -55,6 +55,56 @@ func TestScalableGrowsWithoutFalseNegatives(t *testing.T) {
 	}
 }
 
+// Cuckoo sub-filters grow, remove, and refuse a remove that could take another key's copy: a
+// key added again after a growth has a copy in two sub-filters.
+func TestScalableCuckooGrowsAndRemoves(t *testing.T) {
+	s, err := NewScalableCuckoo(100, 0.01, ScalableConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := uint64(0); i < 1000; i++ {
+		if _, err := s.AddUint64(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.Filters(); err != nil || n != 4 {
+		t.Fatalf("%d sub-filters (%v), want 4 (100+200+400 < 1000 <= 1500)", n, err)
+	}
+	if sub, err := s.SubFilter(3); err != nil || sub.Stats.Layout != "cuckoo" || sub.Items != 300 {
+		t.Fatalf("sub-filter 3: %+v, %v", sub, err)
+	}
+	if fresh, err := s.AddUint64(7); err != nil || fresh {
+		t.Fatalf("a second copy of 7: new %v, %v", fresh, err)
+	}
+	if _, err := s.RemoveUint64(7); !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("removing 7, in sub-filters 0 and 3: %v, want ErrAmbiguous", err)
+	}
+	if n, err := s.AmbiguousRemoves(); err != nil || n != 1 || !s.TestUint64(7) {
+		t.Fatalf("%d ambiguous removes (%v), 7 present %v", n, err, s.TestUint64(7))
+	}
+	for i := uint64(500); i < 1000; i++ {
+		if removed, err := s.RemoveUint64(i); err != nil && !errors.Is(err, ErrAmbiguous) || err == nil && !removed {
+			t.Fatalf("remove %d: %v %v", i, removed, err)
+		}
+	}
+	for i := uint64(0); i < 500; i++ {
+		if !s.TestUint64(i) {
+			t.Fatalf("%d absent after other keys' removes", i)
+		}
+	}
+	if removed, err := s.RemoveString("never added"); err != nil || removed {
+		t.Fatalf("remove of an absent key: %v %v", removed, err)
+	}
+	if _, err := NewScalableCuckoo(100, 0.0001, ScalableConfig{}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("a first sub-filter at 0.005%%: %v, want ErrInvalidArgument", err)
+	}
+	s.Close()
+	if _, err := s.RemoveUint64(1); !errors.Is(err, ErrClosed) {
+		t.Fatalf("remove after Close: %v", err)
+	}
+}
+
 func TestScalableFullAtItsCap(t *testing.T) {
 	s, err := NewScalable(100, 0.01, ScalableConfig{MaxFilters: 2})
 	if err != nil {

@@ -31,13 +31,17 @@ type ScalableConfig struct {
 // NewScalable returns a filter starting at initialCapacity keys whose total false-positive rate
 // stays below fpr. Options: WithSeed, and WithMemoryLimit capping the sum of sub-filters.
 func NewScalable(initialCapacity uint64, fpr float64, config ScalableConfig, opts ...Option) (*Scalable, error) {
+	return newScalable(initialCapacity, fpr, config, nativeOptions(opts))
+}
+
+func newScalable(initialCapacity uint64, fpr float64, config ScalableConfig, options []uint64) (*Scalable, error) {
 	if config.MaxFilters < 0 || config.MaxFilters > 64 {
 		return nil, fmt.Errorf("%w: MaxFilters %d outside 1..64", ErrInvalidArgument, config.MaxFilters)
 	}
 	var p uintptr
 	create := func() int {
 		return native.Lfb_scalable_create(initialCapacity, fpr, config.Growth, config.Tightening, uint(config.MaxFilters),
-			nativeOptions(opts), &p)
+			options, &p)
 	}
 	if _, err := nativeCall(create); err != nil {
 		return nil, err
@@ -66,7 +70,7 @@ func (s *Scalable) Filters() (int, error) {
 // SubFilter describes one sub-filter, as RedisBloom's BF.INFO lists them.
 type SubFilter struct {
 	Stats Stats
-	Items uint64 // adds it counted as new
+	Items uint64 // adds it counted as new (cuckoo: copies stored while it was the newest, less those removed)
 }
 
 // SubFilter returns sub-filter index (0 the oldest).
@@ -81,4 +85,55 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 		return SubFilter{}, err
 	}
 	return SubFilter{statsOf(v), items}, nil
+}
+
+// ScalableCuckoo is a Scalable of cuckoo sub-filters: it grows as Scalable does, and removes keys.
+// Their 16-bit fingerprints reach no rate below about 0.006%, so the chain ends (ErrFull) at the
+// first sub-filter that would need a lower one: 4 sub-filters at fpr 0.1% with the default
+// Tightening 0.5, more with 0.8-0.9.
+//
+// Add stores a copy of the key in the newest sub-filter even if it is present (true: no
+// sub-filter matched it before), so a key added twice must be removed twice; it returns an error
+// wrapping ErrTooManyDuplicates for the ninth copy in one sub-filter, and moves on to a new
+// sub-filter when the newest has no free slot. No false negative for a key added (and not
+// removed) before a Test, while other goroutines add, remove and grow it; removing a key never
+// added can remove another key's copy (a false negative for that key), as with Cuckoo.
+type ScalableCuckoo struct{ *Scalable }
+
+// cuckooSubFilters is lfb_options.layout for cuckoo sub-filters (LFB_LAYOUT_CUCKOO).
+const cuckooSubFilters = 7
+
+// NewScalableCuckoo returns a ScalableCuckoo starting at initialCapacity keys whose total
+// false-positive rate stays below fpr. Options: WithSeed and WithMemoryLimit.
+func NewScalableCuckoo(initialCapacity uint64, fpr float64, config ScalableConfig, opts ...Option) (*ScalableCuckoo, error) {
+	options := nativeOptions(opts)
+	options[0] = cuckooSubFilters
+	s, err := newScalable(initialCapacity, fpr, config, options)
+	if err != nil {
+		return nil, err
+	}
+	return &ScalableCuckoo{s}, nil
+}
+
+// Remove removes one copy of the key: true if one was removed, false if no sub-filter holds one.
+// A key that matches in two sub-filters (its own second copy after a growth, or another key of
+// the same fingerprint and buckets there) is not removed, since the copy taken could be another
+// key's: the error then wraps ErrAmbiguous and the key stays (a false positive). Blocks only on
+// writers of the same bucket stripe.
+func (s *ScalableCuckoo) Remove(key []byte) (bool, error) {
+	r, err := s.h.callKey(opScalableRemove, key)
+	return r == 1, err
+}
+
+// RemoveString removes one copy of the bytes of key.
+func (s *ScalableCuckoo) RemoveString(key string) (bool, error) { return s.Remove(keyOfString(key)) }
+
+// RemoveUint64 removes one copy of the 8 little-endian bytes of v.
+func (s *ScalableCuckoo) RemoveUint64(v uint64) (bool, error) { return s.Remove(keyOfUint64(v)) }
+
+// AmbiguousRemoves returns how many removes were refused with ErrAmbiguous so far.
+func (s *ScalableCuckoo) AmbiguousRemoves() (uint64, error) {
+	var n uint64
+	_, err := s.h.call(func(p uintptr) int { return native.Lfb_scalable_ambiguous_removes(p, &n) })
+	return n, err
 }

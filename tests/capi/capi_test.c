@@ -791,6 +791,9 @@ static void test_scalable_cuckoo(void) {
     s.struct_size = sizeof s;
     CHECK(lfb_scalable_filter_stats(f, 3, &s, &items) == LFB_OK && s.layout == LFB_LAYOUT_CUCKOO && s.capacity == 800);
     CHECK(items == 300 && s.slot_bits == 16);
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    CHECK(lfb_scalable_stats(f, &s) == LFB_OK && s.layout == LFB_LAYOUT_CUCKOO && s.capacity == 1500);
     CHECK(lfb_scalable_add(f, &twice, sizeof twice) == 0); /* a second copy, in sub-filter 3; 7 is in 0 */
     CHECK(lfb_scalable_remove(f, &twice, sizeof twice) == LFB_ERR_AMBIGUOUS && strstr(lfb_last_error(), "sub-filter") != NULL);
     CHECK(lfb_scalable_ambiguous_removes(f, &ambiguous) == LFB_OK && ambiguous == 1);

@@ -254,6 +254,8 @@ public:
         const std::uint32_t n = filters();
         for (std::uint32_t i = 0; i < n; ++i) {
             const filter_stats s = stats(i).filter;
+            total.kind = s.kind;
+            total.slot_bits = s.slot_bits;
             total.slots += s.slots;
             total.hashes = s.hashes;
             total.bytes += s.bytes;

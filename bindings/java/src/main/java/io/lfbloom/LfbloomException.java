@@ -34,6 +34,14 @@ public final class LfbloomException extends RuntimeException {
     }
 
     /**
+     * True for LFB_ERR_AMBIGUOUS: a {@link ScalableCuckooFilter}'s remove of a key that matches in
+     * two sub-filters, refused (nothing removed) because the copy taken could be another key's.
+     */
+    public boolean isAmbiguous() {
+        return status == Native.ERR_AMBIGUOUS;
+    }
+
+    /**
      * For a batch that stopped at a refused key (a cuckoo filter's putAll): that key's index, the
      * number of keys before it, which were added. -1 for every other failure.
      */

@@ -22,10 +22,13 @@ final class Native {
     static final int ERR_INCOMPATIBLE = -4;
     static final int ERR_FULL = -10;
     static final int ERR_TOO_MANY_DUPLICATES = -12;
+    static final int ERR_AMBIGUOUS = -13;
     static final int FORMAT_NATIVE = 1;
     static final int FORMAT_GUAVA = 2;
     static final int LAYOUT_CLASSIC = 1;
     static final int LAYOUT_BLOCKED = 2;
+    static final int LAYOUT_COUNTING = 3;
+    static final int LAYOUT_CUCKOO = 7;
     static final int STATS_LENGTH = 13;
 
     /** System property naming an installed liblfbloom_jni.so to load instead of the jar's copy. */

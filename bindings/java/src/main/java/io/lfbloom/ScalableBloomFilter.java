@@ -17,7 +17,11 @@ package io.lfbloom;
  * BloomFilter.
  */
 public final class ScalableBloomFilter extends KeyFilter {
-    /** One sub-filter, as RedisBloom's BF.INFO lists them: its statistics and the puts it counted as new. */
+    /**
+     * One sub-filter, as RedisBloom's BF.INFO lists them: its statistics and the puts it counted
+     * as new (a {@link ScalableCuckooFilter}'s: the copies stored while it was the newest, less
+     * those removed).
+     */
     public record SubFilter(Stats stats, long items) {}
 
     private ScalableBloomFilter(long nativeHandle) {
@@ -38,29 +42,32 @@ public final class ScalableBloomFilter extends KeyFilter {
      */
     public static ScalableBloomFilter create(long initialCapacity, double fpp, double growth, double tightening,
             int maxFilters, BloomFilter.Options options) {
+        if (options == null) throw new IllegalArgumentException("options is null");
+        return new ScalableBloomFilter(createNative(initialCapacity, fpp, growth, tightening, maxFilters, options.toNative(4)));
+    }
+
+    /** The C filter, after the checks both kinds of sub-filter share; nativeOptions is an lfb_options. */
+    static long createNative(long initialCapacity, double fpp, double growth, double tightening, int maxFilters,
+            long[] nativeOptions) {
         if (initialCapacity <= 0) throw new IllegalArgumentException("initialCapacity must be > 0");
         if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
         if (!(growth >= 1 && growth <= 1024)) throw new IllegalArgumentException("growth must be in [1, 1024]");
         if (!(tightening > 0 && tightening < 1)) throw new IllegalArgumentException("tightening must be in (0, 1)");
         if (maxFilters < 1 || maxFilters > 64) throw new IllegalArgumentException("maxFilters must be in 1..64");
-        if (options == null) throw new IllegalArgumentException("options is null");
         Native.load();
         long[] out = new long[1];
-        return new ScalableBloomFilter(Native.handleOf(
-                LfbNative.lfb_scalable_create(initialCapacity, fpp, growth, tightening, maxFilters, options.toNative(4), out), out));
+        return Native.handleOf(
+                LfbNative.lfb_scalable_create(initialCapacity, fpp, growth, tightening, maxFilters, nativeOptions, out), out);
     }
 
     /** Sub-filters so far (at least 1). */
     public int subFilters() {
-        return handle.call(LfbNative::lfb_scalable_filters);
+        return subFilters(handle);
     }
 
     /** Sub-filter {@code index}, 0 the oldest. */
     public SubFilter subFilter(int index) {
-        if (index < 0) throw new IllegalArgumentException("index must be >= 0");
-        long[] items = new long[1];
-        Stats stats = Stats.of(handle.stats((h, v) -> LfbNative.lfb_scalable_filter_stats(h, index, v, items)));
-        return new SubFilter(stats, items[0]);
+        return subFilter(handle, index);
     }
 
     /**
@@ -69,6 +76,22 @@ public final class ScalableBloomFilter extends KeyFilter {
      */
     @Override
     public Stats stats() {
+        return stats(handle);
+    }
+
+    // Shared with ScalableCuckooFilter, the same C handle type.
+    static int subFilters(NativeHandle handle) {
+        return handle.call(LfbNative::lfb_scalable_filters);
+    }
+
+    static SubFilter subFilter(NativeHandle handle, int index) {
+        if (index < 0) throw new IllegalArgumentException("index must be >= 0");
+        long[] items = new long[1];
+        Stats stats = Stats.of(handle.stats((h, v) -> LfbNative.lfb_scalable_filter_stats(h, index, v, items)));
+        return new SubFilter(stats, items[0]);
+    }
+
+    static Stats stats(NativeHandle handle) {
         return Stats.of(handle.stats(LfbNative::lfb_scalable_stats));
     }
 }

@@ -23,8 +23,14 @@ public record Stats(String layout, long slots, int slotBits, int hashes, long by
         boolean nearCapacity) {
 
     static Stats of(long[] v) {
-        String[] layouts = {"", "classic", "blocked", "counting"};
-        return new Stats(layouts[(int) v[0]], v[1], (int) v[2], (int) v[3], v[4], v[5], Double.longBitsToDouble(v[6]),
+        String layout = switch ((int) v[0]) {
+            case Native.LAYOUT_CLASSIC -> "classic";
+            case Native.LAYOUT_BLOCKED -> "blocked";
+            case Native.LAYOUT_COUNTING -> "counting";
+            case Native.LAYOUT_CUCKOO -> "cuckoo";
+            default -> "layout " + v[0];
+        };
+        return new Stats(layout, v[1], (int) v[2], (int) v[3], v[4], v[5], Double.longBitsToDouble(v[6]),
                 v[7], v[8], Double.longBitsToDouble(v[9]), Double.longBitsToDouble(v[10]),
                 Double.longBitsToDouble(v[11]), v[12] != 0);
     }

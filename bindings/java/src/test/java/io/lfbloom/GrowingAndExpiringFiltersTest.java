@@ -9,8 +9,38 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** ScalableBloomFilter, RotatingBloomFilter and SwappableBloomFilter through the Java API. */
+/** ScalableBloomFilter, ScalableCuckooFilter, RotatingBloomFilter and SwappableBloomFilter through the Java API. */
 class GrowingAndExpiringFiltersTest {
+    @Test
+    void scalableCuckooGrowsRemovesAndRefusesAnAmbiguousRemove() {
+        try (ScalableCuckooFilter f = ScalableCuckooFilter.create(100, 0.01)) {
+            for (long i = 0; i < 1000; i++) f.put(i);
+            assertEquals(4, f.subFilters());  // 100 + 200 + 400 < 1000 <= 1500
+            ScalableBloomFilter.SubFilter newest = f.subFilter(3);
+            assertEquals("cuckoo", newest.stats().layout());
+            assertEquals(16, newest.stats().slotBits());
+            assertEquals(300, newest.items());
+            assertEquals("cuckoo", f.stats().layout());
+            assertFalse(f.put(7L));  // a second copy, in sub-filter 3; the first is in 0
+            LfbloomException e = assertThrows(LfbloomException.class, () -> f.remove(7L));
+            assertTrue(e.isAmbiguous(), e.getMessage());
+            assertEquals(1, f.ambiguousRemoves());
+            assertTrue(f.mightContain(7L));
+            for (long i = 500; i < 1000; i++) {
+                try {
+                    assertTrue(f.remove(i));
+                } catch (LfbloomException refused) {
+                    assertTrue(refused.isAmbiguous());
+                }
+            }
+            for (long i = 0; i < 500; i++) assertTrue(f.mightContain(i));
+            assertFalse(f.remove("never put"));
+            for (int i = 0; i < 8; i++) f.put("dup");
+            assertTrue(assertThrows(LfbloomException.class, () -> f.put("dup")).isTooManyDuplicates());
+        }
+        assertThrows(IllegalArgumentException.class, () -> ScalableCuckooFilter.create(100, 0.0001));  // 0.005% first
+    }
+
     @Test
     void scalableGrowsWithoutFalseNegativesAndReportsEachSubFilter() {
         try (ScalableBloomFilter f = ScalableBloomFilter.create(1000, 0.01)) {
