@@ -399,3 +399,45 @@ func TestCuckooSharedFileHelper(t *testing.T) {
 		}
 	}
 }
+
+// Plans describe what the constructors make, without making it: a terabyte filter is planned at once.
+func TestPlansDescribeWhatConstructorsMake(t *testing.T) {
+	p, err := PlanCuckoo(100000, 0.0002)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCuckoo(100000, 0.0002)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Stats()
+	if err != nil || p.Kind != "cuckoo" || p.Slots != s.Slots || p.Bytes != s.Bytes || p.SlotBits != 16 ||
+		!(p.ExpectedFPR <= 0.0002 && p.ExpectedFPR > 0.0001) {
+		t.Fatalf("plan %+v, filter %+v (%v)", p, s, err)
+	}
+	b, err := PlanFilter(100000, 0.01, WithLayout(Classic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(100000, 0.01, WithLayout(Classic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if fs, err := f.Stats(); err != nil || b.Kind != "classic" || b.Slots != fs.Slots || b.Hashes != fs.Hashes || b.Bytes != fs.Bytes {
+		t.Fatalf("plan %+v, filter %+v (%v)", b, fs, err)
+	}
+	if n, err := PlanCounting(100000, 0.01, WithCounterBits(8)); err != nil || n.Kind != "counting" || n.SlotBits != 8 || n.Bytes != n.Slots {
+		t.Fatalf("counting plan %+v (%v)", n, err)
+	}
+	if huge, err := PlanFilter(1_000_000_000_000, 0.01); err != nil || huge.Bytes < 1_000_000_000_000 {
+		t.Fatalf("a terabyte plan: %+v (%v)", huge, err)
+	}
+	if _, err := PlanCuckoo(1000, 0.00001); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("a rate below 16-bit fingerprints' reach: %v", err)
+	}
+	if _, err := PlanCounting(1000, 0.01, WithCounterBits(5)); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("5-bit counters: %v", err)
+	}
+}

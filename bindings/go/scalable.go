@@ -95,9 +95,13 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 // Add stores a copy of the key in the newest sub-filter even if it is present (true: no
 // sub-filter matched it before), so a key added twice must be removed twice; it returns an error
 // wrapping ErrTooManyDuplicates for the ninth copy in one sub-filter, and moves on to a new
-// sub-filter when the newest has no free slot. No false negative for a key added (and not
-// removed) before a Test, while other goroutines add, remove and grow it; removing a key never
-// added can remove another key's copy (a false negative for that key), as with Cuckoo.
+// sub-filter when the newest has no free slot; at the cap any Add returns ErrFull. No false
+// negative for a key added (and not removed) before a Test, while other goroutines add, remove
+// and grow it. Call Remove only after the Add it cancels has returned: removing a key never
+// added, or one whose Add is still under way, can remove another key's copy, and here for good
+// (the late Add lands in another sub-filter). Removes do not make room for adds, which go to the
+// newest sub-filter, so under churn the chain grows to its cap: for churn use a Cuckoo sized for
+// the live set.
 type ScalableCuckoo struct{ *Scalable }
 
 // cuckooSubFilters is lfb_options.layout for cuckoo sub-filters (LFB_LAYOUT_CUCKOO).

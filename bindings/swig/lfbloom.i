@@ -52,7 +52,7 @@ LFB_WRAP(lfb_create) LFB_WRAP(lfb_free) %rename("%s", %$isfunction) lfb_kind; LF
 LFB_WRAP(lfb_remove) LFB_WRAP(lfb_count) LFB_WRAP(lfb_info_get) LFB_WRAP(lfb_serialized_size)
 LFB_WRAP(lfb_save) LFB_WRAP(lfb_load) LFB_WRAP(lfb_open_shared) LFB_WRAP(lfb_flush)
 /* 1.6 */
-LFB_WRAP(lfb_scalable_remove) LFB_WRAP(lfb_scalable_ambiguous_removes)
+LFB_WRAP(lfb_scalable_remove) LFB_WRAP(lfb_scalable_ambiguous_removes) LFB_WRAP(lfb_plan)
 %extend lfb_spec {
   lfb_spec() {
     lfb_spec* spec = (lfb_spec*)calloc(1, sizeof *spec);

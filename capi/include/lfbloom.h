@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 5
+#define LFB_VERSION_MINOR 6
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -54,7 +54,7 @@ enum lfb_status {
     LFB_ERR_INVALID_ARGUMENT = -1,    /* NULL handle or pointer, or a value outside its domain */
     LFB_ERR_OUT_OF_MEMORY = -2,       /* the system refused the allocation */
     LFB_ERR_TOO_LARGE = -3,           /* the filter would exceed the memory limit or the machine */
-    LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed; a file of a layout the handle does not hold
+    LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed; a remove from a filter that has none; a file of a layout the handle does not hold
                                          (or not what lfb_open_shared's spec asks, or a cuckoo file used from another pid namespace) */
     LFB_ERR_NOT_PRESENT = -5,         /* remove of a key that is not in the counting filter */
     LFB_ERR_CORRUPT = -6,             /* serialized data fails validation */
@@ -348,12 +348,13 @@ LFB_API int lfb_counting_open_shared_file_read_only(const char* path, const lfb_
 LFB_API int lfb_scalable_create(uint64_t initial_capacity, double fpr, double growth, double tightening,
                                 uint32_t max_filters, const lfb_options* options, lfb_scalable** out);
 LFB_API void lfb_scalable_free(lfb_scalable* filter);
-/** 1 if the key was new, 0 if some sub-filter already reports it, LFB_ERR_FULL (nothing changed)
- *  when the newest is full and the cap forbids another. */
+/** 1 if the key was new, 0 if some sub-filter already reports it (cuckoo: it stored one more
+ *  copy), LFB_ERR_FULL (nothing changed) when the newest is full and the cap forbids another;
+ *  cuckoo sub-filters also LFB_ERR_TOO_MANY_DUPLICATES, as lfb_add. */
 LFB_API int lfb_scalable_add(lfb_scalable* filter, const void* key, uint64_t len);
 LFB_API int lfb_scalable_contains(const lfb_scalable* filter, const void* key, uint64_t len);
-/** As lfb_filter_add_many, except that on LFB_ERR_FULL the keys before the refused one were
- *  added (and counted in *added) and the rest were not. */
+/** As lfb_filter_add_many, except that on LFB_ERR_FULL (or LFB_ERR_TOO_MANY_DUPLICATES) the keys
+ *  before the refused one were added (and counted in *added) and the rest were not. */
 LFB_API int lfb_scalable_add_many(lfb_scalable* filter, const void* data, const uint64_t* offsets, uint64_t count,
                                   uint8_t* results, uint64_t* added);
 LFB_API int lfb_scalable_contains_many(const lfb_scalable* filter, const void* data, const uint64_t* offsets,
@@ -377,11 +378,14 @@ LFB_API int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index
  * sub-filters' rates), or through its own second copy added after a growth: removing a copy there
  * would lose that other key, so then nothing is removed and the call returns LFB_ERR_AMBIGUOUS
  * (the key stays, a false positive; lfb_scalable_ambiguous_removes counts them). Removing a key
- * that was never added can remove another key's copy, as in lfb_remove. Blocked sub-filters:
- * LFB_ERR_INCOMPATIBLE. Thread-safe; blocks only on writers of the same bucket stripe.
+ * that was never added, or whose add has not returned yet, can remove another key's copy, and
+ * here for good (the late add lands in another sub-filter): call it only after the add it
+ * cancels. Removes do not make room for adds, which go to the newest sub-filter: under churn the
+ * chain grows to its cap (use an lfb_handle cuckoo filter sized for the live set there). Blocked
+ * sub-filters: LFB_ERR_INCOMPATIBLE. Thread-safe; blocks only on writers of the same bucket stripe.
  */
 LFB_API int lfb_scalable_remove(lfb_scalable* filter, const void* key, uint64_t len);
-/** Cuckoo sub-filters: removes refused with LFB_ERR_AMBIGUOUS so far, in *out. */
+/** Removes refused with LFB_ERR_AMBIGUOUS so far, in *out (always 0 for Bloom sub-filters). */
 LFB_API int lfb_scalable_ambiguous_removes(const lfb_scalable* filter, uint64_t* out);
 
 /* ---- rotating (time-window) filters (since 1.1) ------------------------------------------------ */
@@ -576,6 +580,15 @@ LFB_API int lfb_count(const lfb_handle* handle, const void* key, uint64_t len);
 LFB_API int lfb_batch_run(lfb_handle* handle, lfb_batch* batch);
 /** Fills *out (out->struct_size must be set); reads the whole filter, O(size). */
 LFB_API int lfb_info_get(const lfb_handle* handle, lfb_info* out);
+/**
+ * The filter lfb_create(spec) would make, described without making it (since 1.6): kind, slots,
+ * slot_bits, hashes (k), bytes, capacity, target_fpr and seed as lfb_info_get would report them,
+ * estimated_count = capacity and expected_fpr its false-positive rate holding that many keys; the
+ * fill fields are 0. Fails as lfb_create would for a bad spec (LFB_ERR_INVALID_ARGUMENT,
+ * LFB_ERR_TOO_LARGE for a size no filter can have), but ignores memory_limit and allocates
+ * nothing. Thread-safe.
+ */
+LFB_API int lfb_plan(const lfb_spec* spec, lfb_info* out);
 /** The exact number of bytes lfb_save writes in `format` (LFB_FORMAT_NATIVE for every kind;
  *  LFB_FORMAT_GUAVA for classic filters of seed 0). */
 LFB_API int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint64_t* size);

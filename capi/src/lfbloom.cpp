@@ -1067,39 +1067,41 @@ namespace {
 template <class F>
 constexpr bool removes = requires(F& f, lfbloom::key_view k) { f.remove(k); };
 
-lfbloom::any_filter make_any(const lfb_spec& s) {
-    require((s.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_spec.flags has unknown bits");
-    const lfbloom::filter_options o = core_options(s);
+/// Returns fn.template operator()<F>() for the filter type F of spec `s`.
+template <class R, class Fn>
+R with_spec_kind(const lfb_spec& s, Fn fn) {
     switch (s.kind) {
-        case LFB_KIND_CLASSIC: return lfbloom::classic_bloom_filter::for_capacity(s.capacity, s.fpr, o);
-        case LFB_KIND_BLOCKED: return lfbloom::blocked_bloom_filter::for_capacity(s.capacity, s.fpr, o);
-        case LFB_KIND_COUNTING: return lfbloom::counting_bloom_filter::for_capacity(s.capacity, s.fpr, s.counter_bits, o);
-        case LFB_KIND_SPLIT_BLOCK: return lfbloom::split_block_bloom_filter::for_capacity(s.capacity, s.fpr, o);
-        case LFB_KIND_ONE_WORD: return lfbloom::one_word_bloom_filter::for_capacity(s.capacity, s.fpr, o);
-        case LFB_KIND_TWO_WORD: return lfbloom::two_word_bloom_filter::for_capacity(s.capacity, s.fpr, o);
-        case LFB_KIND_CUCKOO: return lfbloom::cuckoo_filter::for_capacity(s.capacity, s.fpr, o);
+        case LFB_KIND_CLASSIC: return fn.template operator()<lfbloom::classic_bloom_filter>();
+        case LFB_KIND_BLOCKED: return fn.template operator()<lfbloom::blocked_bloom_filter>();
+        case LFB_KIND_COUNTING: return fn.template operator()<lfbloom::counting_bloom_filter>();
+        case LFB_KIND_SPLIT_BLOCK: return fn.template operator()<lfbloom::split_block_bloom_filter>();
+        case LFB_KIND_ONE_WORD: return fn.template operator()<lfbloom::one_word_bloom_filter>();
+        case LFB_KIND_TWO_WORD: return fn.template operator()<lfbloom::two_word_bloom_filter>();
+        case LFB_KIND_CUCKOO: return fn.template operator()<lfbloom::cuckoo_filter>();
         default: break;
     }
     throw lfbloom::error(errc::invalid_argument, "lfb_spec.kind is not an enum lfb_kind value");
 }
 
-/// Calls fn.template operator()<F>(geometry) for the filter type F of spec `s` and the geometry
-/// lfb_create would give it, without allocating.
-template <class Fn>
-lfbloom::any_filter with_spec_kind(const lfb_spec& s, Fn fn) {
-    switch (s.kind) {
-        case LFB_KIND_CLASSIC: return fn.template operator()<lfbloom::classic_bloom_filter>(lfbloom::classic_bloom_filter::size_for(s.capacity, s.fpr));
-        case LFB_KIND_BLOCKED: return fn.template operator()<lfbloom::blocked_bloom_filter>(lfbloom::blocked_bloom_filter::size_for(s.capacity, s.fpr));
-        case LFB_KIND_COUNTING:
-            return fn.template operator()<lfbloom::counting_bloom_filter>(lfbloom::counting_bloom_filter::size_for(s.capacity, s.fpr, s.counter_bits));
-        case LFB_KIND_SPLIT_BLOCK:
-            return fn.template operator()<lfbloom::split_block_bloom_filter>(lfbloom::split_block_bloom_filter::size_for(s.capacity, s.fpr));
-        case LFB_KIND_ONE_WORD: return fn.template operator()<lfbloom::one_word_bloom_filter>(lfbloom::one_word_bloom_filter::size_for(s.capacity, s.fpr));
-        case LFB_KIND_TWO_WORD: return fn.template operator()<lfbloom::two_word_bloom_filter>(lfbloom::two_word_bloom_filter::size_for(s.capacity, s.fpr));
-        case LFB_KIND_CUCKOO: return fn.template operator()<lfbloom::cuckoo_filter>(lfbloom::cuckoo_filter::size_for(s.capacity, s.fpr));
-        default: break;
-    }
-    throw lfbloom::error(errc::invalid_argument, "lfb_spec.kind is not an enum lfb_kind value");
+/// The geometry lfb_create(s) gives a filter of type F, and its plan; neither allocates.
+template <class F>
+lfbloom::geometry spec_geometry(const lfb_spec& s) {
+    if constexpr (F::kind == lfbloom::layout::counting) return F::size_for(s.capacity, s.fpr, s.counter_bits);
+    else return F::size_for(s.capacity, s.fpr);
+}
+template <class F>
+lfbloom::filter_stats spec_plan(const lfb_spec& s) {
+    if constexpr (F::kind == lfbloom::layout::counting) return F::plan(s.capacity, s.fpr, s.counter_bits);
+    else return F::plan(s.capacity, s.fpr);
+}
+
+lfbloom::any_filter make_any(const lfb_spec& s) {
+    require((s.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_spec.flags has unknown bits");
+    const lfbloom::filter_options o = core_options(s);
+    return with_spec_kind<lfbloom::any_filter>(s, [&]<class F>() -> lfbloom::any_filter {
+        if constexpr (F::kind == lfbloom::layout::counting) return F::for_capacity(s.capacity, s.fpr, s.counter_bits, o);
+        else return F::for_capacity(s.capacity, s.fpr, o);
+    });
 }
 
 /// lfb_open_shared's filter (see lfbloom.h for the flags).
@@ -1117,13 +1119,12 @@ lfbloom::any_filter open_shared_any(const char* path, const lfb_spec* spec, std:
     read_sized(spec, s);
     require(s.flags == 0, "lfb_spec.flags must be 0 for a shared file (it is shared already)");
     const lfbloom::filter_options o = core_options(s);
-    return with_spec_kind(s, [&]<class F>(const lfbloom::geometry& g) -> lfbloom::any_filter {
+    return with_spec_kind<lfbloom::any_filter>(s, [&]<class F>() -> lfbloom::any_filter {
+        const lfbloom::geometry g = spec_geometry<F>(s);
         if ((flags & LFB_SHARED_EXCLUSIVE) != 0) return lfbloom::create_shared_file<F>(path, g, o, s.counter_bits, mode);
         if (create) return lfbloom::open_or_create_shared_file<F>(path, g, o, s.counter_bits, mode);
         lfbloom::any_filter any = lfbloom::detail::map_shared_file(path, o.memory_limit, writable);
-        const F* f = std::get_if<F>(&any);
-        if (f == nullptr || !lfbloom::detail::same_filter(*f, g, o, s.counter_bits))
-            throw lfbloom::error(errc::incompatible, std::string(path) + " holds a filter of another kind, size or seed than the spec");
+        (void)lfbloom::detail::expect_filter<F>(any, path, g, o, s.counter_bits);
         return any;
     });
 }
@@ -1147,27 +1148,24 @@ int with_batch_keys(const lfb_batch& b, Run run) {
     return run(key_batch(b.data, b.offsets, b.count));
 }
 
-template <class Filter>
-int info_of(const Filter& f, lfb_info* out) {
+/// Writes v to *out, whose struct_size must cover it; a newer caller's extra fields stay as they were.
+int write_info(lfb_info v, lfb_info* out) {
     require(out != nullptr, "info output is NULL");
     require(out->struct_size >= sizeof(lfb_info), "lfb_info.struct_size is too small");
-    lfb_info v{};
     v.struct_size = sizeof(lfb_info);
+    std::memcpy(out, &v, sizeof v);
+    return LFB_OK;
+}
+
+template <class Filter>
+int info_of(const Filter& f, lfb_info* out) {
+    lfb_info v{};
     v.kind = static_cast<std::uint32_t>(Filter::kind);
     v.seed = f.seed();
     if constexpr (Filter::kind == lfbloom::layout::cuckoo) {
         const lfbloom::cuckoo_stats s = f.stats();
-        v.slots = f.shape().slots;
-        v.slot_bits = f.counter_bits();
-        v.hashes = f.shape().hashes;
-        v.bytes = s.bytes;
-        v.capacity = s.capacity;
-        v.target_fpr = s.target_fpr;
-        v.slots_set = s.fingerprints;
-        v.fill_ratio = s.load;
-        v.estimated_count = static_cast<double>(s.fingerprints);
+        copy_stats(lfbloom::as_filter_stats(s), v);
         v.expected_fpr = s.expected_fpr;
-        v.near_capacity = s.near_capacity;
         v.kicks = s.kicks;
         v.failed_adds = s.failed_inserts;
         v.duplicate_refusals = s.duplicate_refusals;
@@ -1178,8 +1176,7 @@ int info_of(const Filter& f, lfb_info* out) {
         copy_stats(s, v);
         v.expected_fpr = s.estimated_fpr;
     }
-    std::memcpy(out, &v, sizeof v);  // a newer caller's extra fields stay as they were
-    return LFB_OK;
+    return write_info(v, out);
 }
 
 /// Any filter from `source` in `format`.
@@ -1322,6 +1319,23 @@ int lfb_load_file(uint32_t format, const char* path, uint64_t memory_limit, lfb_
 
 int lfb_open_shared(const char* path, const lfb_spec* spec, uint32_t flags, uint32_t mode, lfb_handle** out) {
     return new_handle(out, [&] { return open_shared_any(path, spec, flags, mode); }, (flags & LFB_SHARED_READ_ONLY) != 0);
+}
+
+int lfb_plan(const lfb_spec* spec, lfb_info* out) {
+    return guarded([&] {
+        require(spec != nullptr, "spec is NULL");
+        lfb_spec s;
+        lfb_spec_init(&s);
+        read_sized(spec, s);
+        require((s.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_spec.flags has unknown bits");
+        const lfbloom::filter_stats p = with_spec_kind<lfbloom::filter_stats>(s, [&]<class F>() { return spec_plan<F>(s); });
+        lfb_info v{};
+        v.kind = static_cast<std::uint32_t>(p.kind);
+        v.seed = s.seed;
+        copy_stats(p, v);
+        v.expected_fpr = p.estimated_fpr;
+        return write_info(v, out);
+    });
 }
 
 int lfb_flush(const lfb_handle* handle) {

@@ -9,7 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include <boost/math/distributions/binomial.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include "lfbloom/lfbloom.hpp"
@@ -61,8 +60,7 @@ BOOST_AUTO_TEST_CASE(total_false_positive_rate_stays_under_the_configured_one) {
         const std::uint64_t probes = 1000000;
         std::uint64_t hits = 0;
         for (std::uint64_t i = 0; i < probes; ++i) hits += f.contains(absent.next());
-        const double bound = boost::math::quantile(
-            boost::math::complement(boost::math::binomial_distribution<>(static_cast<double>(probes), fpr), 1e-6));
+        const double bound = lfbloom_test::fp_upper_bound(probes, fpr);
         BOOST_TEST_MESSAGE("fpr " << fpr << ": measured " << static_cast<double>(hits) / probes << " (bound " << bound / probes << ")");
         BOOST_TEST(static_cast<double>(hits) <= bound);
     }
@@ -174,7 +172,7 @@ BOOST_AUTO_TEST_CASE(cuckoo_sub_filters_grow_remove_and_count) {
         const sub_filter_stats s = f.stats(i);
         BOOST_TEST((s.filter.kind == layout::cuckoo));
         BOOST_TEST(s.filter.capacity == 1000u << i);
-        if (i + 1 < f.filters()) BOOST_TEST(s.items >= s.filter.capacity);
+        if (i + 1 < f.filters()) BOOST_TEST(s.items >= s.filter.capacity * 9 / 10);  // left early only if it refused an add
     }
     for (const auto& k : added) BOOST_REQUIRE(f.contains(k));
     BOOST_TEST(f.count(added.front()) >= 1u);
@@ -195,7 +193,9 @@ BOOST_AUTO_TEST_CASE(cuckoo_sub_filters_grow_remove_and_count) {
     BOOST_TEST((f.erase(twice) == remove_status::removed));
     BOOST_TEST(f.contains(twice));
     BOOST_TEST((f.erase(twice) == remove_status::removed));
-    BOOST_TEST((f.erase(keys.next()) == remove_status::absent));
+    std::string never = keys.next();
+    while (f.contains(never)) never = keys.next();  // a remove of a key that matches nowhere changes nothing
+    BOOST_TEST((f.erase(never) == remove_status::absent));
 }
 
 // Statistical bound as above: the sum bound holds for cuckoo sub-filters too.
@@ -214,10 +214,14 @@ BOOST_AUTO_TEST_CASE(cuckoo_sub_filters_keep_the_total_false_positive_rate) {
         const std::uint64_t probes = 1000000;
         std::uint64_t hits = 0;
         for (std::uint64_t i = 0; i < probes; ++i) hits += f.contains(absent.next());
-        const double bound = boost::math::quantile(
-            boost::math::complement(boost::math::binomial_distribution<>(static_cast<double>(probes), fpr), 1e-6));
+        const double bound = lfbloom_test::fp_upper_bound(probes, fpr);
         BOOST_TEST(static_cast<double>(hits) <= bound);
-        BOOST_TEST(f.stats().estimated_fpr < fpr);
+        // and the measured rate is the model's (fpr_at of each load), not just under the loose bound
+        const double estimate = f.stats().estimated_fpr;
+        BOOST_TEST(estimate < fpr);
+        const double model_bound = lfbloom_test::fp_upper_bound(probes, 1.25 * estimate);
+        BOOST_TEST_MESSAGE("measured " << static_cast<double>(hits) / probes << ", model " << estimate);
+        BOOST_TEST(static_cast<double>(hits) <= model_bound);
     }
     // the chain ends where a cuckoo filter's rate ends: 0.1% * 0.5^5 is below 0.006%
     scalable_cuckoo_filter g(100, 0.001);
@@ -309,18 +313,23 @@ BOOST_AUTO_TEST_CASE(cuckoo_no_false_negatives_while_racing_adds_and_removes_gro
     scalable_cuckoo_filter f(64, 0.01, o);
     constexpr int threads = 4, per_thread = 20000;
     std::vector<std::thread> pool;
-    std::atomic<int> missing{0};
+    std::atomic<int> missing{0}, refused{0};
     for (int t = 0; t < threads; ++t)
         pool.emplace_back([&, t] {
-            for (std::uint64_t i = 0; i < per_thread; ++i) {
-                const std::uint64_t key = (std::uint64_t(t) << 32) | i;
-                f.add(key);
-                if (!f.contains(key)) ++missing;
-                if (i % 2 == 1 && f.erase(key - 1) == remove_status::absent) ++missing;
+            try {
+                for (std::uint64_t i = 0; i < per_thread; ++i) {
+                    const std::uint64_t key = (std::uint64_t(t) << 32) | i;
+                    f.add(key);
+                    if (!f.contains(key)) ++missing;
+                    if (i % 2 == 1 && f.erase(key - 1) == remove_status::absent) ++missing;
+                }
+            } catch (const error&) {
+                ++refused;  // a test failure, not a terminate
             }
         });
     for (auto& t : pool) t.join();
     BOOST_TEST(missing == 0);
+    BOOST_TEST(refused == 0);
     for (std::uint64_t t = 0; t < threads; ++t)
         for (std::uint64_t i = 1; i < per_thread; i += 2) BOOST_REQUIRE(f.contains((t << 32) | i));
     BOOST_TEST_MESSAGE(f.filters() << " sub-filters; " << f.ambiguous_removes() << " removes refused as ambiguous");

@@ -361,6 +361,8 @@ BOOST_AUTO_TEST_CASE(processes_share_a_cuckoo_filter_file) {
     for (const std::uint64_t w : stripe_words_of(path, made.buckets())) BOOST_TEST_REQUIRE((w & owner_mask) == 0u);
     const read_only_filter ro = open_shared_file_read_only(path);
     BOOST_TEST(std::get<cuckoo_filter>(ro.filter()).contains(std::uint64_t(1) << 32 | 1));
+    BOOST_TEST(ro.stats().slots_set == made.stats().fingerprints);  // the read-only view reports the file's fill
+    BOOST_TEST((ro.stats().kind == layout::cuckoo));
     BOOST_CHECK_EXCEPTION(saved_bytes(std::get<cuckoo_filter>(ro.filter())), error,  // its save would lock read-only pages
                           [](const error& e) { return e.code() == errc::read_only; });
 }

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include <boost/math/distributions/binomial.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include "lfbloom/error.hpp"
@@ -28,6 +29,13 @@ inline std::uint64_t seed_from_env(std::uint64_t fallback) {
 }
 
 /// Random 16-byte keys; two generators with different seeds give disjoint keys (collision odds 2^-128).
+/// The count of false positives among `probes` absent keys that a filter of rate p exceeds with
+/// probability `alpha` (a correct filter fails a test against it once in 1/alpha runs).
+inline double fp_upper_bound(std::uint64_t probes, double p, double alpha = 1e-6) {
+    return boost::math::quantile(
+        boost::math::complement(boost::math::binomial_distribution<>(static_cast<double>(probes), p), alpha));
+}
+
 class random_keys {
 public:
     explicit random_keys(std::uint64_t seed) : rng_(seed) {}

@@ -96,22 +96,25 @@ hash128 with_fingerprint(std::uint64_t h1, std::uint64_t fp) {
     return {h1, static_cast<std::uint64_t>((static_cast<unsigned __int128>(fp - 1) << 64) / 65535 + 1)};
 }
 
-/// The scene: sub-filter 0 (capacity 5: 2 buckets) holds B and four fillers (C the first), full
-/// by count; the twin T has B's fingerprint, B's pair in sub-filter 1 (capacity 10: 3 buckets)
-/// and another one in sub-filter 0, so T's add grows the filter and then T matches B's remove
-/// in sub-filter 1, where only T's copy is. Found by search, with plain filters of those sizes.
+/// The scenes: sub-filter 0 has capacity 5 (2 buckets), sub-filter 1 capacity 10 (3 buckets).
+/// The twin T has B's fingerprint; in one sub-filter's geometry it has B's pair, in the other's
+/// another pair. Found by search, with plain filters of those sizes. Plain scene: T shares B's
+/// pair in sub-filter 1 only; sub-filter 0 holds B and four fillers (C the first), full by count,
+/// so T's add grows the filter and T then matches B's remove in sub-filter 1, where only T's copy
+/// is. Mirrored scene: T shares B's pair in sub-filter 0 only; sub-filter 0 holds T and four
+/// fillers, and B went to sub-filter 1, so B's remove matches T's copy in sub-filter 0.
 struct twin_scene {
     hash128 b, t, fillers[4];
-    twin_scene() {
+    explicit twin_scene(bool mirrored) {
         if (cuckoo_filter::size_for(5, 0.05).slots != 8 || cuckoo_filter::size_for(10, 0.025).slots != 12) std::abort();
         for (std::uint64_t fp = 1;; ++fp) {
             b = with_fingerprint(0, fp);
-            for (const std::uint64_t h1 : {std::uint64_t{1} << 63, ~std::uint64_t{0}}) {
+            for (const std::uint64_t h1 : {std::uint64_t{1} << 63, ~std::uint64_t{0}, (std::uint64_t{1} << 63) - 1}) {
                 t = with_fingerprint(h1, fp);
                 cuckoo_filter in0(2), in1(3);
                 in0.add_hash(b);
                 in1.add_hash(b);
-                if (in1.contains_hash(t) && !in0.contains_hash(t)) {
+                if ((mirrored ? in0 : in1).contains_hash(t) && !(mirrored ? in1 : in0).contains_hash(t)) {
                     for (std::uint64_t i = 0; i < 4; ++i) fillers[i] = with_fingerprint(i % 2 == 0 ? 0 : h1, fp + 1 + i);
                     return;
                 }
@@ -119,41 +122,54 @@ struct twin_scene {
         }
     }
 };
-const twin_scene scene;
+const twin_scene plain_scene(false), mirrored_scene(true);
 
 // Property (the top of scalable_bloom_filter.hpp): a remove of B (added before) never answers
-// absent and never erases T's copy, while T's add grows the filter and stores T in the new
-// sub-filter (or, if the remove came first, in the slot it freed); a reader of C never misses
-// it. After: T and C are found, and the copies matching B are T's if it grew, plus B's own if
-// the remove refused as ambiguous. Bounds: 3 threads, one operation each; 200,000 random
-// schedules (exhaustive search is too slow here: 47 million schedules, 7 minutes, with at most
-// one preemption; over ten minutes with two).
-struct scalable_cuckoo_remove : rl::test_suite<scalable_cuckoo_remove, 3> {
+// absent and never erases T's copy. Plain: T's add grows the filter and stores T in the new
+// sub-filter (or, if the remove came first, in the slot it freed in sub-filter 0); after, the
+// copies matching B are T's if it grew, plus B's own if the remove refused as ambiguous.
+// Mirrored: B matches in both sub-filters before the threads start, so the remove must refuse
+// (ambiguous) while an add of a fresh key races into sub-filter 1. A reader of C (plain) or T
+// (mirrored) never misses it. An erase from the newest match fails the plain scene, one from the
+// oldest the mirrored one. Bounds: 3 threads, one operation each; 200,000 random schedules
+// (exhaustive search is too slow here: 47 million schedules, 7 minutes, with at most one
+// preemption; over ten minutes with two).
+template <bool mirrored>
+struct scalable_cuckoo_remove : rl::test_suite<scalable_cuckoo_remove<mirrored>, 3> {
+    static constexpr const twin_scene& scene = mirrored ? mirrored_scene : plain_scene;
     scalable_cuckoo f{5, 0.1};
     remove_status removal = remove_status::absent;  // written by thread 1 only; read in after()
 
     scalable_cuckoo_remove() {
-        f.add_hash(scene.b);
+        f.add_hash(mirrored ? scene.t : scene.b);
         for (const hash128& h : scene.fillers) f.add_hash(h);
+        if (mirrored) f.add_hash(scene.b);  // sub-filter 0 is full by count: B grows the filter
     }
     void thread(unsigned index) {
         if (index == 0) {
-            f.add_hash(scene.t);
-            RL_ASSERT(f.contains_hash(scene.t));
+            const hash128 added = mirrored ? with_fingerprint(0, fingerprint_after_scene()) : scene.t;
+            f.add_hash(added);
+            RL_ASSERT(f.contains_hash(added));
         } else if (index == 1) {
             removal = f.erase_hash(scene.b);
             RL_ASSERT(removal != remove_status::absent);
         } else {
-            RL_ASSERT(f.contains_hash(scene.fillers[0]));
+            RL_ASSERT(f.contains_hash(mirrored ? scene.t : scene.fillers[0]));
         }
     }
     void after() {
         RL_ASSERT(f.contains_hash(scene.t) && f.contains_hash(scene.fillers[0]));
+        if (mirrored) {
+            RL_ASSERT(removal == remove_status::ambiguous && f.count_hash(scene.b) == 2);
+            return;
+        }
         // T went to sub-filter 1 (a growth), unless the remove freed a slot in 0 before T's add
         // counted sub-filter 0's keys: there T's pair is not B's
         const unsigned twin_copies = f.filters() == 2 ? 1 : 0;
         RL_ASSERT(f.count_hash(scene.b) == twin_copies + (removal == remove_status::removed ? 0 : 1));
     }
+    /// A fingerprint none of the scene's keys has (the search finds theirs among the first few).
+    static std::uint64_t fingerprint_after_scene() { return 60000; }
 };
 
 // ---- rotating: a key lives through G-1 rotations, and is gone after G ----
@@ -198,7 +214,8 @@ struct rotation : rl::test_suite<rotation<G, double_write>, 3> {
 
 LFBLOOM_RELACY_TESTS({"scalable.growth", lfbloom::relacy::make<scalable_growth>()},
                      {"scalable.cap", lfbloom::relacy::make<scalable_cap>()},
-                     {"scalable.cuckoo_remove", lfbloom::relacy::make<scalable_cuckoo_remove>()},
+                     {"scalable.cuckoo_remove", lfbloom::relacy::make<scalable_cuckoo_remove<false>>()},
+                     {"scalable.cuckoo_remove_mirrored", lfbloom::relacy::make<scalable_cuckoo_remove<true>>()},
                      {"rotating.g2", lfbloom::relacy::make<rotation<2, false>>()},
                      {"rotating.g2.double_write", lfbloom::relacy::make<rotation<2, true>>()},
                      {"rotating.g3", lfbloom::relacy::make<rotation<3, false>>()},

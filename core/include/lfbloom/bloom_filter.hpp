@@ -98,6 +98,12 @@ public:
 
     /// The geometry for_capacity(capacity, fpr) would use; pure, throws as for_capacity does.
     static geometry size_for(std::uint64_t capacity, double fpr) { return Layout::size_for(capacity, fpr); }
+    /// The filter for_capacity(capacity, fpr) would make, without allocating it (planned()).
+    static filter_stats plan(std::uint64_t capacity, double fpr) {
+        const geometry g = size_for(capacity, fpr);
+        return planned(kind, g.slots, 1, g.hashes, g.slots / 8, g.capacity, g.target_fpr,
+                       Layout::expected_fpr(static_cast<double>(g.capacity), g.slots, g.hashes));
+    }
 
     /// Sized so the expected FPR after `capacity` distinct adds is <= `fpr`. Throws
     /// invalid_argument (capacity 0, fpr outside (0,1) or NaN, more than 255 hashes needed) or

@@ -92,6 +92,13 @@ public:
         return blocked_geometry(capacity, fpr, slots_per_line(counter_bits));
     }
 
+    /// The filter for_capacity(capacity, fpr, counter_bits) would make, without allocating it (planned()).
+    static filter_stats plan(std::uint64_t capacity, double fpr, std::uint32_t counter_bits = 4) {
+        const geometry g = size_for(capacity, fpr, counter_bits);
+        return planned(kind, g.slots, counter_bits, g.hashes, g.slots / 8 * counter_bits, g.capacity, g.target_fpr,
+                       expected_fpr_for(slots_per_line(counter_bits))(static_cast<double>(g.capacity), g.slots, g.hashes));
+    }
+
     /// Exactly `counters` counters (a multiple of the counters per line) and `hashes` probes.
     static basic_counting_bloom_filter with_geometry(std::uint64_t counters, std::uint32_t hashes,
                                                std::uint32_t counter_bits = 4, const filter_options& options = {}) {

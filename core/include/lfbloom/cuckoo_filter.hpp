@@ -147,6 +147,15 @@ public:
         return {static_cast<std::uint64_t>(buckets) * slots_per_bucket, 2, capacity, fpr};
     }
 
+    /// The filter for_capacity(capacity, fpr) would make, without allocating it (planned()): its
+    /// buckets' and stripe words' bytes, and its rate at capacity keys, fpr_at(that load).
+    static filter_stats plan(std::uint64_t capacity, double fpr) {
+        const geometry g = size_for(capacity, fpr);
+        const std::uint64_t buckets = g.slots / slots_per_bucket;
+        return planned(kind, g.slots, counter_bits(), g.hashes, (buckets + stripes_for(buckets)) * 8, g.capacity,
+                       g.target_fpr, fpr_at(static_cast<double>(g.capacity) / static_cast<double>(g.slots)));
+    }
+
     /// Exactly `buckets` buckets (1 to 2^56), all empty. Throws invalid_argument, too_large (over
     /// options.memory_limit or the machine) or out_of_memory.
     explicit basic_cuckoo_filter(std::uint64_t buckets, const filter_options& options = {})

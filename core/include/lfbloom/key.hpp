@@ -33,8 +33,8 @@ inline constexpr std::size_t batch_size = 64;
 /// and optionally on_key_call(), run once at the start of every key-level call or batch (a
 /// rotating filter reads its clock there, once per batch instead of once per key).
 /// Every member has the thread-safety of the Filter member it calls (all lock-free, see there).
-/// Adds are noexcept when Filter::add_hash is (only a scalable filter's may throw: full, or
-/// out_of_memory while building a sub-filter).
+/// Adds are noexcept when Filter::add_hash is (a scalable filter's may throw full, or
+/// out_of_memory while building a sub-filter; a cuckoo filter's full or too_many_duplicates).
 template <class Filter>
 class key_operations {
     static constexpr bool nothrow_add() noexcept { return noexcept(std::declval<Filter&>().add_hash(hash128{})); }

@@ -63,4 +63,22 @@ struct filter_stats {
 /// The fraction of capacity at which filter_stats::near_capacity turns on.
 inline constexpr double near_capacity_fraction = 0.8;
 
+/// A filter described before it exists (each filter's static plan()): its shape and bytes, and
+/// estimated_fpr, its false-positive rate once it holds estimated_count = capacity keys; the
+/// counts of set slots are 0.
+inline filter_stats planned(layout kind, std::uint64_t slots, std::uint32_t slot_bits, std::uint32_t hashes,
+                            std::uint64_t bytes, std::uint64_t capacity, double target_fpr, double fpr_at_capacity) {
+    filter_stats s;
+    s.kind = kind;
+    s.slots = slots;
+    s.slot_bits = slot_bits;
+    s.hashes = hashes;
+    s.bytes = bytes;
+    s.capacity = capacity;
+    s.target_fpr = target_fpr;
+    s.estimated_count = static_cast<double>(capacity);
+    s.estimated_fpr = fpr_at_capacity;
+    return s;
+}
+
 }  // namespace lfbloom

@@ -12,7 +12,7 @@
 //
 // Cuckoo sub-filters. Their 16-bit fingerprints reach no rate below about 0.006%
 // (basic_cuckoo_filter::size_for), so the chain ends (full) at the first sub-filter whose rate
-// would be lower: with tightening 0.5, 4 sub-filters at fpr 0.1% and 8 at 1%; a tightening of
+// would be lower: with tightening 0.5, 4 sub-filters at fpr 0.1% and 7 at 1%; a tightening of
 // 0.8-0.9 goes deeper. Any rate above 0.0115% gives the same sub-filter (load 94%), so the sum
 // bound is loose there and stats()'s estimate is the one to read. An add always stores a copy in
 // the newest (as basic_cuckoo_filter's adds do: there is no add-if-absent; it reports new only if
@@ -22,15 +22,24 @@
 // sum of the other sub-filters' rates) or through its own second copy added after a growth.
 // Taking the copy out of the wrong one would lose that other key, so remove erases a copy only
 // when exactly one sub-filter matches; when several do it changes nothing and reports ambiguous
-// (remove_status): the key stays a false positive, never a false negative. Proof: a key added
-// and not removed has a copy of its (fingerprint, pair) in the sub-filter s it was stored in, so
-// s matches (no false negatives); if s is the only match, the erase is in s, where
-// basic_cuckoo_filter's argument holds. Removing a key that was never added is the misuse
-// basic_cuckoo_filter describes, with the same consequence.
+// (remove_status): the key stays a false positive, never a false negative. Proof, for a remove
+// that happens-after the add it cancels: that add stored a copy of the key's (fingerprint, pair)
+// in a sub-filter s published before it, so the remove's scan includes s and s matches (no false
+// negatives); if s is the only match, the erase is in s, where basic_cuckoo_filter's argument
+// holds. A remove that does not happen-after its add (a key never added, or one whose add is
+// still under way) is the misuse basic_cuckoo_filter describes, and worse here: the copy it
+// erases in the one sub-filter that matches belongs to another key, and the key's own add, if it
+// comes, stores its copy in the newest sub-filter, not there, so that other key stays lost.
+// Limits: removes free slots only for the count of their sub-filter, and adds go to the newest,
+// so under churn (keys that live longer than the newest takes to fill) the chain grows to its
+// cap; a cuckoo_filter sized for the live set is the tool there. And a key added again after a
+// growth matches in two sub-filters: its removes are refused as ambiguous.
 //
-// Thread safety: add, contains, remove and count (single and batch) and stats run concurrently from any threads,
-// lock-free, with one exception: an add that must size a successor itself waits for any sizing
-// under way in the process (sizing.hpp's models are behind a mutex). Growth: an add that finds the newest sub-filter full and
+// Thread safety: add, contains, remove and count (single and batch) and stats run concurrently
+// from any threads. With blocked sub-filters all are lock-free, with one exception: an add that
+// must size a successor itself waits for any sizing under way in the process (sizing.hpp's
+// models are behind a mutex). With cuckoo sub-filters queries are lock-free and adds and removes
+// lock one stripe of one sub-filter at a time (basic_cuckoo_filter). Growth: an add that finds the newest sub-filter full and
 // no successor installed builds one and installs it with one CAS (racing builders that lose free
 // theirs), then publishes it with one CAS of the sub-filter count. So at most one successor is
 // installed per sub-filter, adds never pile into a full one (beyond the few that raced its last
@@ -46,8 +55,8 @@
 // Guarantee: if add(key) happens-before contains(key), contains returns true, growth or not: the
 // sub-filter the add wrote to is published before the add began and is checked by every later
 // query. When the cap on sub-filters or memory is reached, an add of a key not already present
-// (in any sub-filter, the newest included) throws error(errc::full) and changes nothing; queries
-// keep working.
+// (in any sub-filter, the newest included; with cuckoo sub-filters, any add) throws
+// error(errc::full) and changes nothing; queries keep working.
 #pragma once
 
 #include <array>
@@ -169,7 +178,8 @@ public:
     }
 
     /// Cuckoo: erases one copy of the key if exactly one sub-filter matches it (see the top of
-    /// this file for why not otherwise). Blocking as basic_cuckoo_filter's remove (one stripe).
+    /// this file for why not otherwise). Call it only after the add it cancels (happens-before):
+    /// see the top of this file. Blocking as basic_cuckoo_filter's remove (one stripe).
     remove_status erase_hash(hash128 h) noexcept
         requires removes
     {
@@ -204,7 +214,8 @@ public:
         return erase_hash(this->hash(key));
     }
 
-    /// removable_key_operations' remove: true if erase_hash removed a copy.
+    /// removable_key_operations' remove (and remove_many): true if erase_hash removed a copy.
+    /// False for absent and ambiguous alike: call erase to tell them apart.
     bool remove_hash(hash128 h) noexcept
         requires removes
     {

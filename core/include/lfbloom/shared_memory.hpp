@@ -136,11 +136,11 @@ inline std::uint64_t live_bytes(const file_header& h) {
     return h.payload_bytes + (h.kind == layout::cuckoo ? cuckoo_filter::stripe_words(h.payload_bytes / 8) * 8 : 0);
 }
 
-/// The filter of header `h` over the words of the open shared file `fd`.
+/// The filter of header `h` over the words of the open shared file `fd`. Callers have checked
+/// live_bytes(h) against memory_limit.
 template <class Filter>
 Filter map_live(const file_header& h, int fd, std::uint64_t memory_limit, bool writable) {
     const std::uint64_t words = h.payload_bytes / 8;
-    check_memory(live_bytes(h), memory_limit);
     if constexpr (Filter::kind == layout::cuckoo)
         return make_for<Filter>(h, memory_limit, word_array::map_file(fd, shared_words_offset, words, memory_limit, writable),
                                 word_array::map_file(fd, shared_words_offset + h.payload_bytes, Filter::stripe_words(words),
@@ -249,6 +249,17 @@ bool same_filter(const Filter& f, const geometry& g, const filter_options& optio
     else return same;
 }
 
+/// `any`'s Filter, if it is what create_live would have made of these arguments (same_filter);
+/// else throws incompatible, naming `path`.
+template <class Filter>
+Filter& expect_filter(any_filter& any, const std::string& path, const geometry& g, const filter_options& options,
+                      std::uint32_t counter_bits) {
+    Filter* f = std::get_if<Filter>(&any);
+    if (f == nullptr || !same_filter(*f, g, options, counter_bits))
+        throw error(errc::incompatible, path + " holds a filter of another kind, size or seed than the one asked for");
+    return *f;
+}
+
 }  // namespace detail
 
 /// Opens `path` if it exists, else creates it as create_shared_file does, in one call: of
@@ -270,10 +281,7 @@ Filter open_or_create_shared_file(const std::string& path, const geometry& g, co
             if (e.code() == errc::io && ::access(path.c_str(), F_OK) != 0 && errno == ENOENT) continue;  // removed meanwhile
             throw;
         }
-        Filter* f = std::get_if<Filter>(&*any);
-        if (f == nullptr || !detail::same_filter(*f, g, options, counter_bits))
-            throw error(errc::incompatible, path + " holds a filter of another kind, size or seed than the one asked for");
-        return std::move(*f);
+        return std::move(detail::expect_filter<Filter>(*any, path, g, options, counter_bits));
     }
 }
 
@@ -300,11 +308,12 @@ public:
         return std::visit([&](const auto& f) { return f.contains(key); }, filter_);
     }
 
-    /// A Bloom filter's stats (a cuckoo filter's are in cuckoo_filter::stats: this gives zeros).
+    /// The filter's stats; a cuckoo filter's as as_filter_stats reduces them (its event counts,
+    /// kicks and the like, are in filter() and count this process only).
     filter_stats stats() const {
         return std::visit(
             [](const auto& f) -> filter_stats {
-                if constexpr (std::decay_t<decltype(f)>::kind == layout::cuckoo) return {};
+                if constexpr (std::decay_t<decltype(f)>::kind == layout::cuckoo) return as_filter_stats(f.stats());
                 else return f.stats();
             },
             filter_);

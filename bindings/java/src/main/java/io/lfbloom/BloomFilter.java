@@ -97,6 +97,12 @@ public final class BloomFilter extends KeyFilter {
         return create(expectedInsertions, fpp, Options.defaults());
     }
 
+    /** What {@code create(expectedInsertions, fpp, options)} would make, without making it (the memory limit is ignored). */
+    public static Plan plan(long expectedInsertions, double fpp, Options options) {
+        if (options == null) throw new IllegalArgumentException("options is null");
+        return Plan.of(options.layout == Layout.CLASSIC ? Native.LAYOUT_CLASSIC : Native.LAYOUT_BLOCKED, expectedInsertions, fpp, 4);
+    }
+
     /** As {@link #create(long, double)}, with a layout, a memory limit and a seed. */
     public static BloomFilter create(long expectedInsertions, double fpp, Options options) {
         if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");

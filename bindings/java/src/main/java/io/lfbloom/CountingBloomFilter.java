@@ -32,6 +32,11 @@ public final class CountingBloomFilter extends KeyFilter {
         return create(expectedInsertions, fpp, 4, BloomFilter.Options.defaults());
     }
 
+    /** What {@code create(expectedInsertions, fpp, counterBits, options)} would make, without making it. */
+    public static Plan plan(long expectedInsertions, double fpp, int counterBits) {
+        return Plan.of(Native.LAYOUT_COUNTING, expectedInsertions, fpp, counterBits);
+    }
+
     /** {@code counterBits} is 4 or 8; the options' layout is ignored (counting filters are blocked). */
     public static CountingBloomFilter create(long expectedInsertions, double fpp, int counterBits, BloomFilter.Options options) {
         if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");

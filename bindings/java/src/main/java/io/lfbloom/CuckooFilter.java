@@ -83,6 +83,11 @@ public final class CuckooFilter extends KeyFilter {
         return super.put(key);
     }
 
+    /** What {@code create(expectedInsertions, fpp)} would make, without making it. */
+    public static Plan plan(long expectedInsertions, double fpp) {
+        return Plan.of(KIND, expectedInsertions, fpp, 4);
+    }
+
     /** Sized so that {@code expectedInsertions} keys fit and an absent key's FPP is at most {@code fpp}. */
     public static CuckooFilter create(long expectedInsertions, double fpp) {
         return create(expectedInsertions, fpp, BloomFilter.Options.defaults());

@@ -21,6 +21,34 @@ class CuckooFilterTest {
     }
 
     @Test
+    void plansDescribeWhatCreateMakesWithoutMakingIt() {
+        Plan p = CuckooFilter.plan(100_000, 0.0002);
+        try (CuckooFilter f = CuckooFilter.create(100_000, 0.0002)) {
+            Stats s = f.stats();
+            assertEquals("cuckoo", p.kind());
+            assertEquals(s.slots(), p.slots());
+            assertEquals(s.bytes(), p.bytes());
+            assertEquals(16, p.slotBits());
+            assertTrue(p.expectedFpp() <= 0.0002 && p.expectedFpp() > 0.0001, p.toString());
+        }
+        Plan b = BloomFilter.plan(100_000, 0.01, BloomFilter.Options.defaults());
+        try (BloomFilter f = BloomFilter.create(100_000, 0.01)) {
+            assertEquals(f.stats().slots(), b.slots());
+            assertEquals(f.stats().hashes(), b.hashes());
+            assertEquals(f.stats().bytes(), b.bytes());
+        }
+        assertEquals("classic", BloomFilter.plan(1000, 0.01, BloomFilter.Options.defaults().layout(BloomFilter.Layout.CLASSIC)).kind());
+        Plan c = CountingBloomFilter.plan(100_000, 0.01, 8);
+        assertEquals("counting", c.kind());
+        assertEquals(8, c.slotBits());
+        assertEquals(c.slots(), c.bytes());  // one byte per 8-bit counter
+        assertTrue(BloomFilter.plan(1_000_000_000_000L, 0.01, BloomFilter.Options.defaults()).bytes() > 1_000_000_000_000L);  // planned, not allocated
+        assertThrows(IllegalArgumentException.class, () -> CuckooFilter.plan(1000, 0.00001));  // below 16-bit fingerprints' reach
+        assertThrows(IllegalArgumentException.class, () -> CountingBloomFilter.plan(1000, 0.01, 5));
+        assertThrows(IllegalArgumentException.class, () -> BloomFilter.plan(0, 0.01, BloomFilter.Options.defaults()));
+    }
+
+    @Test
     void putQueryRemoveRoundTrips() {
         try (CuckooFilter f = CuckooFilter.create(10_000, 0.001)) {
             List<byte[]> keys = keys("k", 5000);

@@ -1,0 +1,45 @@
+package io.lfbloom;
+
+/**
+ * A filter described before it exists ({@link BloomFilter#plan}, {@link CountingBloomFilter#plan},
+ * {@link CuckooFilter#plan}): what {@code create} with the same arguments would make, computed
+ * without allocating it, so a terabyte filter can be planned on a laptop.
+ *
+ * @param kind        "classic", "blocked", "counting" or "cuckoo"
+ * @param slots       bits, counters, or cuckoo fingerprint slots
+ * @param slotBits    1, the counter width 4 or 8, or 16 (cuckoo fingerprints)
+ * @param hashes      k (2 for a cuckoo filter: buckets per key)
+ * @param bytes       memory of the filter's arrays
+ * @param capacity    the keys it is sized for
+ * @param targetFpp   the rate it is sized for
+ * @param expectedFpp its false-positive probability once it holds {@code capacity} keys
+ */
+public record Plan(String kind, long slots, int slotBits, int hashes, long bytes, long capacity, double targetFpp,
+        double expectedFpp) {
+
+    private static final String[] KINDS = {"", "classic", "blocked", "counting", "split-block", "one-word", "two-word", "cuckoo"};
+
+    /**
+     * lfb_plan for an lfb_spec of this enum lfb_kind (the layouts classic, blocked and counting
+     * have their kinds' numbers); invalid arguments throw IllegalArgumentException.
+     */
+    static Plan of(int kind, long capacity, double fpp, int counterBits) {
+        if (capacity <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
+        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
+        Native.load();
+        lfb_spec spec = new lfb_spec();
+        lfb_info info = new lfb_info();
+        try {
+            spec.setKind(kind);
+            spec.setCapacity(capacity);
+            spec.setFpr(fpp);
+            spec.setCounter_bits(counterBits);
+            Native.check(LfbNative.lfb_plan(spec, info));
+            return new Plan(KINDS[(int) info.getKind()], info.getSlots(), (int) info.getSlot_bits(), (int) info.getHashes(),
+                    info.getBytes(), info.getCapacity(), info.getTarget_fpr(), info.getExpected_fpr());
+        } finally {
+            info.delete();
+            spec.delete();
+        }
+    }
+}
