@@ -64,11 +64,8 @@ const sharedCreate = 1 // LFB_SHARED_CREATE
 
 func newCuckoo(capacity uint64, fpr float64, opts []Option, make func(native.Lfb_spec, *uintptr) int) (*Cuckoo, error) {
 	o := nativeOptions(opts)
-	spec := native.NewLfb_spec()
+	spec := newSpec(kindCuckoo, capacity, fpr)
 	defer native.DeleteLfb_spec(spec)
-	spec.SetKind(kindCuckoo)
-	spec.SetCapacity(capacity)
-	spec.SetFpr(fpr)
 	spec.SetMemory_limit(o[1])
 	spec.SetSeed(o[2])
 	var p uintptr

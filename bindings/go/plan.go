@@ -37,13 +37,10 @@ func PlanCuckoo(capacity uint64, fpr float64) (Plan, error) {
 const kindCounting = 3 // LFB_KIND_COUNTING
 
 func plan(kind int, capacity uint64, fpr float64, counterBits uint) (Plan, error) {
-	spec := native.NewLfb_spec()
+	spec := newSpec(kind, capacity, fpr)
 	defer native.DeleteLfb_spec(spec)
 	info := native.NewLfb_info()
 	defer native.DeleteLfb_info(info)
-	spec.SetKind(uint(kind))
-	spec.SetCapacity(capacity)
-	spec.SetFpr(fpr)
 	spec.SetCounter_bits(counterBits)
 	if _, err := nativeCall(func() int { return native.Lfb_plan(spec, info) }); err != nil {
 		return Plan{}, err
@@ -52,4 +49,13 @@ func plan(kind int, capacity uint64, fpr float64, counterBits uint) (Plan, error
 	return Plan{Kind: kinds[info.GetKind()], Slots: info.GetSlots(), SlotBits: int(info.GetSlot_bits()),
 		Hashes: int(info.GetHashes()), Bytes: info.GetBytes(), Capacity: info.GetCapacity(),
 		TargetFPR: info.GetTarget_fpr(), ExpectedFPR: info.GetExpected_fpr()}, nil
+}
+
+// newSpec returns an lfb_spec (the caller deletes it) of this kind for (capacity, fpr).
+func newSpec(kind int, capacity uint64, fpr float64) native.Lfb_spec {
+	spec := native.NewLfb_spec()
+	spec.SetKind(uint(kind))
+	spec.SetCapacity(capacity)
+	spec.SetFpr(fpr)
+	return spec
 }

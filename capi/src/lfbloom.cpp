@@ -1129,9 +1129,9 @@ lfbloom::any_filter open_shared_any(const char* path, const lfb_spec* spec, std:
     });
 }
 
-/// Applies op to the filter in the handle, whatever its kind.
-template <class Handle, class Op>
-int with_any(Handle* handle, Op op) {
+/// with_filter without its up-front refusal of read-only handles, for lfb_batch_run: a batch of
+/// queries runs on one, so the batch checks its operation itself.
+int with_any_op(lfb_handle* handle, auto op) {
     return guarded([&] { return std::visit(op, deref(handle).impl); });
 }
 
@@ -1220,37 +1220,33 @@ int lfb_create(const lfb_spec* spec, lfb_handle** out) {
 void lfb_free(lfb_handle* handle) { delete handle; }
 
 int lfb_kind(const lfb_handle* handle) {
-    return with_any(handle, [](const auto& f) { return static_cast<int>(std::decay_t<decltype(f)>::kind); });
+    return with_filter(handle, [](const auto& f) { return static_cast<int>(std::decay_t<decltype(f)>::kind); });
 }
 
 int lfb_add(lfb_handle* handle, const void* key, uint64_t len) {
-    return with_any(handle, [&](auto& f) {
-        require_writable(*handle);
-        return f.add(key_of(key, len)) ? 1 : 0;
-    });
+    return with_filter(handle, [&](auto& f) { return f.add(key_of(key, len)) ? 1 : 0; });
 }
 
 int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len) {
-    return with_any(handle, [&](const auto& f) { return f.contains(key_of(key, len)) ? 1 : 0; });
+    return with_filter(handle, [&](const auto& f) { return f.contains(key_of(key, len)) ? 1 : 0; });
 }
 
 int lfb_remove(lfb_handle* handle, const void* key, uint64_t len) {
-    return with_any(handle, [&](auto& f) -> int {
-        require_writable(*handle);
+    return with_filter(handle, [&](auto& f) -> int {
         if constexpr (removes<std::decay_t<decltype(f)>>) return f.remove(key_of(key, len)) ? 1 : 0;
         else no_removes();
     });
 }
 
 int lfb_count(const lfb_handle* handle, const void* key, uint64_t len) {
-    return with_any(handle, [&](const auto& f) -> int {
+    return with_filter(handle, [&](const auto& f) -> int {
         if constexpr (removes<std::decay_t<decltype(f)>>) return static_cast<int>(f.count(key_of(key, len)));
         else no_removes();
     });
 }
 
 int lfb_batch_run(lfb_handle* handle, lfb_batch* batch) {
-    return with_any(handle, [&](auto& f) -> int {
+    return with_any_op(handle, [&](auto& f) -> int {
         require(batch != nullptr, "batch is NULL");
         lfb_batch b;
         read_sized(batch, b);
@@ -1282,11 +1278,11 @@ int lfb_batch_run(lfb_handle* handle, lfb_batch* batch) {
 }
 
 int lfb_info_get(const lfb_handle* handle, lfb_info* out) {
-    return with_any(handle, [&](const auto& f) { return info_of(f, out); });
+    return with_filter(handle, [&](const auto& f) { return info_of(f, out); });
 }
 
 int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint64_t* size) {
-    return with_any(handle, [&](const auto& f) {
+    return with_filter(handle, [&](const auto& f) {
         require(size != nullptr, "size output is NULL");
         *size = serialized_size(f, format);
         return LFB_OK;
@@ -1294,11 +1290,11 @@ int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint64_t* siz
 }
 
 int lfb_save(const lfb_handle* handle, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written) {
-    return with_any(handle, [&](const auto& f) { return save_to_buffer(f, format, buffer, capacity, written); });
+    return with_filter(handle, [&](const auto& f) { return save_to_buffer(f, format, buffer, capacity, written); });
 }
 
 int lfb_save_file(const lfb_handle* handle, uint32_t format, const char* path, uint32_t mode) {
-    return with_any(handle, [&](const auto& f) { return save_to_file(f, format, path, mode); });
+    return with_filter(handle, [&](const auto& f) { return save_to_file(f, format, path, mode); });
 }
 
 int lfb_load(uint32_t format, const void* data, uint64_t len, uint64_t memory_limit, lfb_handle** out) {
@@ -1339,5 +1335,5 @@ int lfb_plan(const lfb_spec* spec, lfb_info* out) {
 }
 
 int lfb_flush(const lfb_handle* handle) {
-    return with_any(handle, [](const auto& f) { return f.flush(), LFB_OK; });
+    return with_filter(handle, [](const auto& f) { return f.flush(), LFB_OK; });
 }

@@ -62,8 +62,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -365,13 +365,13 @@ private:
     static constexpr std::uint64_t version_unit = std::uint64_t{1} << owner_bits;
     static constexpr unsigned takeover_check_waits = 4096;  ///< yields between asks whether the owner ended
     static constexpr std::uint64_t lane_low = 0x0001000100010001ULL;
+    static constexpr std::uint64_t lane_high = 0x8000800080008000ULL;
     using held_count = typename Sync::template atomic<std::uint32_t>;
     /// A stripe's lock word, and (shared filters) this process's count of its takers and holders.
     struct stripe_ref {
         word_type& word;
         held_count* mine;  ///< null unless shared
     };
-    static constexpr std::uint64_t lane_high = 0x8000800080008000ULL;
 
     /// A key's fingerprint and buckets.
     struct slots {
@@ -419,9 +419,11 @@ private:
 
     word_type& bucket(std::uint64_t i) const noexcept { return table_.data()[i]; }
     word_type& stripe_word(std::uint64_t i) const noexcept { return stripes_.data()[i]; }
-    word_type& stripe_of(std::uint64_t a, std::uint64_t b) const noexcept { return stripe_word(std::min(a, b) & stripe_mask_); }
+    /// The stripe of the bucket pair {a, b}.
+    std::uint64_t stripe_index(std::uint64_t a, std::uint64_t b) const noexcept { return std::min(a, b) & stripe_mask_; }
+    word_type& stripe_of(std::uint64_t a, std::uint64_t b) const noexcept { return stripe_word(stripe_index(a, b)); }
     stripe_ref lockable(std::uint64_t i) const noexcept { return {stripe_word(i), mine_ ? &mine_[i] : nullptr}; }
-    stripe_ref lockable(std::uint64_t a, std::uint64_t b) const noexcept { return lockable(std::min(a, b) & stripe_mask_); }
+    stripe_ref lockable(std::uint64_t a, std::uint64_t b) const noexcept { return lockable(stripe_index(a, b)); }
 
     // Bucket loads through load_word are relaxed, though buckets lose bits here (storage.hpp's
     // argument does not apply): each is made under the stripe lock whose acquire orders it after

@@ -39,9 +39,10 @@
 // from any threads. With blocked sub-filters all are lock-free, with one exception: an add that
 // must size a successor itself waits for any sizing under way in the process (sizing.hpp's
 // models are behind a mutex). With cuckoo sub-filters queries are lock-free and adds and removes
-// lock one stripe of one sub-filter at a time (basic_cuckoo_filter). Growth: an add that finds the newest sub-filter full and
-// no successor installed builds one and installs it with one CAS (racing builders that lose free
-// theirs), then publishes it with one CAS of the sub-filter count. So at most one successor is
+// lock one stripe of one sub-filter at a time (basic_cuckoo_filter).
+// Growth: an add that finds the newest sub-filter full and no successor installed builds one and
+// installs it with one CAS (racing builders that lose free theirs), then publishes it with one
+// CAS of the sub-filter count. So at most one successor is
 // installed per sub-filter, adds never pile into a full one (beyond the few that raced its last
 // slot), and nothing is freed before the filter is destroyed. To keep that work off the adds,
 // the first add past half of the newest's capacity starts a thread that builds the successor
@@ -64,7 +65,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-
 #include <type_traits>
 
 #include "lfbloom/bloom_filter.hpp"

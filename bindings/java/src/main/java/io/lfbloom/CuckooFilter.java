@@ -150,14 +150,8 @@ public final class CuckooFilter extends KeyFilter {
     }
 
     private static lfb_spec specOf(long expectedInsertions, double fpp, BloomFilter.Options options) {
-        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
-        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
         if (options == null) throw new IllegalArgumentException("options is null");
-        Native.load();
-        lfb_spec spec = new lfb_spec();
-        spec.setKind(KIND);
-        spec.setCapacity(expectedInsertions);
-        spec.setFpr(fpp);
+        lfb_spec spec = Plan.spec(KIND, expectedInsertions, fpp);
         spec.setSeed(options.seed);
         spec.setMemory_limit(options.memoryLimit);
         return spec;

@@ -24,15 +24,9 @@ public record Plan(String kind, long slots, int slotBits, int hashes, long bytes
      * have their kinds' numbers); invalid arguments throw IllegalArgumentException.
      */
     static Plan of(int kind, long capacity, double fpp, int counterBits) {
-        if (capacity <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
-        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
-        Native.load();
-        lfb_spec spec = new lfb_spec();
+        lfb_spec spec = spec(kind, capacity, fpp);
         lfb_info info = new lfb_info();
         try {
-            spec.setKind(kind);
-            spec.setCapacity(capacity);
-            spec.setFpr(fpp);
             spec.setCounter_bits(counterBits);
             Native.check(LfbNative.lfb_plan(spec, info));
             return new Plan(KINDS[(int) info.getKind()], info.getSlots(), (int) info.getSlot_bits(), (int) info.getHashes(),
@@ -41,5 +35,17 @@ public record Plan(String kind, long slots, int slotBits, int hashes, long bytes
             info.delete();
             spec.delete();
         }
+    }
+
+    /** A new lfb_spec (the caller deletes it) for (kind, capacity, fpp), checked; loads the library. */
+    static lfb_spec spec(int kind, long capacity, double fpp) {
+        if (capacity <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
+        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
+        Native.load();
+        lfb_spec spec = new lfb_spec();
+        spec.setKind(kind);
+        spec.setCapacity(capacity);
+        spec.setFpr(fpp);
+        return spec;
     }
 }

@@ -35,20 +35,10 @@ public class CuckooBenchmark {
     byte[][] absent;
     final AtomicInteger threads = new AtomicInteger();
 
-    static byte[][] keys(long seed) {
-        SplittableRandom rng = new SplittableRandom(seed);
-        byte[][] keys = new byte[KEYS][];
-        for (int i = 0; i < KEYS; i++) {
-            keys[i] = new byte[16];
-            rng.nextBytes(keys[i]);
-        }
-        return keys;
-    }
-
     @Setup
     public void setUp() {
-        present = keys(42);
-        absent = keys(43);
+        present = Keys.random(KEYS, 42);
+        absent = Keys.random(KEYS, 43);
         lfbloom = CuckooFilter.create(n, fpp);
         peer = new com.github.mgunlogson.cuckoofilter4j.CuckooFilter.Builder<>(Funnels.byteArrayFunnel(), n)
                 .withFalsePositiveRate(fpp).withExpectedConcurrency(2).build();

@@ -36,12 +36,7 @@ public class FilterBenchmark {
 
     @Setup
     public void setUp() {
-        SplittableRandom rng = new SplittableRandom(42);
-        keys = new byte[KEYS][];
-        for (int i = 0; i < KEYS; i++) {
-            keys[i] = new byte[16];
-            rng.nextBytes(keys[i]);
-        }
+        keys = Keys.random(KEYS, 42);
         lfbloom = BloomFilter.create(n, 0.01, BloomFilter.Options.defaults().layout(layout));
         guava = com.google.common.hash.BloomFilter.create(Funnels.byteArrayFunnel(), n, 0.01);
         for (int i = 0; i < n / 2; i++) {
