@@ -371,7 +371,7 @@ BOOST_AUTO_TEST_CASE(a_caller_given_mode_is_for_new_files) {
     BOOST_TEST(!std::filesystem::exists(dir.file("bad")));
 }
 
-// ---- cuckoo filters: layout 7, rule 4, 16-bit slots, two hashes (buckets per key) ----------------
+// ---- cuckoo filters: layout 7, rule 4, slot width 14, 16 or 17 (the bucket format), two hashes ----
 
 BOOST_AUTO_TEST_CASE(cuckoo_filters_round_trip_exactly) {
     auto check = [](cuckoo_filter f) {
@@ -382,14 +382,15 @@ BOOST_AUTO_TEST_CASE(cuckoo_filters_round_trip_exactly) {
         BOOST_TEST(data.size() == header_size + f.buckets() * 8 + trailer_size);
         BOOST_TEST(static_cast<int>(data[10]) == 7);
         BOOST_TEST(static_cast<int>(data[11]) == 4);
-        BOOST_TEST(static_cast<int>(data[12]) == 16);
+        BOOST_TEST(static_cast<unsigned>(data[12]) == f.counter_bits());
         std::span<const std::byte> rest(data);
         const file_header h = read_header(span_source(rest));
         BOOST_TEST(h.shape.hashes == 2u);
-        BOOST_TEST(h.shape.slots == 4 * f.buckets());
+        BOOST_TEST(h.shape.slots == f.slots_per_bucket() * f.buckets());
         BOOST_TEST(h.slots_set == f.stats().fingerprints);  // exact: saved behind the writer gate
         cuckoo_filter back = reload<cuckoo_filter>(data);
         BOOST_TEST(same_words(f, back));
+        BOOST_TEST(back.counter_bits() == f.counter_bits());
         BOOST_TEST(back.seed() == f.seed());
         BOOST_TEST(back.capacity() == f.capacity());
         BOOST_TEST(back.stats().target_fpr == f.stats().target_fpr);
@@ -398,8 +399,10 @@ BOOST_AUTO_TEST_CASE(cuckoo_filters_round_trip_exactly) {
         BOOST_TEST(back.stats().fingerprints == 0u);
         BOOST_TEST(std::holds_alternative<cuckoo_filter>(load_exact<any_filter>(data, [](const byte_source& s, std::uint64_t n) { return load_any(s, 0, n); })));
     };
-    check(cuckoo_filter::for_capacity(3000, 0.001, {.seed = 5}));
-    check(cuckoo_filter(777));  // built from a bucket count: capacity and rate 0
+    check(cuckoo_filter::for_capacity(3000, 0.001, {.seed = 5}));  // 14 bits, 5 per bucket
+    check(cuckoo_filter::for_capacity(3000, 0.0001, {.seed = 5}));  // 17 bits
+    check(cuckoo_filter(777));      // built from a bucket count: capacity and rate 0, 16 bits
+    check(cuckoo_filter(777, 14));
 }
 
 BOOST_AUTO_TEST_CASE(cuckoo_file_lies_are_refused) {
@@ -504,20 +507,26 @@ BOOST_AUTO_TEST_CASE(golden_files_of_format_v1_still_load) {
     check("one-word.lfb", one_word_bloom_filter::for_capacity(1000, 0.01));       // layout 5, rule 2 (lfbloom 1.5 on)
     check("two-word.lfb", two_word_bloom_filter::for_capacity(1000, 0.01));       // layout 6, rule 2 (lfbloom 1.5 on)
 
-    // Layout 7, rule 4 (lfbloom 1.5 on): the same buckets, so the same answers for every key.
-    auto cuckoo = cuckoo_filter::for_capacity(1000, 0.001, {.seed = 7});
-    for (int i = 0; i < 900; ++i) cuckoo.add("golden:" + std::to_string(i));
-    const std::string path = (dir / "cuckoo.lfb").string();
-    if (std::getenv("LFBLOOM_WRITE_GOLDEN") != nullptr) save_file(cuckoo, path);
-    const any_filter back = load_file(path);
-    const auto& loaded = std::get<cuckoo_filter>(back);
-    BOOST_TEST(same_words(cuckoo, loaded));
-    BOOST_TEST(loaded.seed() == 7u);
-    BOOST_TEST(loaded.capacity() == 1000u);
-    for (int i = 0; i < 900; ++i) BOOST_TEST_REQUIRE(loaded.count("golden:" + std::to_string(i)) == cuckoo.count("golden:" + std::to_string(i)));
-    std::uint64_t differ = 0;
-    for (int i = 0; i < 20000; ++i) differ += loaded.contains("absent:" + std::to_string(i)) != cuckoo.contains("absent:" + std::to_string(i));
-    BOOST_TEST(differ == 0u);
+    // Layout 7, rule 4: the same buckets, so the same answers for every key. Slot width 16 since
+    // lfbloom 1.5, 14 and 17 (semi-sorted buckets) since 1.7.
+    const auto check_cuckoo = [&](const std::string& name, cuckoo_filter cuckoo) {
+        for (int i = 0; i < 900; ++i) cuckoo.add("golden:" + std::to_string(i));
+        const std::string path = (dir / name).string();
+        if (std::getenv("LFBLOOM_WRITE_GOLDEN") != nullptr) save_file(cuckoo, path);
+        const any_filter back = load_file(path);
+        const auto& loaded = std::get<cuckoo_filter>(back);
+        BOOST_TEST(same_words(cuckoo, loaded), name);
+        BOOST_TEST(loaded.seed() == 7u);
+        BOOST_TEST(loaded.capacity() == 1000u);
+        BOOST_TEST(loaded.counter_bits() == cuckoo.counter_bits());
+        for (int i = 0; i < 900; ++i) BOOST_TEST_REQUIRE(loaded.count("golden:" + std::to_string(i)) == cuckoo.count("golden:" + std::to_string(i)));
+        std::uint64_t differ = 0;
+        for (int i = 0; i < 20000; ++i) differ += loaded.contains("absent:" + std::to_string(i)) != cuckoo.contains("absent:" + std::to_string(i));
+        BOOST_TEST(differ == 0u, name);
+    };
+    check_cuckoo("cuckoo.lfb", cuckoo_filter::for_capacity(1000, 0.001, 16, {.seed = 7}));
+    check_cuckoo("cuckoo14.lfb", cuckoo_filter::for_capacity(1000, 0.001, 14, {.seed = 7}));
+    check_cuckoo("cuckoo17.lfb", cuckoo_filter::for_capacity(1000, 0.0001, 17, {.seed = 7}));
 }
 
 // ---- Guava's format ---------------------------------------------------------------------------

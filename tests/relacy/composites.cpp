@@ -91,9 +91,13 @@ struct scalable_cap : rl::test_suite<scalable_cap, 2> {
 
 // ---- scalable cuckoo: a remove never takes another sub-filter's key ----
 
-/// A hash with fingerprint `fp` (cuckoo_filter.hpp: fastrange(h2, 65535) + 1) and h1 `h1`.
+/// The sub-filters' format at these sizes: plain 4 x 16 bits (5 x 14 would take as many buckets,
+/// and the plain format wins ties).
+constexpr std::uint32_t scene_bits = 16;
+
+/// A hash with fingerprint `fp` (cuckoo_filter.hpp: fastrange(h2, 2^16 - 1) + 1) and h1 `h1`.
 hash128 with_fingerprint(std::uint64_t h1, std::uint64_t fp) {
-    return {h1, static_cast<std::uint64_t>((static_cast<unsigned __int128>(fp - 1) << 64) / 65535 + 1)};
+    return {h1, static_cast<std::uint64_t>((static_cast<unsigned __int128>(fp - 1) << 64) / ((1u << scene_bits) - 1) + 1)};
 }
 
 /// The scenes: sub-filter 0 has capacity 5 (2 buckets), sub-filter 1 capacity 10 (3 buckets).
@@ -106,12 +110,13 @@ hash128 with_fingerprint(std::uint64_t h1, std::uint64_t fp) {
 struct twin_scene {
     hash128 b, t, fillers[4];
     explicit twin_scene(bool mirrored) {
-        if (cuckoo_filter::size_for(5, 0.05).slots != 8 || cuckoo_filter::size_for(10, 0.025).slots != 12) std::abort();
+        const geometry g0 = cuckoo_filter::size_for(5, 0.05), g1 = cuckoo_filter::size_for(10, 0.025);
+        if (g0.slot_bits != scene_bits || g1.slot_bits != scene_bits || g0.slots != 8 || g1.slots != 12) std::abort();
         for (std::uint64_t fp = 1;; ++fp) {
             b = with_fingerprint(0, fp);
             for (const std::uint64_t h1 : {std::uint64_t{1} << 63, ~std::uint64_t{0}, (std::uint64_t{1} << 63) - 1}) {
                 t = with_fingerprint(h1, fp);
-                cuckoo_filter in0(2), in1(3);
+                cuckoo_filter in0(2, scene_bits), in1(3, scene_bits);
                 in0.add_hash(b);
                 in1.add_hash(b);
                 if ((mirrored ? in0 : in1).contains_hash(t) && !(mirrored ? in1 : in0).contains_hash(t)) {

@@ -8,12 +8,19 @@
 // updates racing with it may be lost. Moving or destroying the filter needs exclusive access.
 //
 // Table: `buckets` 64-bit words (any count: never rounded up to a power of two), each a bucket
-// of four 16-bit slots, 0 meaning empty. A key's hash (MurmurHash3 with the seed, as every
-// filter) gives its fingerprint f = fastrange(h2, 65535) + 1, never 0, and its first bucket
+// of N slots of F-bit fingerprints, 0 meaning empty, in one of three formats (cuckoo_buckets.hpp):
+// four 16-bit lanes (F = 16, N = 4, the fastest), or semi-sorted, 4 x 17 bits or 5 x 14 bits, whose
+// high nibbles are stored as one rank. for_capacity picks the smallest table for the rate, and
+// among equal ones the plain format: 5 x 14 from about 0.046% up, 4 x 16 from 0.0115% to there,
+// 4 x 17 below (down to about 0.003%). A key's hash (MurmurHash3 with the seed, as every filter)
+// gives its fingerprint f = fastrange(h2, 2^F - 1) + 1, never 0, and its first bucket
 // i1 = fastrange(h1, buckets). Its second bucket is i2 = (j(f) - i1) mod buckets, with
 // j(f) = fastrange(f * 0x9E3779B97F4A7C15, buckets): each bucket of a pair is the other's through
 // f alone, so a stored fingerprint can move without its key. Keys with equal f and pair are
-// indistinguishable; an absent key matches a present one with probability about 8 * load / 65535.
+// indistinguishable; an absent key matches a present one with probability about
+// 2 * N * load / (2^F - 1). All copies of f in one bucket belong to one pair, so to one stripe
+// (below): writers change a bucket's word by CAS, and a semi-sorted write re-sorts the whole word,
+// but the copies of f in it change only under f's stripe lock, whatever else moves around them.
 //
 // Adds store a copy of f in a free slot of i1 or i2. When both are full, a breadth-first search
 // (at most max_search_nodes buckets) finds a chain of fingerprints each of which can move to its
@@ -69,6 +76,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "lfbloom/cuckoo_buckets.hpp"
 #include "lfbloom/error.hpp"
 #include "lfbloom/key.hpp"
 #include "lfbloom/options.hpp"
@@ -90,7 +98,9 @@ enum class cuckoo_status : std::uint8_t {
 
 /// A snapshot read while other threads may write; the event counts are since creation.
 struct cuckoo_stats {
-    std::uint64_t buckets = 0;             ///< 64-bit buckets of four 16-bit slots
+    std::uint64_t buckets = 0;             ///< 64-bit buckets
+    std::uint32_t slots_per_bucket = 4;    ///< 4, or 5 for 14-bit fingerprints
+    std::uint32_t fingerprint_bits = 16;   ///< 14, 16 or 17: the bucket format (cuckoo_buckets.hpp)
     std::uint64_t bytes = 0;               ///< memory of the buckets and the stripe words
     std::uint64_t capacity = 0;            ///< keys it was sized for (0 if built from a bucket count)
     double target_fpr = 0;                 ///< rate it was sized for (0 if built from a bucket count)
@@ -114,74 +124,108 @@ public:
     using word_type = std::remove_cvref_t<decltype(*std::declval<storage&>().data())>;
 
     static constexpr layout kind = layout::cuckoo;  ///< as files record it
-    static constexpr unsigned slots_per_bucket = 4;
-    /// The slot width, as files record it (bloom_filter's counter_bits() is its 1): 16-bit fingerprints.
-    static constexpr std::uint32_t counter_bits() noexcept { return 16; }
     static constexpr double max_load = 0.94;        ///< load at capacity when the rate allows it
     static constexpr double min_load = 0.5;         ///< below this a Bloom filter is the better tool
     static constexpr unsigned max_search_nodes = 512;
     static constexpr unsigned max_read_retries = 8;
 
-    /// The false-positive rate of an absent key at `load`: each of the 8 slots of its two
-    /// buckets holds, with probability `load`, a fingerprint that matches with probability 1/65535.
-    static double fpr_at(double load) noexcept { return 1 - std::pow(1 - 1.0 / 65535, 2.0 * slots_per_bucket * load); }
+    /// Fingerprint bits with 4 slots per bucket, else 5 (14 bits); 0 for a width no format has.
+    static constexpr unsigned slots_for(std::uint32_t fingerprint_bits) noexcept {
+        return fingerprint_bits == 16 || fingerprint_bits == 17 ? 4 : fingerprint_bits == 14 ? 5 : 0;
+    }
+
+    /// The false-positive rate of an absent key at `load`: each of the 2N slots of its two
+    /// buckets holds, with probability `load`, a fingerprint that matches with probability 1/(2^F - 1).
+    static double fpr_at(double load, std::uint32_t fingerprint_bits = 16) noexcept {
+        const double values = std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1;
+        return -std::expm1(2.0 * slots_for(fingerprint_bits) * load * std::log1p(-1 / values));
+    }
 
     /// Sized to hold `capacity` keys at a load of at most max_load and at most the load at which
-    /// fpr_at reaches `fpr`. Throws invalid_argument (capacity 0; fpr outside (0, 1) or NaN; fpr
-    /// below fpr_at(min_load), about 0.006%: use a Bloom filter), too_large or out_of_memory.
+    /// fpr_at reaches `fpr`, with the smallest table of the three formats (the top of this file).
+    /// Throws invalid_argument (capacity 0; fpr outside (0, 1) or NaN; fpr below
+    /// fpr_at(min_load, 17), about 0.003%: use a Bloom filter), too_large or out_of_memory.
     static basic_cuckoo_filter for_capacity(std::uint64_t capacity, double fpr, const filter_options& options = {}) {
         return basic_cuckoo_filter(size_for(capacity, fpr), options);
     }
+    /// The same with a chosen format: fingerprint_bits 14, 16 or 17 (0: the smallest, as above).
+    /// Throws invalid_argument also for another width, or a rate that width cannot reach.
+    static basic_cuckoo_filter for_capacity(std::uint64_t capacity, double fpr, std::uint32_t fingerprint_bits,
+                                            const filter_options& options = {}) {
+        return basic_cuckoo_filter(size_for(capacity, fpr, fingerprint_bits), options);
+    }
 
-    /// The shape for_capacity gives (4 slots per bucket, 2 hashes, capacity, fpr), without
+    /// The shape for_capacity gives (N slots per bucket, 2 hashes, capacity, fpr, F), without
     /// allocating anything (shared files, planning). Throws what for_capacity throws but memory errors.
-    static geometry size_for(std::uint64_t capacity, double fpr) {
+    static geometry size_for(std::uint64_t capacity, double fpr, std::uint32_t fingerprint_bits = 0) {
         if (capacity == 0) throw error(errc::invalid_argument, "capacity must be at least 1");
         if (!(fpr > 0 && fpr < 1)) throw error(errc::invalid_argument, "false-positive rate must be in (0, 1)");
-        const double load = std::min(max_load, std::log1p(-fpr) / (2.0 * slots_per_bucket * std::log1p(-1.0 / 65535)));
-        if (load < min_load)
-            throw error(errc::invalid_argument, "a cuckoo filter with 16-bit fingerprints cannot reach a rate below " +
-                                                    std::to_string(fpr_at(min_load)) + "; use a Bloom filter");
-        const double buckets = std::ceil(static_cast<double>(capacity) / (slots_per_bucket * load));
-        if (buckets > max_buckets) throw error(errc::too_large, "capacity needs more than 2^56 buckets");
-        return {static_cast<std::uint64_t>(buckets) * slots_per_bucket, 2, capacity, fpr};
+        if (fingerprint_bits != 0 && slots_for(fingerprint_bits) == 0)
+            throw error(errc::invalid_argument, "cuckoo fingerprints are 14, 16 or 17 bits");
+        geometry best;
+        double best_buckets = 0;
+        for (const std::uint32_t bits : {16u, 14u, 17u}) {  // the plain format first: it wins ties
+            if (fingerprint_bits != 0 && bits != fingerprint_bits) continue;
+            const unsigned n = slots_for(bits);
+            const double load = std::min(max_load, std::log1p(-fpr) / (2.0 * n * std::log1p(-1 / (std::ldexp(1.0, static_cast<int>(bits)) - 1))));
+            if (load < min_load) continue;
+            const double buckets = std::ceil(static_cast<double>(capacity) / (n * load));
+            if (best.slots != 0 && buckets >= best_buckets) continue;
+            if (buckets > max_buckets) throw error(errc::too_large, "capacity needs more than 2^56 buckets");
+            best = {static_cast<std::uint64_t>(buckets) * n, 2, capacity, fpr, bits};
+            best_buckets = buckets;
+        }
+        if (best.slots == 0) {
+            const std::uint32_t bits = fingerprint_bits == 0 ? 17 : fingerprint_bits;
+            throw error(errc::invalid_argument, "a cuckoo filter with " + std::to_string(bits) +
+                                                    "-bit fingerprints cannot reach a rate below " +
+                                                    std::to_string(fpr_at(min_load, bits)) + "; use a Bloom filter");
+        }
+        return best;
     }
 
-    /// The filter for_capacity(capacity, fpr) would make, without allocating it (planned()): its
-    /// buckets' and stripe words' bytes, and its rate at capacity keys, fpr_at(that load).
-    static filter_stats plan(std::uint64_t capacity, double fpr) {
-        const geometry g = size_for(capacity, fpr);
-        const std::uint64_t buckets = g.slots / slots_per_bucket;
-        return planned(kind, g.slots, counter_bits(), g.hashes, (buckets + stripes_for(buckets)) * 8, g.capacity,
-                       g.target_fpr, fpr_at(static_cast<double>(g.capacity) / static_cast<double>(g.slots)));
+    /// The filter for_capacity(capacity, fpr, fingerprint_bits) would make, without allocating it
+    /// (planned()): its buckets' and stripe words' bytes, and its rate at capacity keys.
+    static filter_stats plan(std::uint64_t capacity, double fpr, std::uint32_t fingerprint_bits = 0) {
+        const geometry g = size_for(capacity, fpr, fingerprint_bits);
+        const std::uint64_t buckets = g.slots / slots_for(g.slot_bits);
+        return planned(kind, g.slots, g.slot_bits, g.hashes, (buckets + stripes_for(buckets)) * 8, g.capacity,
+                       g.target_fpr, fpr_at(static_cast<double>(g.capacity) / static_cast<double>(g.slots), g.slot_bits));
     }
 
-    /// Exactly `buckets` buckets (1 to 2^56), all empty. Throws invalid_argument, too_large (over
-    /// options.memory_limit or the machine) or out_of_memory.
+    /// Exactly `buckets` buckets (1 to 2^56) of 4 x 16-bit slots, all empty. Throws
+    /// invalid_argument, too_large (over options.memory_limit or the machine) or out_of_memory.
     explicit basic_cuckoo_filter(std::uint64_t buckets, const filter_options& options = {})
-        : buckets_(checked_buckets(buckets, options)),
+        : basic_cuckoo_filter(buckets, 16, options) {}
+
+    /// The same in the format of `fingerprint_bits` (14, 16 or 17; else invalid_argument).
+    basic_cuckoo_filter(std::uint64_t buckets, std::uint32_t fingerprint_bits, const filter_options& options = {})
+        : bits_(checked_bits(fingerprint_bits)),
+          buckets_(checked_buckets(buckets, options)),
           stripe_mask_(stripes_for(buckets) - 1),
           seed_(options.seed),
           table_(buckets, 0, options.process_shared),
           stripes_(stripe_mask_ + 1, 0, options.process_shared),
           mine_(options.process_shared ? new held_count[stripe_mask_ + 1]() : nullptr) {}
 
-    /// A filter of shape `g` as shape() reports it (loading a file): g.slots / 4 buckets, two
-    /// hashes (buckets per key), and the capacity and rate it was sized for (0 and 0 if none).
-    /// Throws invalid_argument for a shape no cuckoo filter has, and what the constructor above throws.
+    /// A filter of shape `g` as shape() reports it (loading a file): g.slots / N buckets of the
+    /// format of g.slot_bits (0 for 16), two hashes (buckets per key), and the capacity and rate it
+    /// was sized for (0 and 0 if none). Throws invalid_argument for a shape no cuckoo filter has,
+    /// and what the constructors above throw.
     basic_cuckoo_filter(const geometry& g, const filter_options& options)
-        : basic_cuckoo_filter(checked_shape(g) / slots_per_bucket, options) {
+        : basic_cuckoo_filter(checked_shape(g) / slots_for(bits_of(g)), bits_of(g), options) {
         capacity_ = g.capacity;
         target_fpr_ = g.target_fpr;
     }
 
     /// A filter of shape `g` over words the caller mapped (a shared file, shared_memory.hpp):
-    /// `table` holds its g.slots / 4 buckets, `stripes` its stripe_words(g.slots / 4) stripe words,
+    /// `table` holds its g.slots / N buckets, `stripes` its stripe_words(g.slots / N) stripe words,
     /// as that file's last user left them. Mapped without `writable` (read-only pages), only queries
     /// may be used, and the writer gate throws read_only (it would have to lock). Throws
     /// invalid_argument for a bad shape or word count.
     basic_cuckoo_filter(const geometry& g, const filter_options& options, storage table, storage stripes, bool writable = true)
-        : buckets_(checked_shape(g) / slots_per_bucket),
+        : bits_(bits_of(g)),
+          buckets_(checked_shape(g) / slots_for(bits_)),
           stripe_mask_(stripes_for(buckets_) - 1),
           seed_(options.seed),
           capacity_(g.capacity),
@@ -201,37 +245,24 @@ public:
     // retry statistics on the rare path where they retry ----
 
     /// True if the key may have been added (see the top of this file for the exact promise).
-    bool contains_hash(hash128 h) const noexcept { return read(h, false) != 0; }
+    bool contains_hash(hash128 h) const noexcept {
+        return visit([&](auto format) { return read<decltype(format)>(h, false) != 0; });
+    }
 
     /// The copies of the key's fingerprint in its buckets: at least the number of times it and
     /// keys indistinguishable from it were added and not removed (with adds that happened-before
     /// the call); exact when no write races with the call, else possibly one more per move in
     /// flight. 0 means certainly absent.
-    std::uint32_t count_hash(hash128 h) const noexcept { return read(h, true); }
+    std::uint32_t count_hash(hash128 h) const noexcept {
+        return visit([&](auto format) { return read<decltype(format)>(h, true); });
+    }
 
     // ---- writers: lock the stripes they change, one at a time ----
 
     /// Stores a copy of the key's fingerprint (see cuckoo_status). Of racing adds of one absent
     /// key exactly one returns added_new. Blocking: waits for writers of the same stripes.
     cuckoo_status insert_hash(hash128 h) noexcept {
-        const slots s = place(h);
-        for (unsigned round = 0; round < 4; ++round) {
-            {
-                stripe_lock held(lockable(s.first, s.second));
-                // exact: the copies of s.fp in this pair change only under this lock
-                const unsigned copies = copies_in(s, load_word(bucket(s.first)), load_word(bucket(s.second)));
-                if (copies >= (s.first == s.second ? 1u : 2u) * slots_per_bucket) {
-                    duplicate_refusals_.add();
-                    return cuckoo_status::too_many_duplicates;
-                }
-                if (put(bucket(s.first), s.fp) || put(bucket(s.second), s.fp))
-                    return copies == 0 ? cuckoo_status::added_new : cuckoo_status::added;
-            }
-            if (!make_room(s.first, s.second)) break;  // none within the bound; else a slot freed, or
-                                                       // the chain changed under us: look again
-        }
-        failed_inserts_.add();
-        return cuckoo_status::full;
+        return visit([&](auto format) { return insert_with<decltype(format)>(h); });
     }
 
     /// key_operations' add: true if added_new, false if added; throws error(full) or
@@ -244,23 +275,15 @@ public:
             case cuckoo_status::full: throw error(errc::full, "cuckoo filter is full: no free slot within the search bound");
             case cuckoo_status::too_many_duplicates: break;
         }
-        throw error(errc::too_many_duplicates, "cuckoo filter holds 8 copies of this key's fingerprint in its buckets already");
+        throw error(errc::too_many_duplicates, "cuckoo filter holds " + std::to_string(2 * slots_per_bucket()) +
+                                                   " copies of this key's fingerprint in its buckets already");
     }
 
     /// Erases one copy of the key's fingerprint; false ("not present", nothing changed) if there
     /// is none. Exact (under the stripe's lock), so it never misses a copy a kick is moving.
     /// Removing a key that was not added can erase another key's copy: see the top of this file.
     bool remove_hash(hash128 h) noexcept {
-        const slots s = place(h);
-        stripe_lock held(lockable(s.first, s.second));
-        for (const std::uint64_t b : {s.first, s.second}) {
-            const std::uint64_t found = matches(load_word(bucket(b)), s.fp);
-            if (found == 0) continue;
-            held.bump();
-            erase(bucket(b), lane_of(found));
-            return true;
-        }
-        return false;
+        return visit([&](auto format) { return remove_with<decltype(format)>(h); });
     }
 
     /// Prefetches both buckets of the key and its stripe word (batch calls, key_operations).
@@ -328,13 +351,17 @@ public:
     cuckoo_stats stats() const noexcept {
         cuckoo_stats st;
         st.buckets = buckets_;
+        st.slots_per_bucket = slots_per_bucket();
+        st.fingerprint_bits = bits_;
         st.bytes = bytes();
         st.capacity = capacity_;
         st.target_fpr = target_fpr_;
-        for (std::uint64_t i = 0; i < buckets_; ++i)
-            st.fingerprints += slots_per_bucket - std::popcount(empty_lanes(load_word(bucket(i))));
-        st.load = static_cast<double>(st.fingerprints) / static_cast<double>(buckets_ * slots_per_bucket);
-        st.expected_fpr = fpr_at(st.load);
+        visit([&](auto format) {
+            for (std::uint64_t i = 0; i < buckets_; ++i)
+                st.fingerprints += format.slots - format.empty(load_word(bucket(i)));
+        });
+        st.load = static_cast<double>(st.fingerprints) / static_cast<double>(buckets_ * slots_per_bucket());
+        st.expected_fpr = fpr_at(st.load, bits_);
         st.near_capacity = st.load > near_capacity_fraction * max_load;
         st.kicks = kicks_.get();
         st.failed_inserts = failed_inserts_.get();
@@ -345,14 +372,19 @@ public:
     }
 
     std::uint64_t buckets() const noexcept { return buckets_; }
+    /// 4, or 5 in the 14-bit format.
+    unsigned slots_per_bucket() const noexcept { return slots_for(bits_); }
+    /// The fingerprint width, 14, 16 or 17: the bucket format, and the slot width files record
+    /// (bloom_filter's counter_bits() is its 1).
+    std::uint32_t counter_bits() const noexcept { return bits_; }
     /// Memory of the buckets and the stripe words.
     std::uint64_t bytes() const noexcept { return table_.bytes() + stripes_.bytes(); }
     std::uint64_t seed() const noexcept { return seed_; }
     /// Its one hash and probe rule (docs/FORMAT.md): the fingerprint and pairing at the top of this file.
     static constexpr probe_rule probes() noexcept { return probe_rule::cuckoo; }
     std::uint64_t capacity() const noexcept { return capacity_; }
-    /// As files record it: 4 slots per bucket, 2 hashes (candidate buckets), capacity and rate.
-    geometry shape() const noexcept { return {buckets_ * slots_per_bucket, 2, capacity_, target_fpr_}; }
+    /// As files record it: N slots per bucket, 2 hashes (candidate buckets), capacity, rate, F.
+    geometry shape() const noexcept { return {buckets_ * slots_per_bucket(), 2, capacity_, target_fpr_, bits_}; }
     /// The bucket words (tests; a raw view, not a consistent copy: see copy_buckets).
     std::span<word_type> words() noexcept { return {table_.data(), buckets_}; }
     std::span<const word_type> words() const noexcept { return {table_.data(), buckets_}; }
@@ -364,8 +396,6 @@ private:
     static constexpr std::uint64_t owner_mask = (std::uint64_t{1} << owner_bits) - 1;
     static constexpr std::uint64_t version_unit = std::uint64_t{1} << owner_bits;
     static constexpr unsigned takeover_check_waits = 4096;  ///< yields between asks whether the owner ended
-    static constexpr std::uint64_t lane_low = 0x0001000100010001ULL;
-    static constexpr std::uint64_t lane_high = 0x8000800080008000ULL;
     using held_count = typename Sync::template atomic<std::uint32_t>;
     /// A stripe's lock word, and (shared filters) this process's count of its takers and holders.
     struct stripe_ref {
@@ -380,6 +410,11 @@ private:
         std::uint64_t second;
     };
 
+    static std::uint32_t checked_bits(std::uint32_t fingerprint_bits) {
+        if (slots_for(fingerprint_bits) == 0) throw error(errc::invalid_argument, "cuckoo fingerprints are 14, 16 or 17 bits");
+        return fingerprint_bits;
+    }
+    static std::uint32_t bits_of(const geometry& g) { return checked_bits(g.slot_bits == 0 ? 16 : g.slot_bits); }
     static std::uint64_t checked_buckets(std::uint64_t buckets, const filter_options& options) {
         if (buckets == 0 || buckets > max_buckets) throw error(errc::invalid_argument, "bucket count must be in [1, 2^56]");
         check_memory((buckets + stripes_for(buckets)) * 8, options.memory_limit);
@@ -388,8 +423,9 @@ private:
     /// The slot count of a valid shape(); throws invalid_argument otherwise.
     static std::uint64_t checked_shape(const geometry& g) {
         const bool sized = g.capacity > 0 && g.target_fpr > 0 && g.target_fpr < 1;  // false for NaN
-        if (g.slots % slots_per_bucket != 0 || g.hashes != 2 || !(sized || (g.capacity == 0 && g.target_fpr == 0)))
-            throw error(errc::invalid_argument, "not the shape of a cuckoo filter (4 slots per bucket, 2 hashes, a rate in (0, 1))");
+        if (g.slots % slots_for(bits_of(g)) != 0 || g.hashes != 2 || !(sized || (g.capacity == 0 && g.target_fpr == 0)))
+            throw error(errc::invalid_argument,
+                        "not the shape of a cuckoo filter (4 or 5 slots per bucket, 2 hashes, a rate in (0, 1))");
         return g.slots;
     }
     /// One stripe per 16 buckets, a power of two, at most max_stripes (32 KiB of stripe words).
@@ -397,8 +433,18 @@ private:
         return std::bit_ceil(std::clamp<std::uint64_t>(buckets / 16, 1, max_stripes));
     }
 
+    /// Calls fn(bucket format) (cuckoo_buckets.hpp): each operation is compiled once per format.
+    template <class Fn>
+    decltype(auto) visit(Fn&& fn) const {
+        switch (bits_) {
+            case 14: return fn(detail::semi_sorted<5>{});
+            case 17: return fn(detail::semi_sorted<4>{});
+            default: return fn(detail::plain_bucket{});
+        }
+    }
+
     slots place(hash128 h) const noexcept {
-        const std::uint64_t fp = fastrange64(h.h2, 65535) + 1;
+        const std::uint64_t fp = fastrange64(h.h2, (std::uint64_t{1} << bits_) - 1) + 1;
         const std::uint64_t first = fastrange64(h.h1, buckets_);
         return {fp, first, other_bucket(first, fp)};
     }
@@ -408,13 +454,9 @@ private:
         return j >= b ? j - b : j + buckets_ - b;
     }
 
-    /// The high bit of each 16-bit lane of w that is zero.
-    static std::uint64_t empty_lanes(std::uint64_t w) noexcept { return ~(((w & ~lane_high) + ~lane_high) | w) & lane_high; }
-    /// The high bit of each lane of w that holds fp.
-    static std::uint64_t matches(std::uint64_t w, std::uint64_t fp) noexcept { return empty_lanes(w ^ (fp * lane_low)); }
-    static unsigned lane_of(std::uint64_t high_bits) noexcept { return static_cast<unsigned>(std::countr_zero(high_bits)) / 16; }
+    template <class Format>
     static unsigned copies_in(const slots& s, std::uint64_t first, std::uint64_t second) noexcept {
-        return std::popcount(matches(first, s.fp)) + (s.first == s.second ? 0 : std::popcount(matches(second, s.fp)));
+        return Format::count(first, s.fp) + (s.first == s.second ? 0 : Format::count(second, s.fp));
     }
 
     word_type& bucket(std::uint64_t i) const noexcept { return table_.data()[i]; }
@@ -436,13 +478,14 @@ private:
     }
 
     /// The reader of the proof at the top: copies found (stops at one unless `all`).
+    template <class Format>
     std::uint32_t read(hash128 h, bool all) const noexcept {
         const slots s = place(h);
         const word_type& stripe = stripe_of(s.first, s.second);
         for (unsigned attempt = 0;; ++attempt) {
             const std::uint64_t before = load_acquire(stripe) >> owner_bits;
             const std::uint64_t first = load_acquire(bucket(s.first));  // two statements: the order is the model's
-            const std::uint32_t found = copies_in(s, first, load_acquire(bucket(s.second)));
+            const std::uint32_t found = copies_in<Format>(s, first, load_acquire(bucket(s.second)));
             if (found != 0 && !all) return found;
             // relaxed: the acquire loads above already keep this load after them
             const std::uint64_t after = word_ref(const_cast<word_type&>(stripe)).load(boost::memory_order_relaxed) >> owner_bits;
@@ -551,35 +594,68 @@ private:
         std::uint64_t held_;
     };
 
-    /// Puts fp into a free slot of `b`; false if it has none. Relaxed: the stripe lock's release
-    /// orders it for writers, and readers see it by the caller's ordering of add before query.
-    static bool put(word_type& b, std::uint64_t fp) noexcept {
-        return update_word(b, [&](std::uint64_t old, std::uint64_t& next) {
-            const std::uint64_t free = empty_lanes(old);
-            if (free == 0) return false;
-            next = old | fp << (lane_of(free) * 16);
-            return true;
-        });
+    template <class Format>
+    cuckoo_status insert_with(hash128 h) noexcept {
+        const slots s = place(h);
+        for (unsigned round = 0; round < 4; ++round) {
+            {
+                stripe_lock held(lockable(s.first, s.second));
+                // exact: the copies of s.fp in this pair change only under this lock
+                const unsigned copies = copies_in<Format>(s, load_word(bucket(s.first)), load_word(bucket(s.second)));
+                if (copies >= (s.first == s.second ? 1u : 2u) * Format::slots) {
+                    duplicate_refusals_.add();
+                    return cuckoo_status::too_many_duplicates;
+                }
+                if (put<Format>(bucket(s.first), s.fp) || put<Format>(bucket(s.second), s.fp))
+                    return copies == 0 ? cuckoo_status::added_new : cuckoo_status::added;
+            }
+            if (!make_room<Format>(s.first, s.second)) break;  // none within the bound; else a slot freed,
+                                                               // or the chain changed under us: look again
+        }
+        failed_inserts_.add();
+        return cuckoo_status::full;
     }
 
-    /// Clears lane `lane` of `b` (whose other lanes other writers may change meanwhile). Release:
-    /// a reader whose acquire load returns this value, or a later one, sees the bump before it.
-    static void erase(word_type& b, unsigned lane) noexcept {
+    template <class Format>
+    bool remove_with(hash128 h) noexcept {
+        const slots s = place(h);
+        stripe_lock held(lockable(s.first, s.second));
+        for (const std::uint64_t b : {s.first, s.second}) {
+            if (Format::count(load_word(bucket(b)), s.fp) == 0) continue;
+            held.bump();
+            erase<Format>(bucket(b), s.fp);
+            return true;
+        }
+        return false;
+    }
+
+    /// Puts fp into a free slot of `b`; false if it has none. Relaxed: the stripe lock's release
+    /// orders it for writers, and readers see it by the caller's ordering of add before query.
+    template <class Format>
+    static bool put(word_type& b, std::uint64_t fp) noexcept {
+        return update_word(b, [&](std::uint64_t old, std::uint64_t& next) { return Format::put(old, fp, next); });
+    }
+
+    /// Erases one copy of fp from `b`, which holds one (whose other slots other writers may change
+    /// meanwhile, not its copies of fp: they are this stripe's). Release: a reader whose acquire
+    /// load returns this value, or a later one, sees the bump before it.
+    template <class Format>
+    static void erase(word_type& b, std::uint64_t fp) noexcept {
         auto&& ref = word_ref(b);
         std::uint64_t old = ref.load(boost::memory_order_relaxed);  // relaxed: the CAS below checks it
-        while (!ref.compare_exchange_weak(old, old & ~(std::uint64_t{0xFFFF} << (lane * 16)), boost::memory_order_release,
-                                          boost::memory_order_relaxed)) {
+        while (!ref.compare_exchange_weak(old, Format::take(old, fp), boost::memory_order_release, boost::memory_order_relaxed)) {
         }
     }
 
-    /// Moves the copy of fp in lane `lane` of `from` to its other bucket `to`: copy, bump, erase,
-    /// under the pair's stripe lock. False if the lane no longer holds fp or `to` is full.
-    bool move(std::uint64_t from, unsigned lane, std::uint64_t fp, std::uint64_t to) noexcept {
+    /// Moves a copy of fp from `from` to its other bucket `to`: copy, bump, erase, under the pair's
+    /// stripe lock. False if `from` no longer holds fp or `to` is full.
+    template <class Format>
+    bool move(std::uint64_t from, std::uint64_t fp, std::uint64_t to) noexcept {
         stripe_lock held(lockable(from, to));
         // exact: only holders of this lock erase or move this copy
-        if ((load_word(bucket(from)) >> (lane * 16) & 0xFFFF) != fp || !put(bucket(to), fp)) return false;
+        if (Format::count(load_word(bucket(from)), fp) == 0 || !put<Format>(bucket(to), fp)) return false;
         held.bump();
-        erase(bucket(from), lane);
+        erase<Format>(bucket(from), fp);
         kicks_.add();
         return true;
     }
@@ -588,37 +664,38 @@ private:
     /// for a chain of fingerprints ending in a bucket with a free slot, then the moves along it
     /// from that end. False if no chain was found within max_search_nodes buckets; true if one
     /// was (or a root has a free slot already), whether or not its moves all succeeded.
+    template <class Format>
     bool make_room(std::uint64_t first, std::uint64_t second) noexcept {
         struct node {
             std::uint64_t bucket;
             std::uint32_t parent;  ///< the node whose bucket's fingerprint moves here
-            std::uint16_t fp;
-            std::uint8_t lane;  ///< its lane in the parent's bucket
+            std::uint32_t fp;      ///< that fingerprint
         };
         node nodes[max_search_nodes];
         unsigned count = 0;
-        nodes[count++] = {first, 0, 0, 0};
-        if (second != first) nodes[count++] = {second, 0, 0, 0};
+        nodes[count++] = {first, 0, 0};
+        if (second != first) nodes[count++] = {second, 0, 0};
         const unsigned roots = count;
         for (unsigned head = 0; head < count; ++head) {
             const std::uint64_t b = nodes[head].bucket;
             const std::uint64_t w = load_word(bucket(b));
-            if (empty_lanes(w) != 0) {
+            if (Format::empty(w) != 0) {
                 for (unsigned at = head; at >= roots; at = nodes[at].parent) {
                     const node& n = nodes[at];
-                    if (!move(nodes[n.parent].bucket, n.lane, n.fp, n.bucket)) return true;
+                    if (!move<Format>(nodes[n.parent].bucket, n.fp, n.bucket)) return true;
                 }
                 return true;
             }
-            for (unsigned lane = 0; lane < slots_per_bucket && count < max_search_nodes; ++lane) {
-                const std::uint64_t fp = w >> (lane * 16) & 0xFFFF;
+            for (unsigned slot = 0; slot < Format::slots && count < max_search_nodes; ++slot) {
+                const std::uint64_t fp = Format::at(w, slot);
                 const std::uint64_t to = other_bucket(b, fp);
-                if (to != b) nodes[count++] = {to, head, static_cast<std::uint16_t>(fp), static_cast<std::uint8_t>(lane)};
+                if (to != b) nodes[count++] = {to, head, static_cast<std::uint32_t>(fp)};
             }
         }
         return false;
     }
 
+    std::uint32_t bits_;  ///< fingerprint bits: the bucket format
     std::uint64_t buckets_;
     std::uint64_t stripe_mask_;
     std::uint64_t seed_;
@@ -639,8 +716,8 @@ using cuckoo_filter = basic_cuckoo_filter<>;
 inline filter_stats as_filter_stats(const cuckoo_stats& s) noexcept {
     filter_stats f;
     f.kind = layout::cuckoo;
-    f.slots = s.buckets * cuckoo_filter::slots_per_bucket;
-    f.slot_bits = cuckoo_filter::counter_bits();
+    f.slots = s.buckets * s.slots_per_bucket;
+    f.slot_bits = s.fingerprint_bits;
     f.hashes = 2;
     f.bytes = s.bytes;
     f.capacity = s.capacity;

@@ -134,7 +134,12 @@ inline void check_available(std::uint64_t declared, std::uint64_t available) {
                 std::to_string(available));
 }
 
-inline std::uint64_t expected_payload(std::uint64_t slots, std::uint32_t slot_bits) { return slots * slot_bits / 8; }
+/// The payload bytes of `slots` slots of `slot_bits` (a cuckoo filter's: whole 64-bit buckets of
+/// 4 or 5 slots, its slot width being the fingerprint's).
+inline std::uint64_t expected_payload(layout kind, std::uint64_t slots, std::uint32_t slot_bits) {
+    if (kind == layout::cuckoo) return slots / cuckoo_filter::slots_for(slot_bits) * 8;
+    return slots * slot_bits / 8;
+}
 
 /// Whether a file of layout `kind` may record hash and probe rule `rule` (docs/FORMAT.md). Pure:
 /// any thread.
@@ -159,7 +164,7 @@ inline std::uint64_t line_slots(layout kind, std::uint32_t slot_bits) {
         case layout::split_block: return split_block_layout::block_bits;
         case layout::one_word: return one_word_layout::block_bits;
         case layout::two_word: return two_word_layout::block_bits;
-        case layout::cuckoo: return cuckoo_filter::slots_per_bucket;
+        case layout::cuckoo: return cuckoo_filter::slots_for(slot_bits);
         case layout::blocked:
         case layout::counting: break;
     }
@@ -245,7 +250,7 @@ std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8
     put_le<std::uint64_t>(&h[40], filter.shape().capacity);
     put_le<std::uint64_t>(&h[48], std::bit_cast<std::uint64_t>(filter.shape().target_fpr));
     put_le<std::uint64_t>(&h[56], set);
-    put_le<std::uint64_t>(&h[64], expected_payload(filter.shape().slots, filter.counter_bits()));
+    put_le<std::uint64_t>(&h[64], expected_payload(Filter::kind, filter.shape().slots, filter.counter_bits()));
     put_le<std::uint64_t>(&h[72], XXH3_64bits(h.data(), 72));
     return h;
 }
@@ -266,7 +271,9 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
     out.probes = static_cast<probe_rule>(h[11]);
     out.slot_bits = h[12];
     const bool bits_ok = out.kind == layout::counting ? (out.slot_bits == 4 || out.slot_bits == 8)
-                                                      : out.slot_bits == (out.kind == layout::cuckoo ? cuckoo_filter::counter_bits() : 1u);
+                         : out.kind == layout::cuckoo ? cuckoo_filter::slots_for(out.slot_bits) != 0
+                                                      : out.slot_bits == 1;
+    if (out.kind == layout::cuckoo) out.shape.slot_bits = out.slot_bits;  // the bucket format
     if (!bits_ok || h[13] != 0 || h[14] != 0 || h[15] != 0 || get_le<std::uint32_t>(&h[36]) != 0)
         corrupt("inconsistent slot width or non-zero reserved bytes");
     out.seed = get_le<std::uint64_t>(&h[16]);
@@ -280,7 +287,7 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
         corrupt("slot count " + std::to_string(out.shape.slots) + " is impossible for this layout");
     if (out.shape.hashes == 0 || out.shape.hashes > max_hashes || (out.kind == layout::cuckoo && out.shape.hashes != 2))
         corrupt("hash count out of range");
-    if (out.payload_bytes != expected_payload(out.shape.slots, out.slot_bits)) corrupt("payload length does not match the geometry");
+    if (out.payload_bytes != expected_payload(out.kind, out.shape.slots, out.slot_bits)) corrupt("payload length does not match the geometry");
     if (out.slots_set > out.shape.slots) corrupt("more slots set than slots");
     return out;
 }

@@ -58,7 +58,7 @@ inline file_header header_of(layout kind, std::uint32_t slot_bits, const geometr
     h.slot_bits = slot_bits;
     h.seed = seed;
     h.shape = g;
-    h.payload_bytes = expected_payload(g.slots, slot_bits);
+    h.payload_bytes = expected_payload(kind, g.slots, slot_bits);
     return h;
 }
 
@@ -156,6 +156,7 @@ std::optional<Filter> create_live(const std::string& path, const geometry& g, co
     check_mode(mode);
     std::uint32_t slot_bits = counter_bits;
     if constexpr (Filter::kind == layout::counting) counting_bloom_filter::slots_per_line(counter_bits);  // validates the width
+    else if constexpr (Filter::kind == layout::cuckoo) slot_bits = g.slot_bits == 0 ? 16 : g.slot_bits;
     else slot_bits = Filter::counter_bits();
     file_header h = header_of(Filter::kind, slot_bits, g, options.seed);
     h.probes = options.probes;  // the filter's own rule is what its header records
@@ -245,6 +246,7 @@ bool same_filter(const Filter& f, const geometry& g, const filter_options& optio
     const bool same = have.slots == g.slots && have.hashes == g.hashes && have.capacity == g.capacity &&
                       have.target_fpr == g.target_fpr && f.seed() == options.seed;
     if constexpr (Filter::kind == layout::counting) return same && f.counter_bits() == counter_bits;
+    else if constexpr (Filter::kind == layout::cuckoo) return same && f.counter_bits() == (g.slot_bits == 0 ? 16 : g.slot_bits);
     else return same;
 }
 

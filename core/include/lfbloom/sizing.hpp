@@ -32,6 +32,10 @@ struct geometry {
     std::uint32_t hashes = 0;
     std::uint64_t capacity = 0;  ///< the n it was sized for (derived from slots and k if not given)
     double target_fpr = 0;       ///< the p it was sized for (expected FPR at capacity if not given)
+    /// Cuckoo filters: the fingerprint width, which fixes the bucket format (14, 16 or 17;
+    /// cuckoo_buckets.hpp); 0 there means 16. Other kinds leave it 0 (counting filters take their
+    /// counter width as a parameter of its own).
+    std::uint32_t slot_bits = 0;
 };
 
 namespace detail {
