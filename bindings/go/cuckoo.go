@@ -4,7 +4,7 @@ import (
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
 
-// Cuckoo is a cuckoo filter: 16-bit fingerprints, four per 64-bit bucket, each key in one of two
+// Cuckoo is a cuckoo filter: 14-, 16- or 17-bit fingerprints, five or four per 64-bit bucket, each key in one of two
 // buckets. Like a CountingFilter it removes keys, in a fraction of the memory below a rate of
 // about 0.1% (17 bits per key at 0.01%, where a 4-bit counting filter needs 124); around 1% and
 // above a Filter is smaller.
@@ -22,7 +22,7 @@ import (
 // An Add can be refused, and a refused Add changed nothing and lost nothing: ErrFull when no free
 // slot was found within the search bound (the filter is near its maximum load, about 94%, or the
 // key's two buckets are held by eight copies of another key's fingerprint), ErrTooManyDuplicates
-// when eight copies of the key's fingerprint are stored already. AddMany then returns a
+// when eight copies of the key's fingerprint are stored already (ten with 14-bit fingerprints). AddMany then returns a
 // *BatchError whose Done is the refused key's index.
 type Cuckoo struct{ codec }
 
@@ -37,9 +37,9 @@ var cuckooFns = &nativeFns{
 }
 
 // NewCuckoo returns a cuckoo filter that holds capacity keys with a false-positive rate of at
-// most fpr. Options: WithSeed, WithMemoryLimit. A rate below about 0.006% is refused
-// (ErrInvalidArgument): 16-bit fingerprints would need a load below 50%, where a Filter is the
-// better tool.
+// most fpr. Options: WithSeed, WithMemoryLimit, WithFingerprintBits. A rate below about 0.003% is
+// refused (ErrInvalidArgument): even 17-bit fingerprints would need a load below 50%, where a
+// Filter is the better tool.
 func NewCuckoo(capacity uint64, fpr float64, opts ...Option) (*Cuckoo, error) {
 	return newCuckoo(capacity, fpr, opts, func(spec native.Lfb_spec, p *uintptr) int { return native.Lfb_create(spec, p) })
 }
@@ -68,6 +68,7 @@ func newCuckoo(capacity uint64, fpr float64, opts []Option, make func(native.Lfb
 	defer native.DeleteLfb_spec(spec)
 	spec.SetMemory_limit(o[1])
 	spec.SetSeed(o[2])
+	spec.SetCounter_bits(uint(o[3])) // the fingerprint width; the default 4 asks for the fewest bytes
 	var p uintptr
 	if _, err := nativeCall(func() int { return make(spec, &p) }); err != nil {
 		return nil, err
@@ -125,7 +126,8 @@ func (c *Cuckoo) Count(key []byte) (int, error) {
 
 // CuckooStats is a snapshot of a Cuckoo's parameters, load and activity.
 type CuckooStats struct {
-	Slots             uint64  // fingerprint slots, 4 per bucket
+	Slots             uint64  // fingerprint slots, 4 per bucket (5 with 14-bit fingerprints)
+	SlotBits          int     // the fingerprint width, 14, 16 or 17: the bucket format
 	Bytes             uint64  // memory of the table
 	Capacity          uint64  // keys it was sized for
 	TargetFPR         float64 // rate it was sized for
@@ -147,7 +149,7 @@ func (c *Cuckoo) Stats() (CuckooStats, error) {
 	if _, err := c.h.call(func(p uintptr) int { return native.Lfb_info_get(p, info) }); err != nil {
 		return CuckooStats{}, err
 	}
-	return CuckooStats{Slots: info.GetSlots(), Bytes: info.GetBytes(), Capacity: info.GetCapacity(),
+	return CuckooStats{Slots: info.GetSlots(), SlotBits: int(info.GetSlot_bits()), Bytes: info.GetBytes(), Capacity: info.GetCapacity(),
 		TargetFPR: info.GetTarget_fpr(), Fingerprints: info.GetSlots_set(), Load: info.GetFill_ratio(),
 		ExpectedFPR: info.GetExpected_fpr(), NearCapacity: info.GetNear_capacity() != 0, Kicks: info.GetKicks(),
 		FailedAdds: info.GetFailed_adds(), DuplicateRefusals: info.GetDuplicate_refusals(),

@@ -76,7 +76,7 @@ func TestCuckooAddTestRemove(t *testing.T) {
 }
 
 func TestCuckooRefusalsLoseNothing(t *testing.T) {
-	c, err := NewCuckoo(1000, 0.001)
+	c, err := NewCuckoo(1000, 0.001, WithFingerprintBits(16)) // 4 slots per bucket: 8 copies fill a pair
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestCuckooRefusalsLoseNothing(t *testing.T) {
 		}
 	}
 	// A duplicate refusal inside a batch stops it there too.
-	d, _ := NewCuckoo(1000, 0.001)
+	d, _ := NewCuckoo(1000, 0.001, WithFingerprintBits(16))
 	defer d.Close()
 	for i := 0; i < 8; i++ {
 		d.AddString("dup")
@@ -435,9 +435,47 @@ func TestPlansDescribeWhatConstructorsMake(t *testing.T) {
 		t.Fatalf("a terabyte plan: %+v (%v)", huge, err)
 	}
 	if _, err := PlanCuckoo(1000, 0.00001); !errors.Is(err, ErrInvalidArgument) {
-		t.Fatalf("a rate below 16-bit fingerprints' reach: %v", err)
+		t.Fatalf("a rate below 17-bit fingerprints' reach: %v", err)
 	}
 	if _, err := PlanCounting(1000, 0.01, WithCounterBits(5)); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("5-bit counters: %v", err)
+	}
+}
+
+// The fingerprint width: the fewest bytes for the rate by default, else the one asked for; the
+// plan agrees; widths no format has, or that cannot reach the rate, are refused.
+func TestCuckooFingerprintWidths(t *testing.T) {
+	for _, c := range []struct {
+		fpr         float64
+		opts        []Option
+		bits, slots int
+	}{
+		{0.001, nil, 14, 5}, {0.0002, nil, 16, 4}, {0.0001, nil, 17, 4},
+		{0.0001, []Option{WithFingerprintBits(16)}, 16, 4}, {0.01, []Option{WithFingerprintBits(17)}, 17, 4},
+	} {
+		f, err := NewCuckoo(5000, c.fpr, c.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.Stats()
+		p, perr := PlanCuckoo(5000, c.fpr, c.opts...)
+		if err != nil || perr != nil || s.SlotBits != c.bits || s.Slots%uint64(c.slots) != 0 || p.SlotBits != c.bits || p.Bytes != s.Bytes {
+			t.Fatalf("%v: stats %+v, plan %+v (%v, %v)", c, s, p, err, perr)
+		}
+		if added, err := f.Add([]byte("k")); err != nil || !added {
+			t.Fatalf("%v: add %v %v", c, added, err)
+		}
+		if removed, err := f.Remove([]byte("k")); err != nil || !removed {
+			t.Fatalf("%v: remove %v %v", c, removed, err)
+		}
+		f.Close()
+	}
+	for _, bits := range []int{1, 8, 15, 18} {
+		if _, err := NewCuckoo(5000, 0.001, WithFingerprintBits(bits)); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("%d-bit fingerprints: %v", bits, err)
+		}
+	}
+	if _, err := PlanCuckoo(5000, 0.0001, WithFingerprintBits(14)); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("14 bits at 0.01%%: %v", err)
 	}
 }

@@ -98,7 +98,7 @@ func TestScalableCuckooGrowsAndRemoves(t *testing.T) {
 			t.Fatalf("remove of an absent key: %v %v", removed, err)
 		}
 	}
-	if _, err := NewScalableCuckoo(100, 0.0001, ScalableConfig{}); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := NewScalableCuckoo(100, 0.00005, ScalableConfig{}); !errors.Is(err, ErrInvalidArgument) { // 0.0025% first
 		t.Fatalf("a first sub-filter at 0.005%%: %v, want ErrInvalidArgument", err)
 	}
 	s.Close()

@@ -8,7 +8,7 @@ import "github.com/lfbloom/lfbloom/bindings/go/internal/native"
 type Plan struct {
 	Kind        string  // "classic", "blocked", "counting" or "cuckoo"
 	Slots       uint64  // bits, counters, or cuckoo fingerprint slots
-	SlotBits    int     // 1, the counter width 4 or 8, or 16 (cuckoo fingerprints)
+	SlotBits    int     // 1, the counter width 4 or 8, or the cuckoo fingerprint width 14, 16 or 17
 	Hashes      int     // k (2 for a cuckoo filter: buckets per key)
 	Bytes       uint64  // memory of the filter's arrays
 	Capacity    uint64  // keys it is sized for
@@ -29,9 +29,10 @@ func PlanCounting(capacity uint64, fpr float64, opts ...Option) (Plan, error) {
 	return plan(kindCounting, capacity, fpr, uint(o[3]))
 }
 
-// PlanCuckoo describes what NewCuckoo(capacity, fpr) would make.
-func PlanCuckoo(capacity uint64, fpr float64) (Plan, error) {
-	return plan(kindCuckoo, capacity, fpr, 4)
+// PlanCuckoo describes what NewCuckoo(capacity, fpr, opts...) would make (WithFingerprintBits is
+// the option that changes it).
+func PlanCuckoo(capacity uint64, fpr float64, opts ...Option) (Plan, error) {
+	return plan(kindCuckoo, capacity, fpr, uint(nativeOptions(opts)[3]))
 }
 
 const kindCounting = 3 // LFB_KIND_COUNTING

@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 6
+#define LFB_VERSION_MINOR 7
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -63,7 +63,7 @@ enum lfb_status {
     LFB_ERR_INTERNAL = -9,            /* a bug in lfbloom: please report it */
     LFB_ERR_FULL = -10,               /* a scalable filter reached its cap on sub-filters or memory (1.1) */
     LFB_ERR_READ_ONLY = -11,          /* a write to a filter opened read-only (1.4) */
-    LFB_ERR_TOO_MANY_DUPLICATES = -12, /* a cuckoo filter holds 8 copies of the key's fingerprint already (1.5) */
+    LFB_ERR_TOO_MANY_DUPLICATES = -12, /* a cuckoo filter holds 8 copies of the key's fingerprint already, 10 with 14-bit fingerprints (1.5) */
     LFB_ERR_AMBIGUOUS = -13           /* a growing cuckoo filter's remove of a key that matches in two sub-filters: nothing removed (1.6) */
 };
 
@@ -141,7 +141,7 @@ typedef struct lfb_stats {
     uint32_t struct_size;    /* sizeof(lfb_stats) as the caller compiled it */
     uint32_t layout;         /* enum lfb_layout */
     uint64_t slots;          /* bits of a bit filter, counters of a counting filter, cuckoo fingerprint slots */
-    uint32_t slot_bits;      /* 1, or the counter width 4 or 8; 16 for cuckoo fingerprints */
+    uint32_t slot_bits;      /* 1, or the counter width 4 or 8; cuckoo: the fingerprint width 14, 16 or 17 */
     uint32_t hashes;         /* k */
     uint64_t bytes;          /* memory of the slot array */
     uint64_t capacity;       /* expected items it was sized for */
@@ -337,8 +337,8 @@ LFB_API int lfb_counting_open_shared_file_read_only(const char* path, const lfb_
  * waits, at most one successor is installed per sub-filter, none is freed before the filter.
  * options: seed and memory_limit (the cap on the sum over sub-filters); flags 0; layout
  * LFB_LAYOUT_BLOCKED (Bloom sub-filters, the default) or, since 1.6, LFB_LAYOUT_CUCKOO: cuckoo
- * sub-filters, which remove keys (lfb_scalable_remove). Their 16-bit fingerprints reach no rate
- * below about 0.006%, so the chain ends (LFB_ERR_FULL) at the first sub-filter that would need a
+ * sub-filters, which remove keys (lfb_scalable_remove). Their fingerprints (17 bits at most) reach no rate
+ * below about 0.003%, so the chain ends (LFB_ERR_FULL) at the first sub-filter that would need a
  * lower one: 4 sub-filters at fpr 0.1% with tightening 0.5, more with a tightening of 0.8-0.9.
  * A cuckoo add stores a copy of the key in the newest sub-filter even if present (1 = no
  * sub-filter matched it before), may be refused with LFB_ERR_TOO_MANY_DUPLICATES, and moves on
@@ -485,7 +485,7 @@ enum lfb_kind {
     LFB_KIND_SPLIT_BLOCK = 4, /* Bloom, Parquet's split-block filter (XXH64; seed 0 is Parquet's) */
     LFB_KIND_ONE_WORD = 5,    /* Bloom, k probes in one 64-bit word */
     LFB_KIND_TWO_WORD = 6,    /* Bloom, k probes in one pair of words */
-    LFB_KIND_CUCKOO = 7       /* cuckoo: 16-bit fingerprints, removes, smallest below about 0.05% */
+    LFB_KIND_CUCKOO = 7       /* cuckoo: removes; smaller than blocked below about 0.3% (14-, 16- or 17-bit fingerprints) */
 };
 
 /* What lfb_create builds. Initialize with lfb_spec_init (kind blocked, 4-bit counters), then set
@@ -494,10 +494,13 @@ typedef struct lfb_spec {
     uint32_t struct_size;  /* sizeof(lfb_spec) as the caller compiled it */
     uint32_t kind;         /* enum lfb_kind */
     uint64_t capacity;     /* distinct keys it must hold; > 0 */
-    double fpr;            /* false-positive rate at capacity, in (0, 1); a cuckoo filter refuses rates below about 0.006% */
+    double fpr;            /* false-positive rate at capacity, in (0, 1); a cuckoo filter refuses rates below about 0.003% */
     uint64_t seed;         /* hash seed (default 0) */
     uint64_t memory_limit; /* bytes the filter may use; 0 = only the machine's memory */
-    uint32_t counter_bits; /* counting: 4 or 8 */
+    uint32_t counter_bits; /* counting: 4 or 8. Cuckoo (1.7): the fingerprint width, which fixes the bucket
+                              format: 14 (5 per bucket), 16 (4, the fastest reads), 17 (4); 0 or
+                              lfb_spec_init's 4 = the fewest bytes for fpr (16 on ties): 14 from about
+                              0.046% up, 16 down to 0.0115%, 17 below. Before 1.7 always 16. */
     uint32_t flags;        /* LFB_OPTION_PROCESS_SHARED */
 } lfb_spec;
 
@@ -526,8 +529,8 @@ enum lfb_batch_op {
 typedef struct lfb_info {
     uint32_t struct_size;    /* sizeof(lfb_info) as the caller compiled it */
     uint32_t kind;           /* enum lfb_kind */
-    uint64_t slots;          /* bits, counters, or cuckoo fingerprint slots (4 per bucket) */
-    uint32_t slot_bits;      /* 1, 4 or 8 (counters), 16 (cuckoo fingerprints) */
+    uint64_t slots;          /* bits, counters, or cuckoo fingerprint slots (4 per bucket, 5 with 14-bit fingerprints) */
+    uint32_t slot_bits;      /* 1, 4 or 8 (counters), 14, 16 or 17 (cuckoo fingerprints) */
     uint32_t hashes;         /* k; 2 for cuckoo (buckets per key) */
     uint64_t bytes;          /* memory of the filter's arrays */
     uint64_t capacity;       /* keys it was sized for */

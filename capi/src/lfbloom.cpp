@@ -1083,15 +1083,26 @@ R with_spec_kind(const lfb_spec& s, Fn fn) {
     throw lfbloom::error(errc::invalid_argument, "lfb_spec.kind is not an enum lfb_kind value");
 }
 
+/// A cuckoo spec's fingerprint width: 14, 16 or 17, or 0 (the fewest bytes) for 0 and
+/// lfb_spec_init's 4 (lfbloom.h).
+std::uint32_t cuckoo_bits(const lfb_spec& s) {
+    if (s.counter_bits == 0 || s.counter_bits == 4) return 0;
+    require(lfbloom::cuckoo_filter::slots_for(s.counter_bits) != 0,
+            "lfb_spec.counter_bits of a cuckoo filter is its fingerprint width: 14, 16 or 17 (or 0: the smallest)");
+    return s.counter_bits;
+}
+
 /// The geometry lfb_create(s) gives a filter of type F, and its plan; neither allocates.
 template <class F>
 lfbloom::geometry spec_geometry(const lfb_spec& s) {
     if constexpr (F::kind == lfbloom::layout::counting) return F::size_for(s.capacity, s.fpr, s.counter_bits);
+    else if constexpr (F::kind == lfbloom::layout::cuckoo) return F::size_for(s.capacity, s.fpr, cuckoo_bits(s));
     else return F::size_for(s.capacity, s.fpr);
 }
 template <class F>
 lfbloom::filter_stats spec_plan(const lfb_spec& s) {
     if constexpr (F::kind == lfbloom::layout::counting) return F::plan(s.capacity, s.fpr, s.counter_bits);
+    else if constexpr (F::kind == lfbloom::layout::cuckoo) return F::plan(s.capacity, s.fpr, cuckoo_bits(s));
     else return F::plan(s.capacity, s.fpr);
 }
 
@@ -1100,6 +1111,7 @@ lfbloom::any_filter make_any(const lfb_spec& s) {
     const lfbloom::filter_options o = core_options(s);
     return with_spec_kind<lfbloom::any_filter>(s, [&]<class F>() -> lfbloom::any_filter {
         if constexpr (F::kind == lfbloom::layout::counting) return F::for_capacity(s.capacity, s.fpr, s.counter_bits, o);
+        else if constexpr (F::kind == lfbloom::layout::cuckoo) return F::for_capacity(s.capacity, s.fpr, cuckoo_bits(s), o);
         else return F::for_capacity(s.capacity, s.fpr, o);
     });
 }

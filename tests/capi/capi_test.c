@@ -56,8 +56,8 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.6.0") == 0);
-    CHECK(lfb_version() == 10600);
+    CHECK(strcmp(lfb_version_string(), "1.7.0") == 0);
+    CHECK(lfb_version() == 10700);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
     for (code = LFB_ERR_AMBIGUOUS; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
@@ -790,7 +790,7 @@ static void test_scalable_cuckoo(void) {
     memset(&s, 0, sizeof s);
     s.struct_size = sizeof s;
     CHECK(lfb_scalable_filter_stats(f, 3, &s, &items) == LFB_OK && s.layout == LFB_LAYOUT_CUCKOO && s.capacity == 800);
-    CHECK(items == 300 && s.slot_bits == 16);
+    CHECK(items == 300 && s.slot_bits == 14); /* 800 keys at 0.0625%: five 14-bit fingerprints per bucket */
     memset(&s, 0, sizeof s);
     s.struct_size = sizeof s;
     CHECK(lfb_scalable_stats(f, &s) == LFB_OK && s.layout == LFB_LAYOUT_CUCKOO && s.capacity == 1500);
@@ -809,16 +809,16 @@ static void test_scalable_cuckoo(void) {
     CHECK(lfb_scalable_remove(f, NULL, 1) == LFB_ERR_INVALID_ARGUMENT);
     CHECK(lfb_scalable_remove(NULL, "a", 1) == LFB_ERR_INVALID_ARGUMENT);
     CHECK(lfb_scalable_ambiguous_removes(f, NULL) == LFB_ERR_INVALID_ARGUMENT);
-    for (n = 0; n < 8; ++n) CHECK(lfb_scalable_add(f, "dup", 3) >= 0);
+    for (n = 0; n < 10; ++n) CHECK(lfb_scalable_add(f, "dup", 3) >= 0); /* 2 buckets of 5 */
     CHECK(lfb_scalable_add(f, "dup", 3) == LFB_ERR_TOO_MANY_DUPLICATES);
     lfb_scalable_free(f);
     f = NULL;
-    CHECK(lfb_scalable_create(100, 0.0001, 0, 0, 0, &o, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL); /* 0.005% first */
+    CHECK(lfb_scalable_create(100, 0.00005, 0, 0, 0, &o, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL); /* 0.0025% first */
     CHECK(strstr(lfb_last_error(), "cuckoo") != NULL);
-    /* at 0.1% the fifth sub-filter would need a rate below 0.006%: full after four, nothing lost */
+    /* at 0.1% the sixth sub-filter would need a rate below 0.003%: full after five, nothing lost */
     CHECK(lfb_scalable_create(100, 0.001, 0, 0, 0, &o, &f) == LFB_OK);
     for (i = 0, n = 0; i < 100000 && n >= 0; ++i) n = lfb_scalable_add(f, &i, sizeof i);
-    CHECK(n == LFB_ERR_FULL && lfb_scalable_filters(f) == 4);
+    CHECK(n == LFB_ERR_FULL && lfb_scalable_filters(f) == 5);
     for (items = 0; items + 1 < i; ++items) CHECK(lfb_scalable_contains(f, &items, sizeof items) == 1);
     lfb_scalable_free(f);
 }
@@ -1276,7 +1276,8 @@ static void test_any_handle_kinds(void) {
         info = info_of(h);
         CHECK(info.kind == kind && info.capacity == 2000 && info.target_fpr == 0.01 && info.seed == spec.seed);
         CHECK(info.slots_set > 0 && info.bytes > 0 && info.expected_fpr < 0.01 && !info.near_capacity);
-        if (kind == LFB_KIND_CUCKOO) CHECK(info.slot_bits == 16 && info.hashes == 2 && info.slots_set == 1000 && info.estimated_count == 1000);
+        if (kind == LFB_KIND_CUCKOO) /* at 1%: 5 x 14-bit fingerprints per bucket, the fewest bytes */
+            CHECK(info.slot_bits == 14 && info.slots % 5 == 0 && info.hashes == 2 && info.slots_set == 1000 && info.estimated_count == 1000);
         /* save and load: the same kind, every key */
         CHECK(lfb_serialized_size(h, LFB_FORMAT_NATIVE, &size) == LFB_OK && size <= sizeof saved);
         CHECK(lfb_save(h, LFB_FORMAT_NATIVE, saved, sizeof saved, &written) == LFB_OK && written == size);
@@ -1369,6 +1370,7 @@ static void test_any_handle_cuckoo_refusals(void) {
     spec.kind = LFB_KIND_CUCKOO;
     spec.capacity = 200;
     spec.fpr = 0.001;
+    spec.counter_bits = 16; /* 4 slots per bucket */
     CHECK(lfb_create(&spec, &h) == LFB_OK);
     /* Duplicates: 8 copies, then a refusal that changes nothing. */
     for (i = 0; i < 8; ++i) CHECK(lfb_add(h, "dup", 3) == (i == 0));
@@ -1403,6 +1405,58 @@ static int refused_by_create_and_plan(const lfb_spec* spec) {
     info.struct_size = sizeof info;
     return lfb_create(spec, &out) == LFB_ERR_INVALID_ARGUMENT && out == NULL &&
            lfb_plan(spec, &info) == LFB_ERR_INVALID_ARGUMENT;
+}
+
+/* A cuckoo spec's counter_bits is its fingerprint width (1.7): 0 or lfb_spec_init's 4 pick the
+ * fewest bytes for the rate, 14, 16 and 17 are taken as asked when they reach the rate; lfb_plan
+ * says what lfb_create makes; files keep the width. */
+static void test_any_handle_cuckoo_widths(void) {
+    static const struct { double fpr; uint32_t asked, made; } cases[] = {
+        {0.001, 4, 14}, {0.001, 0, 14}, {0.0002, 4, 16}, {0.0001, 4, 17}, {0.0001, 16, 16}, {0.001, 17, 17}, {0.01, 16, 16}};
+    static unsigned char saved[1 << 16];
+    size_t c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        lfb_spec spec;
+        lfb_handle *h = NULL, *back = NULL;
+        lfb_info plan, info;
+        uint64_t written = 0;
+        lfb_spec_init(&spec);
+        spec.kind = LFB_KIND_CUCKOO;
+        spec.capacity = 2000;
+        spec.fpr = cases[c].fpr;
+        spec.counter_bits = cases[c].asked;
+        memset(&plan, 0, sizeof plan);
+        plan.struct_size = sizeof plan;
+        CHECK(lfb_plan(&spec, &plan) == LFB_OK && plan.slot_bits == cases[c].made);
+        CHECK(lfb_create(&spec, &h) == LFB_OK);
+        info = info_of(h);
+        CHECK(info.slot_bits == cases[c].made && info.bytes == plan.bytes && info.slots == plan.slots);
+        CHECK(info.slots % (cases[c].made == 14 ? 5 : 4) == 0);
+        CHECK(lfb_add(h, "k", 1) == 1 && lfb_contains(h, "k", 1) == 1);
+        CHECK(lfb_save(h, LFB_FORMAT_NATIVE, saved, sizeof saved, &written) == LFB_OK);
+        CHECK(lfb_load(LFB_FORMAT_NATIVE, saved, written, 0, &back) == LFB_OK);
+        CHECK(info_of(back).slot_bits == cases[c].made && lfb_remove(back, "k", 1) == 1 && lfb_contains(back, "k", 1) == 0);
+        lfb_free(back);
+        lfb_free(h);
+    }
+    {
+        static const uint32_t bad[] = {1, 8, 15, 18, 32};
+        lfb_spec spec;
+        lfb_spec_init(&spec);
+        spec.kind = LFB_KIND_CUCKOO;
+        spec.capacity = 2000;
+        spec.fpr = 0.001;
+        for (c = 0; c < sizeof bad / sizeof bad[0]; ++c) {
+            spec.counter_bits = bad[c];
+            CHECK(refused_by_create_and_plan(&spec));
+        }
+        spec.counter_bits = 14; /* 14 bits reach no rate below about 0.03% */
+        spec.fpr = 0.0001;
+        CHECK(refused_by_create_and_plan(&spec));
+        spec.counter_bits = 0; /* nor does any width below about 0.003% */
+        spec.fpr = 0.00002;
+        CHECK(refused_by_create_and_plan(&spec));
+    }
 }
 
 static void test_any_handle_bad_input(void) {
@@ -1544,6 +1598,7 @@ int main(void) {
     test_empty_key_is_no_likelier_present();
     test_any_handle_kinds();
     test_any_handle_cuckoo_refusals();
+    test_any_handle_cuckoo_widths();
     test_any_handle_bad_input();
     test_any_handle_files();
     test_any_handle_shared_files();

@@ -53,9 +53,15 @@ check "remove on a bit filter" 3 "$lfbloom" remove f.lfb keys.txt
 expect "remove error is one line" one_line_error
 check "build cuckoo" 0 "$lfbloom" build -o k.lfb -n 40000 -p 0.001 --layout cuckoo keys.txt
 check "info cuckoo --json" 0 "$lfbloom" info --json k.lfb
-expect "cuckoo info counts its fingerprints" python3 -c 'import json; d=json.load(open("out.txt")); assert d["layout"]=="cuckoo" and d["fingerprints"]==20000 and d["slot_bits"]==16 and d["capacity"]==40000'
+expect "cuckoo info counts its fingerprints" python3 -c 'import json; d=json.load(open("out.txt")); assert d["layout"]=="cuckoo" and d["fingerprints"]==20000 and d["slot_bits"]==14 and d["capacity"]==40000'
 check "info cuckoo" 0 "$lfbloom" info k.lfb
 expect "cuckoo info shows the load" grep -q '^fingerprints *20,000 (load' out.txt
+expect "cuckoo info names the format" grep -q '^layout *cuckoo (5 14-bit fingerprints per bucket, semi-sorted)' out.txt
+check "build cuckoo with 16-bit fingerprints" 0 "$lfbloom" build -o k16.lfb -n 40000 -p 0.001 --layout cuckoo --fingerprint-bits 16 keys.txt
+check "info cuckoo 16" 0 "$lfbloom" info --json k16.lfb
+expect "the width asked for" python3 -c 'import json; d=json.load(open("out.txt")); assert d["slot_bits"]==16 and d["slots"]%4==0 and d["fingerprints"]==20000'
+check "a width no format has" 2 "$lfbloom" build -o k15.lfb -n 40000 --layout cuckoo --fingerprint-bits 15 keys.txt
+expect "the width error is one line" one_line_error
 check "cuckoo add" 0 "$lfbloom" add k.lfb more.txt
 check "cuckoo query" 0 sh -c "cat keys.txt more.txt absent.txt | \"$lfbloom\" query k.lfb --maybe-only"
 expect "cuckoo answers maybe for all 40000 added keys" sh -c '[ "$(grep -c "^user:" out.txt)" = 40000 ] && [ "$(wc -l < out.txt)" -lt 40005 ]'

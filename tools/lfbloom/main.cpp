@@ -60,7 +60,7 @@ std::uint64_t add_batch(lfbloom::any_filter& filter, std::span<const lfbloom::ke
             const lfbloom::cuckoo_status s = cuckoo->insert(batch[i]);
             if (s == lfbloom::cuckoo_status::full || s == lfbloom::cuckoo_status::too_many_duplicates)
                 throw failure(exit_resources, std::string(s == lfbloom::cuckoo_status::full ? "the cuckoo filter is full"
-                                                                                            : "8 copies of one fingerprint") +
+                                                                                            : "too many copies of one fingerprint") +
                                                   " at key " + grouped(before + i + 1) +
                                                   " of this run (nothing was written): build one with a larger --capacity");
             fresh += s == lfbloom::cuckoo_status::added_new;
@@ -76,7 +76,7 @@ int build(int argc, char** argv) {
     std::uint64_t capacity = 0, seed = 0, memory_limit = 0;
     double rate = 0.01;
     std::string layout = "blocked", output;
-    unsigned counter_bits = 4;
+    unsigned counter_bits = 4, fingerprint_bits = 0;
     key_input_options keys;
     po::options_description flags("Create a filter from keys and save it");
     flags.add_options()("output,o", po::value(&output)->required(), "the filter file to write")(
@@ -84,6 +84,7 @@ int build(int argc, char** argv) {
         "rate,p", po::value(&rate)->default_value(0.01), "target false-positive rate in (0, 1)")(
         "layout", po::value(&layout)->default_value("blocked"), "blocked, classic, counting, split-block (Parquet's), one-word, two-word or cuckoo")(
         "counter-bits", po::value(&counter_bits)->default_value(4), "counting: 4 or 8")(
+        "fingerprint-bits", po::value(&fingerprint_bits)->default_value(0), "cuckoo: 14, 16 or 17 (0: the fewest bytes for --rate)")(
         "seed", po::value(&seed)->default_value(0), "hash seed")(
         "memory-limit", po::value(&memory_limit)->default_value(0), "refuse filters over this many bytes (0: none)");
     add_key_flags(flags, keys);
@@ -101,7 +102,7 @@ int build(int argc, char** argv) {
             if (layout == "split-block") return lfbloom::split_block_bloom_filter::for_capacity(capacity, rate, options);
             if (layout == "one-word") return lfbloom::one_word_bloom_filter::for_capacity(capacity, rate, options);
             if (layout == "two-word") return lfbloom::two_word_bloom_filter::for_capacity(capacity, rate, options);
-            if (layout == "cuckoo") return lfbloom::cuckoo_filter::for_capacity(capacity, rate, options);
+            if (layout == "cuckoo") return lfbloom::cuckoo_filter::for_capacity(capacity, rate, fingerprint_bits, options);
         } catch (const lfbloom::error& e) {
             throw failure(e.code() == lfbloom::errc::invalid_argument ? exit_usage : exit_resources, e.what());
         }
@@ -206,13 +207,14 @@ int cuckoo_info(const std::string& file, const lfbloom::cuckoo_filter& f, bool j
     if (json) {
         const boost::json::object out{
             {"file", valid_utf8(file)}, {"layout", "cuckoo"}, {"buckets", s.buckets}, {"slots", f.shape().slots},
-            {"slot_bits", 16}, {"bytes", s.bytes}, {"seed", f.seed()}, {"capacity", s.capacity}, {"target_fpr", s.target_fpr},
+            {"slot_bits", s.fingerprint_bits}, {"bytes", s.bytes}, {"seed", f.seed()}, {"capacity", s.capacity}, {"target_fpr", s.target_fpr},
             {"fingerprints", s.fingerprints}, {"load", s.load}, {"expected_fpr", s.expected_fpr}, {"near_capacity", s.near_capacity}};
         std::printf("%s\n", boost::json::serialize(out).c_str());
         return exit_ok;
     }
     std::printf("file             %s\n", file.c_str());
-    std::printf("layout           cuckoo (four 16-bit fingerprints per bucket)\n");
+    std::printf("layout           cuckoo (%u %u-bit fingerprints per bucket%s)\n", s.slots_per_bucket, s.fingerprint_bits,
+                s.fingerprint_bits == 16 ? "" : ", semi-sorted");
     std::printf("buckets          %s, seed %llu\n", grouped(s.buckets).c_str(), (unsigned long long)f.seed());
     std::printf("memory           %s bytes", grouped(s.bytes).c_str());
     if (s.capacity > 0) std::printf(" (%.2f bits per key at capacity)", 8.0 * s.bytes / s.capacity);

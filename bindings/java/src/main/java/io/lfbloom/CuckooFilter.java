@@ -7,10 +7,11 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * A cuckoo filter: 16-bit fingerprints, four per 64-bit bucket, each key in one of two buckets.
- * Like {@link CountingBloomFilter} it removes keys, in a fraction of the memory below a rate of
- * about 0.1% (17 bits per key at 0.01%, where a 4-bit counting filter needs 124); around 1% and
- * above a {@link BloomFilter} is smaller.
+ * A cuckoo filter: each key's fingerprint in one of two 64-bit buckets, which hold five 14-bit,
+ * four 16-bit or four 17-bit fingerprints ({@link #create(long, double, int)} picks; by default
+ * the width with the fewest bytes for the rate). Like {@link CountingBloomFilter} it removes keys,
+ * in a fraction of the memory: 13.6 bits per key at 0.1% (a blocked Bloom filter needs 15.5) and
+ * 17 at 0.01% (a 4-bit counting filter needs 124); around 1% and above a {@link BloomFilter} is smaller.
  *
  * <p><b>Contract.</b> No false negative for a key put (and not removed since) whose put
  * happened-before the query, also while other threads' puts move fingerprints between buckets
@@ -22,7 +23,7 @@ import java.util.List;
  * {@link LfbloomException#isFull()} when no free slot was found within the search bound (the
  * filter is near its maximum load, about 94%, or the key's two buckets are held by eight copies
  * of another key's fingerprint), {@link LfbloomException#isTooManyDuplicates()} when eight copies
- * of this key's fingerprint are stored already. {@link #putAll} then has added the keys before the
+ * (ten at 14 bits) of this key's fingerprint are stored already. {@link #putAll} then has added the keys before the
  * refused one, and the exception's {@link LfbloomException#keysDone()} is that key's index.
  *
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once.
@@ -85,7 +86,12 @@ public final class CuckooFilter extends KeyFilter {
 
     /** What {@code create(expectedInsertions, fpp)} would make, without making it. */
     public static Plan plan(long expectedInsertions, double fpp) {
-        return Plan.of(KIND, expectedInsertions, fpp, 4);
+        return Plan.of(KIND, expectedInsertions, fpp, 0);
+    }
+
+    /** What {@code create(expectedInsertions, fpp, fingerprintBits)} would make, without making it. */
+    public static Plan plan(long expectedInsertions, double fpp, int fingerprintBits) {
+        return Plan.of(KIND, expectedInsertions, fpp, checkedBits(fingerprintBits));
     }
 
     /** Sized so that {@code expectedInsertions} keys fit and an absent key's FPP is at most {@code fpp}. */
@@ -94,12 +100,34 @@ public final class CuckooFilter extends KeyFilter {
     }
 
     /**
+     * As {@link #create(long, double)}, with fingerprints of {@code fingerprintBits}: 14 (five per
+     * bucket), 16 (four, the fastest queries) or 17 (four). A width that cannot reach {@code fpp}
+     * (14 bits stop at about 0.03%, 16 at 0.006%, 17 at 0.003%), or another width, throws
+     * IllegalArgumentException.
+     */
+    public static CuckooFilter create(long expectedInsertions, double fpp, int fingerprintBits) {
+        return create(expectedInsertions, fpp, checkedBits(fingerprintBits), BloomFilter.Options.defaults());
+    }
+
+    /**
      * As {@link #create(long, double)}, with the options' seed and memory limit (the layout is
-     * ignored). An {@code fpp} below about 0.006% is refused: at 16-bit fingerprints it would need
+     * ignored). An {@code fpp} below about 0.003% is refused: even 17-bit fingerprints would need
      * a load below 50%, where a Bloom filter is the better tool.
      */
     public static CuckooFilter create(long expectedInsertions, double fpp, BloomFilter.Options options) {
+        return create(expectedInsertions, fpp, 0, options);
+    }
+
+    private static int checkedBits(int fingerprintBits) {
+        if (fingerprintBits != 14 && fingerprintBits != 16 && fingerprintBits != 17)
+            throw new IllegalArgumentException("cuckoo fingerprints are 14, 16 or 17 bits, not " + fingerprintBits);
+        return fingerprintBits;
+    }
+
+    /** fingerprintBits 0: the fewest bytes for fpp. */
+    private static CuckooFilter create(long expectedInsertions, double fpp, int fingerprintBits, BloomFilter.Options options) {
         lfb_spec spec = specOf(expectedInsertions, fpp, options);
+        spec.setCounter_bits(fingerprintBits);
         try {
             long[] out = new long[1];
             return new CuckooFilter(Native.handleOf(LfbNative.lfb_create(spec, out), out));

@@ -28,7 +28,7 @@ public final class LfbloomException extends RuntimeException {
         return status == Native.ERR_FULL;
     }
 
-    /** True for LFB_ERR_TOO_MANY_DUPLICATES: a cuckoo filter holds eight copies of the key's fingerprint. */
+    /** True for LFB_ERR_TOO_MANY_DUPLICATES: a cuckoo filter holds eight copies of the key's fingerprint (ten at 14 bits). */
     public boolean isTooManyDuplicates() {
         return status == Native.ERR_TOO_MANY_DUPLICATES;
     }

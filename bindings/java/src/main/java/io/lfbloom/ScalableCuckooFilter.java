@@ -2,14 +2,15 @@ package io.lfbloom;
 
 /**
  * A cuckoo filter that grows, and removes keys: {@link ScalableBloomFilter}'s list of
- * sub-filters, each a {@link CuckooFilter}. Their 16-bit fingerprints reach no rate below about
- * 0.006%, so the chain ends ({@link LfbloomException#isFull()}) at the first sub-filter that would
- * need a lower one: 4 sub-filters at fpp 0.1% with the default tightening 0.5, more with 0.8-0.9.
+ * sub-filters, each a {@link CuckooFilter} of the fingerprint width with the fewest bytes for its
+ * rate. Their fingerprints (17 bits at most) reach no rate below about 0.003%, so the chain ends
+ * ({@link LfbloomException#isFull()}) at the first sub-filter that would need a lower one: 5
+ * sub-filters at fpp 0.1% with the default tightening 0.5, more with 0.8-0.9.
  *
  * <p><b>Contract.</b> No false negative for a key put (and not removed since) whose put
  * happened-before the query, while other threads put, remove and grow it. A put stores a copy of
  * the key in the newest sub-filter even if it is present (true: no sub-filter matched it before),
- * so a key put twice must be removed twice; the ninth copy in one sub-filter is refused
+ * so a key put twice must be removed twice; the ninth copy (the eleventh at 14-bit fingerprints) in one sub-filter is refused
  * ({@link LfbloomException#isTooManyDuplicates()}), and a newest sub-filter with no free slot
  * passes the put on to a new one. Call {@code remove} only after the put it cancels has returned:
  * removing a key never put, or one whose put is still under way, can remove another key's copy,
@@ -35,7 +36,7 @@ public final class ScalableCuckooFilter extends KeyFilter {
     /**
      * As {@link ScalableBloomFilter#create(long, double, double, double, int, BloomFilter.Options)};
      * of the options only the seed and the memory limit apply. An fpp whose first sub-filter
-     * would need a rate below about 0.006% throws IllegalArgumentException.
+     * would need a rate below about 0.003% throws IllegalArgumentException.
      */
     public static ScalableCuckooFilter create(long initialCapacity, double fpp, double growth, double tightening,
             int maxFilters, BloomFilter.Options options) {

@@ -20,6 +20,28 @@ class CuckooFilterTest {
         return keys;
     }
 
+    /** The fewest bytes for the rate by default (16 bits on ties), else the width asked for. */
+    @Test
+    void fingerprintWidthsFollowTheRateOrTheCaller() {
+        double[] rates = {0.001, 0.0002, 0.0001, 0.0001, 0.01};
+        int[] asked = {0, 0, 0, 16, 17}, made = {14, 16, 17, 16, 17};
+        for (int i = 0; i < rates.length; i++) {
+            Plan p = asked[i] == 0 ? CuckooFilter.plan(5000, rates[i]) : CuckooFilter.plan(5000, rates[i], asked[i]);
+            try (CuckooFilter f = asked[i] == 0 ? CuckooFilter.create(5000, rates[i]) : CuckooFilter.create(5000, rates[i], asked[i])) {
+                assertEquals(made[i], f.stats().slotBits(), "rate " + rates[i]);
+                assertEquals(made[i], p.slotBits());
+                assertEquals(p.bytes(), f.stats().bytes());
+                assertEquals(0, f.stats().slots() % (made[i] == 14 ? 5 : 4));
+                assertTrue(f.put("k".getBytes()));
+                assertTrue(f.mightContain("k".getBytes()));
+                assertTrue(f.remove("k".getBytes()));
+            }
+        }
+        for (int bits : new int[] {0, 8, 15, 18})
+            assertThrows(IllegalArgumentException.class, () -> CuckooFilter.create(5000, 0.001, bits));
+        assertThrows(IllegalArgumentException.class, () -> CuckooFilter.create(5000, 0.0001, 14));  // 14 bits stop at 0.03%
+    }
+
     @Test
     void plansDescribeWhatCreateMakesWithoutMakingIt() {
         Plan p = CuckooFilter.plan(100_000, 0.0002);
@@ -43,7 +65,7 @@ class CuckooFilterTest {
         assertEquals(8, c.slotBits());
         assertEquals(c.slots(), c.bytes());  // one byte per 8-bit counter
         assertTrue(BloomFilter.plan(1_000_000_000_000L, 0.01, BloomFilter.Options.defaults()).bytes() > 1_000_000_000_000L);  // planned, not allocated
-        assertThrows(IllegalArgumentException.class, () -> CuckooFilter.plan(1000, 0.00001));  // below 16-bit fingerprints' reach
+        assertThrows(IllegalArgumentException.class, () -> CuckooFilter.plan(1000, 0.00001));  // below 17-bit fingerprints' reach
         assertThrows(IllegalArgumentException.class, () -> CountingBloomFilter.plan(1000, 0.01, 5));
         assertThrows(IllegalArgumentException.class, () -> BloomFilter.plan(0, 0.01, BloomFilter.Options.defaults()));
     }
@@ -85,7 +107,7 @@ class CuckooFilterTest {
 
     @Test
     void theNinthCopyIsRefusedAsDuplicatesAndChangesNothing() {
-        try (CuckooFilter f = CuckooFilter.create(1000, 0.001)) {
+        try (CuckooFilter f = CuckooFilter.create(1000, 0.001, 16)) {  // 4 slots per bucket
             for (int i = 0; i < 8; i++) f.put("dup");
             long before = f.stats().slotsSet();
             LfbloomException e = assertThrows(LfbloomException.class, () -> f.put("dup"));

@@ -18,7 +18,7 @@ class GrowingAndExpiringFiltersTest {
             assertEquals(4, f.subFilters());  // 100 + 200 + 400 < 1000 <= 1500
             ScalableBloomFilter.SubFilter newest = f.subFilter(3);
             assertEquals("cuckoo", newest.stats().layout());
-            assertEquals(16, newest.stats().slotBits());
+            assertEquals(14, newest.stats().slotBits());  // 800 keys at 0.0625%: five 14-bit fingerprints per bucket
             assertEquals(300, newest.items());
             assertEquals("cuckoo", f.stats().layout());
             assertFalse(f.put(7L));  // a second copy, in sub-filter 3; the first is in 0
@@ -35,10 +35,10 @@ class GrowingAndExpiringFiltersTest {
             }
             for (long i = 0; i < 500; i++) assertTrue(f.mightContain(i));
             if (!f.mightContain("never put")) assertFalse(f.remove("never put"));  // matches nowhere: nothing to remove
-            for (int i = 0; i < 8; i++) f.put("dup");
+            for (int i = 0; i < 10; i++) f.put("dup");  // two buckets of five
             assertTrue(assertThrows(LfbloomException.class, () -> f.put("dup")).isTooManyDuplicates());
         }
-        assertThrows(IllegalArgumentException.class, () -> ScalableCuckooFilter.create(100, 0.0001));  // 0.005% first
+        assertThrows(IllegalArgumentException.class, () -> ScalableCuckooFilter.create(100, 0.00005));  // 0.0025% first
     }
 
     @Test
