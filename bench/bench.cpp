@@ -630,6 +630,15 @@ void run_all() {
         mutex_reference_cuckoo reference(cache.keys);
         run_ops("mutex-reference-cuckoo", reference, cache, {"add", "contains-absent", "mixed"}, 16, {1}, {1, 2});
     }
+    for (const std::uint32_t bits : {14u, 17u}) {  // the semi-sorted formats, filled to 90% load as above
+        const double per_bucket = cuckoo_filter::slots_for(bits);
+        const auto buckets = static_cast<std::uint64_t>(std::ceil(static_cast<double>(cache.keys) / (per_bucket * 0.9)));
+        core_subject<cuckoo_filter> semi{cuckoo_filter(buckets, bits)};
+        const std::string name = "cuckoo" + std::to_string(bits);
+        run_ops(name, semi, cache, {"add", "contains-present", "contains-absent", "remove"}, 16,
+                cfg.quick ? std::vector<unsigned>{batch_keys} : both, one_thread);
+        run_ops(name, semi, cache, {"contains-absent"}, 16, {1}, {2});
+    }
 
     // What growing, forgetting and swapping cost, in cache: the same keys as "blocked" above.
     {

@@ -26,7 +26,7 @@ inline std::ostream& boost_test_print_type(std::ostream& os, cuckoo_status s) { 
 
 namespace {
 /// Stored (added_new, or added: a key indistinguishable from it was there, which random keys
-/// hit about 8 * load / 65535 of the time).
+/// hit about 2N * load / (2^F - 1) of the time).
 template <class Key>
 bool stored(cuckoo_filter& f, const Key& key) {
     const cuckoo_status s = f.insert(key);

@@ -10,11 +10,12 @@
 // capacity of keys; it can overshoot only by the adds that race for its last slots (at most one
 // per thread), because an add that finds it full moves on to the successor.
 //
-// Cuckoo sub-filters. Their 16-bit fingerprints reach no rate below about 0.006%
-// (basic_cuckoo_filter::size_for), so the chain ends (full) at the first sub-filter whose rate
-// would be lower: with tightening 0.5, 4 sub-filters at fpr 0.1% and 7 at 1%; a tightening of
-// 0.8-0.9 goes deeper. Any rate above 0.0115% gives the same sub-filter (load 94%), so the sum
-// bound is loose there and stats()'s estimate is the one to read. An add always stores a copy in
+// Cuckoo sub-filters, each of the fingerprint width with the fewest bytes for its rate. Their
+// fingerprints (17 bits at most) reach no rate below about 0.003% (basic_cuckoo_filter::size_for),
+// so the chain ends (full) at the first sub-filter whose rate would be lower: with tightening 0.5,
+// 5 sub-filters at fpr 0.1% and 8 at 1%; a tightening of 0.8-0.9 goes deeper. Every rate above
+// 0.057% gives the same sub-filter (14 bits, load 94%), so the sum bound is loose there and
+// stats()'s estimate is the one to read. An add always stores a copy in
 // the newest (as basic_cuckoo_filter's adds do: there is no add-if-absent; it reports new only if
 // no sub-filter matched) and moves on to the successor when the newest refuses it as full.
 // remove(key) must know which sub-filter holds the key's copy: the key matches there, and it may
@@ -114,7 +115,7 @@ public:
 
     /// Throws invalid_argument for capacity 0, fpr outside (0,1) or NaN, or options outside
     /// their ranges; too_large / out_of_memory if even the first sub-filter does not fit.
-    /// invalid_argument too for a rate the first sub-filter cannot reach (cuckoo: below about 0.006%).
+    /// invalid_argument too for a rate the first sub-filter cannot reach (cuckoo: below about 0.003%).
     basic_scalable_filter(std::uint64_t initial_capacity, double fpr, const scalable_options& options = {})
         : options_(checked(initial_capacity, fpr, options)), initial_capacity_(initial_capacity), fpr_(fpr) {
         (void)Sub::size_for(initial_capacity, rate_of(0));  // says why, if the first one cannot exist
