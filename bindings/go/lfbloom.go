@@ -128,7 +128,8 @@ func WithMemoryLimit(bytes uint64) Option { return func(o *options) { o.memoryLi
 // WithSeed sets the hash seed (default 0); filters merge only with equal seeds.
 func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
 
-// WithCounterBits sets a CountingFilter's counter width: 4 (default) or 8.
+// WithCounterBits sets a CountingFilter's counter width: 4 (default) or 8. (It and
+// WithFingerprintBits set one field: given to NewCuckoo, it is read as a fingerprint width.)
 func WithCounterBits(bits int) Option { return func(o *options) { o.counterBits = uint64(bits) } }
 
 // WithFingerprintBits sets a cuckoo filter's fingerprint width, which fixes its bucket format:

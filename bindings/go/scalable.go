@@ -91,7 +91,7 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 // Their fingerprints (17 bits at most) reach no rate below about 0.003%, so the chain ends (ErrFull)
 // at the first sub-filter that would need a lower one: 5 sub-filters at fpr 0.1% with the default
 // Tightening 0.5, more with 0.8-0.9. Each sub-filter takes the fingerprint width with the fewest
-// bytes for its rate (WithFingerprintBits).
+// bytes for its rate.
 //
 // Add stores a copy of the key in the newest sub-filter even if it is present (true: no
 // sub-filter matched it before), so a key added twice must be removed twice; it returns an error

@@ -485,7 +485,7 @@ enum lfb_kind {
     LFB_KIND_SPLIT_BLOCK = 4, /* Bloom, Parquet's split-block filter (XXH64; seed 0 is Parquet's) */
     LFB_KIND_ONE_WORD = 5,    /* Bloom, k probes in one 64-bit word */
     LFB_KIND_TWO_WORD = 6,    /* Bloom, k probes in one pair of words */
-    LFB_KIND_CUCKOO = 7       /* cuckoo: removes; smaller than blocked below about 0.3% (14-, 16- or 17-bit fingerprints) */
+    LFB_KIND_CUCKOO = 7       /* cuckoo: removes; smaller than blocked below about 0.2% (14-, 16- or 17-bit fingerprints) */
 };
 
 /* What lfb_create builds. Initialize with lfb_spec_init (kind blocked, 4-bit counters), then set
@@ -500,7 +500,9 @@ typedef struct lfb_spec {
     uint32_t counter_bits; /* counting: 4 or 8. Cuckoo (1.7): the fingerprint width, which fixes the bucket
                               format: 14 (5 per bucket), 16 (4, the fastest reads), 17 (4); 0 or
                               lfb_spec_init's 4 = the fewest bytes for fpr (16 on ties): 14 from about
-                              0.046% up, 16 down to 0.0115%, 17 below. Before 1.7 always 16. */
+                              0.046% up, 16 down to 0.0115%, 17 below; other values are refused. Before 1.7
+                              always 16, and the field ignored. lfb_open_shared with 0 or 4 also
+                              opens a file this spec made with another width (a 1.5/1.6 file). */
     uint32_t flags;        /* LFB_OPTION_PROCESS_SHARED */
 } lfb_spec;
 

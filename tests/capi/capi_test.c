@@ -1210,6 +1210,32 @@ static void test_any_handle_shared_files(void) {
         a = b = ro = NULL;
         unlink(path);
     }
+    /* A cuckoo file made with 16-bit fingerprints (every cuckoo file before 1.7) opens with a spec
+     * that leaves the width to the rate (14 bits at 0.1%), with or without LFB_SHARED_CREATE; one
+     * asking for 17 bits is refused. */
+    lfb_spec_init(&spec);
+    spec.kind = LFB_KIND_CUCKOO;
+    spec.capacity = 5000;
+    spec.fpr = 0.001;
+    spec.counter_bits = 16;
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE | LFB_SHARED_EXCLUSIVE, 0600, &a) == LFB_OK);
+    CHECK(lfb_add(a, "old", 3) == 1);
+    spec.counter_bits = 4; /* lfb_spec_init's: the fewest bytes */
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 0600, &b) == LFB_OK && info_of(b).slot_bits == 16);
+    CHECK(lfb_contains(b, "old", 3) == 1);
+    lfb_free(b);
+    b = NULL;
+    CHECK(lfb_open_shared(path, &spec, 0, 0, &b) == LFB_OK && info_of(b).slot_bits == 16);
+    lfb_free(b);
+    b = NULL;
+    spec.counter_bits = 17;
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 0600, &b) == LFB_ERR_INCOMPATIBLE && b == NULL);
+    spec.counter_bits = 4;
+    spec.capacity = 5001; /* another capacity: refused whatever the width */
+    CHECK(lfb_open_shared(path, &spec, LFB_SHARED_CREATE, 0600, &b) == LFB_ERR_INCOMPATIBLE && b == NULL);
+    lfb_free(a);
+    a = NULL;
+    unlink(path);
     /* bad arguments: nothing is created */
     lfb_spec_init(&spec);
     spec.capacity = 1000;

@@ -142,6 +142,17 @@ BOOST_AUTO_TEST_CASE(semi_sorted_buckets_encode_every_tuple) {
     BOOST_TEST(detail::semi_sorted<5>::fingerprint_bits == 14u);
     // a code no writer makes (a corrupt file) reads as some fingerprints, from inside the table
     BOOST_TEST(detail::semi_sorted<5>::at(~std::uint64_t{0}, 4) == (std::uint64_t{1} << 14) - 1);
+    // a corrupt file's word whose empty slot is not first still takes a put, and comes out canonical
+    using five = detail::semi_sorted<5>;
+    const std::uint64_t unsorted = std::uint64_t{5} << 14 | std::uint64_t{6} << 34 | std::uint64_t{7} << 44 | std::uint64_t{8} << 54;  // rank 0: nibbles 0; slot 1 empty
+    std::uint64_t next = 0;
+    BOOST_TEST(five::empty(unsorted) == 1u);
+    BOOST_TEST_REQUIRE(five::put(unsorted, 3, next));
+    BOOST_TEST(five::empty(next) == 0u);
+    const std::uint64_t sorted[] = {3, 5, 6, 7, 8};
+    for (unsigned i = 0; i < 5; ++i) BOOST_TEST(five::at(next, i) == sorted[i]);
+    // the plain format's take of an absent fingerprint (a clear() raced the erase) changes nothing
+    BOOST_TEST(detail::plain_bucket::take(0, 5) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(bad_sizes_are_refused) {
@@ -155,6 +166,10 @@ BOOST_AUTO_TEST_CASE(bad_sizes_are_refused) {
         BOOST_TEST(code_of([&] { cuckoo_filter f(geometry{400, 2, 0, 0, bits}, {}); }) == errc::invalid_argument, "bits " << bits);
     }
     BOOST_TEST(code_of([] { cuckoo_filter f(geometry{402, 2, 0, 0, 14}, {}); }) == errc::invalid_argument);  // not 5 per bucket
+    // a capacity past 2^56 buckets of 4 but not of 5 takes 5, and is too large only for 4
+    const std::uint64_t huge = 300'000'000'000'000'000;
+    BOOST_TEST(cuckoo_filter::size_for(huge, 0.001).slot_bits == 14u);
+    BOOST_TEST(code_of([&] { cuckoo_filter::size_for(huge, 0.001, 16); }) == errc::too_large);
     BOOST_TEST(code_of([] { cuckoo_filter::for_capacity(0, 0.01); }) == errc::invalid_argument);
     BOOST_TEST(code_of([] { cuckoo_filter::for_capacity(std::uint64_t{1} << 62, 0.01); }) == errc::too_large);
     BOOST_TEST(code_of([] { cuckoo_filter::for_capacity(~std::uint64_t{0}, 0.01); }) == errc::too_large);

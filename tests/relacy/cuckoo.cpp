@@ -11,6 +11,7 @@
 // Every check runs on each bucket format (cuckoo_buckets.hpp): "cuckoo." the plain 4 x 16 bits,
 // "cuckoo14." and "cuckoo17." the semi-sorted ones, whose writes re-encode the whole word.
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -134,6 +135,46 @@ struct churn : rl::test_suite<churn<S>, 4> {
     }
 };
 
+// Property: writers of two stripes change one bucket's word at once (all copies of one fingerprint
+// in a bucket are one stripe's, but a bucket holds fingerprints of several stripes), and neither
+// loses the other's write nor hides a third fingerprint from a reader: in the semi-sorted formats
+// each write re-sorts the whole word. Scene: 32 buckets, so two stripes; bucket 5 holds A and D
+// (of stripe 0). A fingerprint f there pairs bucket 5 with o = (j(f) - 5) mod 32,
+// whose stripe is min(5, o) mod 2. One thread reads A, one adds C (stripe 1, first bucket 5), one
+// removes D (under stripe 0's lock, while C's add holds stripe 1's). Bounds: 3 threads, one operation each; every schedule with at most 2 preemptions.
+template <class S>
+struct two_stripes : rl::test_suite<two_stripes<S>, 3> {
+    static constexpr unsigned context_bound = 2;
+    static constexpr std::uint64_t buckets = 32, home = 5;
+    static std::uint64_t other(std::uint64_t fp) { return (fastrange64(fp * 0x9E3779B97F4A7C15ULL, buckets) + buckets - home) % buckets; }
+    /// The `nth` hash whose first bucket is `home` and whose fingerprint pairs it with a bucket of `stripe`.
+    static hash128 at_home(std::uint64_t stripe, unsigned nth) {
+        for (std::uint64_t fp = 1;; ++fp) {
+            const hash128 h{home << 59, static_cast<std::uint64_t>((static_cast<unsigned __int128>(fp - 1) << 64) / S::values + 1)};
+            if (S::fingerprint(h) != fp) std::abort();
+            if (other(fp) != home && (std::min(home, other(fp)) & 1) == stripe && nth-- == 0) return h;
+        }
+    }
+    static inline const hash128 A = at_home(0, 0), C = at_home(1, 0), D = at_home(0, 1);
+
+    cuckoo f{buckets, S::bits};
+    two_stripes() {
+        std::uint64_t word = 0;
+        if (!S::format::put(word, S::fingerprint(A), word) || !S::format::put(word, S::fingerprint(D), word)) std::abort();
+        store_word(f.words()[home], word);
+    }
+    void thread(unsigned index) {
+        switch (index) {
+            case 0: RL_ASSERT(f.contains_hash(A)); break;
+            case 1: RL_ASSERT(f.insert_hash(C) == cuckoo_status::added_new); break;
+            default: RL_ASSERT(f.remove_hash(D)); break;
+        }
+    }
+    void after() {
+        RL_ASSERT(f.count_hash(A) == 1 && f.count_hash(C) == 1 && f.count_hash(D) == 0 && f.stats().fingerprints == 2);
+    }
+};
+
 using plain = scene<detail::plain_bucket>;
 using semi14 = scene<detail::semi_sorted<5>>;
 using semi17 = scene<detail::semi_sorted<4>>;
@@ -144,6 +185,8 @@ LFBLOOM_RELACY_TESTS({"cuckoo.reader_vs_kick", lfbloom::relacy::make<reader_vs_k
                      {"cuckoo.remove_vs_kick", lfbloom::relacy::make<remove_vs_kick<plain>>()},
                      {"cuckoo.copy_vs_kick", lfbloom::relacy::make<copy_vs_kick<plain>>()},
                      {"cuckoo.churn", lfbloom::relacy::make<churn<plain>>()},
+                     {"cuckoo.two_stripes", lfbloom::relacy::make<two_stripes<plain>>()},
+                     {"cuckoo14.two_stripes", lfbloom::relacy::make<two_stripes<semi14>>()},
                      {"cuckoo14.reader_vs_kick", lfbloom::relacy::make<reader_vs_kick<semi14>>()},
                      {"cuckoo14.remove_vs_kick", lfbloom::relacy::make<remove_vs_kick<semi14>>()},
                      {"cuckoo14.copy_vs_kick", lfbloom::relacy::make<copy_vs_kick<semi14>>()},

@@ -93,6 +93,11 @@ MUTANTS = [
      "        if (copies_in<Format>(s, load_word(bucket(s.first)), load_word(bucket(s.second))) == 0) return false;\n"
      "        stripe_lock held(lockable(s.first, s.second));\n        for (const std::uint64_t b : {s.first, s.second}) {\n",
      "cuckoo", ("cuckoo.remove_vs_kick", "cuckoo14.remove_vs_kick")),
+    ("cuckoo: an erase stores its word instead of a CAS (another stripe's write to the bucket is lost)",
+     "cuckoo_filter.hpp",
+     "        while (!ref.compare_exchange_weak(old, Format::take(old, fp), boost::memory_order_release, boost::memory_order_relaxed)) {\n        }\n",
+     "        ref.store(Format::take(old, fp), boost::memory_order_release);\n",
+     "cuckoo", ("cuckoo.two_stripes", "cuckoo14.two_stripes")),
     ("cuckoo: copy_buckets copies without the writer gate",
      "cuckoo_filter.hpp",
      "        } held(*this);\n",

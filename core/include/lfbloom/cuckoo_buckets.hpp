@@ -23,6 +23,8 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace lfbloom::detail {
 
@@ -42,9 +44,10 @@ struct plain_bucket {
         next = w | fp << lane_shift(free);
         return true;
     }
-    /// w without one copy of fp, which it must hold.
+    /// w without one copy of fp (w itself if it holds none).
     static std::uint64_t take(std::uint64_t w, std::uint64_t fp) noexcept {
-        return w & ~(std::uint64_t{0xFFFF} << lane_shift(matches(w, fp)));
+        const std::uint64_t found = matches(w, fp);
+        return found == 0 ? w : w & ~(std::uint64_t{0xFFFF} << lane_shift(found));  // none: a clear() raced the erase
     }
 
 private:
@@ -69,12 +72,16 @@ struct semi_sorted {
     static constexpr unsigned fingerprint_bits = 4 + low_bits;
     static_assert(code_bits + N * low_bits == 64);
 
+    /// The low parts first, all at once without the table (SWAR): for an absent fingerprint none
+    /// of them matches (N / 2^low_bits of the time one does), and the rank is never decoded.
     static unsigned count(std::uint64_t w, std::uint64_t fp) noexcept {
+        const std::uint64_t y = (w >> code_bits) ^ ((fp & low_mask) * field_ones);  // a field is 0 where the low part matches
+        std::uint64_t same = ~(((y & field_rest) + field_rest) | y) & field_tops;    // the top bit of each such field
+        if (same == 0) return 0;
         const std::uint32_t nibbles = table[w & code_mask];
-        const std::uint64_t high = fp >> low_bits, low = fp & low_mask;
+        const std::uint64_t high = fp >> low_bits;
         unsigned n = 0;
-        for (unsigned i = 0; i < N; ++i)
-            n += ((nibbles >> (4 * i) & 15) == high) & ((w >> (code_bits + low_bits * i) & low_mask) == low);
+        for (; same != 0; same &= same - 1) n += (nibbles >> (4 * (std::countr_zero(same) / low_bits)) & 15) == high;
         return n;
     }
     static unsigned empty(std::uint64_t w) noexcept { return count(w, 0); }
@@ -83,10 +90,13 @@ struct semi_sorted {
     }
     static bool put(std::uint64_t w, std::uint64_t fp, std::uint64_t& next) noexcept {
         std::array<std::uint64_t, N> f = decode(w);
-        if (f[0] != 0) return false;  // sorted: an empty slot would be first
-        f[0] = fp;
-        next = encode(f);
-        return true;
+        for (auto& x : f)
+            if (x == 0) {  // the first, in a canonical word; any, in a corrupt file's
+                x = fp;
+                next = encode(f);
+                return true;
+            }
+        return false;
     }
     static std::uint64_t take(std::uint64_t w, std::uint64_t fp) noexcept {
         std::array<std::uint64_t, N> f = decode(w);
@@ -101,6 +111,14 @@ struct semi_sorted {
 private:
     static constexpr std::uint64_t code_mask = (std::uint64_t{1} << code_bits) - 1;
     static constexpr std::uint64_t low_mask = (std::uint64_t{1} << low_bits) - 1;
+    /// Bit 0 of each low_bits-wide field of the N low parts; the other bits but the top; the top.
+    static constexpr std::uint64_t field_ones = [] {
+        std::uint64_t ones = 0;
+        for (unsigned i = 0; i < N; ++i) ones |= std::uint64_t{1} << (low_bits * i);
+        return ones;
+    }();
+    static constexpr std::uint64_t field_rest = field_ones * (low_mask >> 1);  // sums stay inside their field
+    static constexpr std::uint64_t field_tops = field_ones << (low_bits - 1);
 
     static constexpr std::uint32_t choose(unsigned n, unsigned k) noexcept {
         std::uint64_t c = 1;
@@ -119,21 +137,25 @@ private:
             for (unsigned k = 0; k <= N; ++k) c[m][k] = choose(m, k);
         return c;
     }();
-    /// rank -> the nibbles, slot i's at bits 4i; all 15 past the last rank.
+    using entry = std::conditional_t<N == 4, std::uint16_t, std::uint32_t>;  ///< N nibbles
+    /// rank -> the nibbles, slot i's at bits 4i; all 15 past the last rank. Built in rank order:
+    /// ranks follow the colexicographic order of the sets m_0 < ... < m_{N-1}, whose successor
+    /// raises the lowest m_i that can rise and resets those below it. (Raw pointers and few steps:
+    /// compilers bound the work of a constant expression, clang at about a million steps.)
     static constexpr auto table = [] {
-        std::array<std::uint32_t, std::size_t{1} << code_bits> t{};
-        for (auto& e : t) e = (1u << (4 * N)) - 1;
-        std::array<unsigned, N> n{};
-        for (;;) {
+        std::array<entry, std::size_t{1} << code_bits> t{};
+        entry* out = t.data();
+        unsigned m[N];
+        for (unsigned i = 0; i < N; ++i) m[i] = i;
+        for (std::uint32_t r = 0; r < tuples; ++r) {
             std::uint32_t packed = 0;
-            for (unsigned i = 0; i < N; ++i) packed |= n[i] << (4 * i);
-            t[rank(n)] = packed;
-            unsigned i = N;
-            while (i > 0 && n[i - 1] == 15) --i;
-            if (i == 0) break;
-            ++n[i - 1];
-            for (unsigned j = i; j < N; ++j) n[j] = n[i - 1];
+            for (unsigned i = 0; i < N; ++i) packed |= (m[i] - i) << (4 * i);
+            out[r] = static_cast<entry>(packed);
+            unsigned i = 0;
+            for (; i + 1 < N && m[i] + 1 == m[i + 1]; ++i) m[i] = i;
+            ++m[i];
         }
+        for (std::size_t r = tuples; r < t.size(); ++r) out[r] = static_cast<entry>((std::uint32_t{1} << (4 * N)) - 1);
         return t;
     }();
 

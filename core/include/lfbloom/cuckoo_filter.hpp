@@ -166,6 +166,7 @@ public:
             throw error(errc::invalid_argument, "cuckoo fingerprints are 14, 16 or 17 bits");
         geometry best;
         double best_buckets = 0;
+        bool too_many = false;
         for (const std::uint32_t bits : {16u, 14u, 17u}) {  // the plain format first: it wins ties
             if (fingerprint_bits != 0 && bits != fingerprint_bits) continue;
             const unsigned n = slots_for(bits);
@@ -173,15 +174,20 @@ public:
             if (load < min_load) continue;
             const double buckets = std::ceil(static_cast<double>(capacity) / (n * load));
             if (best.slots != 0 && buckets >= best_buckets) continue;
-            if (buckets > max_buckets) throw error(errc::too_large, "capacity needs more than 2^56 buckets");
+            if (buckets > max_buckets) {  // another format may still fit
+                too_many = true;
+                continue;
+            }
             best = {static_cast<std::uint64_t>(buckets) * n, 2, capacity, fpr, bits};
             best_buckets = buckets;
         }
+        if (best.slots == 0 && too_many) throw error(errc::too_large, "capacity needs more than 2^56 buckets");
         if (best.slots == 0) {
             const std::uint32_t bits = fingerprint_bits == 0 ? 17 : fingerprint_bits;
             throw error(errc::invalid_argument, "a cuckoo filter with " + std::to_string(bits) +
                                                     "-bit fingerprints cannot reach a rate below " +
-                                                    std::to_string(fpr_at(min_load, bits)) + "; use a Bloom filter");
+                                                    std::to_string(fpr_at(min_load, bits)) +
+                                                    (fingerprint_bits == 0 || bits == 17 ? "; use a Bloom filter" : "; try 17 bits or a Bloom filter"));
         }
         return best;
     }

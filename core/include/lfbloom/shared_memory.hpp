@@ -156,7 +156,10 @@ std::optional<Filter> create_live(const std::string& path, const geometry& g, co
     check_mode(mode);
     std::uint32_t slot_bits = counter_bits;
     if constexpr (Filter::kind == layout::counting) counting_bloom_filter::slots_per_line(counter_bits);  // validates the width
-    else if constexpr (Filter::kind == layout::cuckoo) slot_bits = g.slot_bits == 0 ? 16 : g.slot_bits;
+    else if constexpr (Filter::kind == layout::cuckoo) {
+        slot_bits = g.slot_bits == 0 ? 16 : g.slot_bits;
+        if (cuckoo_filter::slots_for(slot_bits) == 0) throw error(errc::invalid_argument, "cuckoo fingerprints are 14, 16 or 17 bits");
+    }
     else slot_bits = Filter::counter_bits();
     file_header h = header_of(Filter::kind, slot_bits, g, options.seed);
     h.probes = options.probes;  // the filter's own rule is what its header records
