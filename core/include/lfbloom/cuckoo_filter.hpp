@@ -139,8 +139,7 @@ public:
     /// The false-positive rate of an absent key at `load`: each of the 2N slots of its two
     /// buckets holds, with probability `load`, a fingerprint that matches with probability 1/(2^F - 1).
     static double fpr_at(double load, std::uint32_t fingerprint_bits = 16) noexcept {
-        const double values = std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1;
-        return -std::expm1(2.0 * slots_for(fingerprint_bits) * load * std::log1p(-1 / values));
+        return -std::expm1(2.0 * slots_for(fingerprint_bits) * load * log_miss(fingerprint_bits));
     }
 
     /// Sized to hold `capacity` keys at a load of at most max_load and at most the load at which
@@ -162,15 +161,14 @@ public:
     static geometry size_for(std::uint64_t capacity, double fpr, std::uint32_t fingerprint_bits = 0) {
         if (capacity == 0) throw error(errc::invalid_argument, "capacity must be at least 1");
         if (!(fpr > 0 && fpr < 1)) throw error(errc::invalid_argument, "false-positive rate must be in (0, 1)");
-        if (fingerprint_bits != 0 && slots_for(fingerprint_bits) == 0)
-            throw error(errc::invalid_argument, "cuckoo fingerprints are 14, 16 or 17 bits");
+        if (fingerprint_bits != 0) checked_bits(fingerprint_bits);
         geometry best;
         double best_buckets = 0;
         bool too_many = false;
         for (const std::uint32_t bits : {16u, 14u, 17u}) {  // the plain format first: it wins ties
             if (fingerprint_bits != 0 && bits != fingerprint_bits) continue;
             const unsigned n = slots_for(bits);
-            const double load = std::min(max_load, std::log1p(-fpr) / (2.0 * n * std::log1p(-1 / (std::ldexp(1.0, static_cast<int>(bits)) - 1))));
+            const double load = std::min(max_load, std::log1p(-fpr) / (2.0 * n * log_miss(bits)));  // fpr_at(load, bits) = fpr
             if (load < min_load) continue;
             const double buckets = std::ceil(static_cast<double>(capacity) / (n * load));
             if (best.slots != 0 && buckets >= best_buckets) continue;
@@ -418,6 +416,10 @@ private:
         std::uint64_t second;
     };
 
+    /// log(1 - 1 / (2^F - 1)): the log of the chance that an occupied slot does not match an absent key.
+    static double log_miss(std::uint32_t fingerprint_bits) noexcept {
+        return std::log1p(-1 / (std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1));
+    }
     static std::uint32_t checked_bits(std::uint32_t fingerprint_bits) {
         if (slots_for(fingerprint_bits) == 0) throw error(errc::invalid_argument, "cuckoo fingerprints are 14, 16 or 17 bits");
         return fingerprint_bits;
