@@ -149,8 +149,26 @@ public final class CuckooFilter extends KeyFilter {
      * in one pid namespace (one container): the file records it, and others are refused (-4).
      */
     public static CuckooFilter openShared(java.nio.file.Path path, long expectedInsertions, double fpp, BloomFilter.Options options) {
+        return openSharedWith(path, expectedInsertions, fpp, 0, options);
+    }
+
+    /**
+     * As {@link #openShared(java.nio.file.Path, long, double, BloomFilter.Options)}, with
+     * fingerprints of {@code fingerprintBits} (14, 16 or 17, as {@link #create(long, double, int)}).
+     * An existing file must hold that width too. Without a width, a file of another width that
+     * these arguments made is opened as it is (files of lfbloom 1.5 and 1.6 are all 16 bits).
+     */
+    public static CuckooFilter openShared(java.nio.file.Path path, long expectedInsertions, double fpp, int fingerprintBits,
+            BloomFilter.Options options) {
+        return openSharedWith(path, expectedInsertions, fpp, checkedBits(fingerprintBits), options);
+    }
+
+    /** fingerprintBits 0: the fewest bytes for fpp, or the width of a file these arguments made. */
+    private static CuckooFilter openSharedWith(java.nio.file.Path path, long expectedInsertions, double fpp, int fingerprintBits,
+            BloomFilter.Options options) {
         if (path == null) throw new IllegalArgumentException("path is null");
         lfb_spec spec = specOf(expectedInsertions, fpp, options);
+        spec.setCounter_bits(fingerprintBits);
         try {
             long[] out = new long[1];
             return new CuckooFilter(Native.handleOf(LfbNative.lfb_open_shared(path.toString(), spec, SHARED_CREATE, 0666, out), out));

@@ -5,7 +5,7 @@ package io.lfbloom;
  *
  * @param layout          "classic", "blocked", "counting" or "cuckoo"
  * @param slots           bits of a bit filter, counters of a counting filter, fingerprint slots of a cuckoo filter
- * @param slotBits        1, the counter width (4 or 8), or 16 (cuckoo fingerprints)
+ * @param slotBits        1, the counter width (4 or 8), or the cuckoo fingerprint width (14, 16 or 17)
  * @param hashes          probes per key (k)
  * @param bytes           memory of the slot array
  * @param capacity        expected insertions the filter was sized for

@@ -300,4 +300,27 @@ class CuckooFilterTest {
         }
         assertEquals(-8, assertThrows(LfbloomException.class, () -> CuckooFilter.openShared(file)).status());  // gone
     }
+
+    /** A shared file of a chosen width; reopening without a width takes the file's, another width is refused. */
+    @Test
+    void sharedFilesKeepTheirFingerprintWidth() throws IOException {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("lfbloom");
+        java.nio.file.Path file = dir.resolve("cuckoo16.lfb");
+        BloomFilter.Options options = BloomFilter.Options.defaults();
+        try (CuckooFilter a = CuckooFilter.openShared(file, 10_000, 0.001, 16, options);  // 0.001 alone picks 14
+                CuckooFilter b = CuckooFilter.openShared(file, 10_000, 0.001, options);
+                CuckooFilter c = CuckooFilter.openShared(file, 10_000, 0.001, 16, options)) {
+            assertEquals(16, a.stats().slotBits());
+            assertEquals(16, b.stats().slotBits());
+            assertTrue(a.put(42L));
+            assertTrue(b.mightContain(42L) && c.mightContain(42L));
+            for (int other : new int[] {14, 17})
+                assertEquals(-4, assertThrows(LfbloomException.class,
+                        () -> CuckooFilter.openShared(file, 10_000, 0.001, other, options)).status());
+            assertThrows(IllegalArgumentException.class, () -> CuckooFilter.openShared(file, 10_000, 0.001, 15, options));
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+            java.nio.file.Files.delete(dir);
+        }
+    }
 }
