@@ -1133,31 +1133,17 @@ lfbloom::any_filter open_shared_any(const char* path, const lfb_spec* spec, std:
     const lfbloom::filter_options o = core_options(s);
     return with_spec_kind<lfbloom::any_filter>(s, [&]<class F>() -> lfbloom::any_filter {
         const lfbloom::geometry g = spec_geometry<F>(s);
-        // A cuckoo spec that leaves the width to the rate also takes a file this spec made with
-        // another width (before 1.7 every cuckoo file was 16 bits): the shape that width gives.
-        const auto expect = [&](lfbloom::any_filter& any) {
-            const auto* c = std::get_if<lfbloom::cuckoo_filter>(&any);
-            if (c != nullptr && cuckoo_bits(s) == 0 && c->counter_bits() != g.slot_bits) {
-                lfb_spec asked = s;
-                asked.counter_bits = c->counter_bits();
-                try {
-                    (void)lfbloom::detail::expect_filter<F>(any, path, spec_geometry<F>(asked), o, s.counter_bits);
-                    return;
-                } catch (const lfbloom::error&) {  // not that either: refused below, against the rate's own width
-                }
-            }
-            (void)lfbloom::detail::expect_filter<F>(any, path, g, o, s.counter_bits);
-        };
+        constexpr bool cuckoo = F::kind == lfbloom::layout::cuckoo;
         if ((flags & LFB_SHARED_EXCLUSIVE) != 0) return lfbloom::create_shared_file<F>(path, g, o, s.counter_bits, mode);
         if (create) {
-            try {
-                return lfbloom::open_or_create_shared_file<F>(path, g, o, s.counter_bits, mode);
-            } catch (const lfbloom::error& e) {
-                if (F::kind != lfbloom::layout::cuckoo || e.code() != errc::incompatible) throw;
-            }
+            // A cuckoo spec that leaves the width to the rate also opens a file it made with
+            // another width (before 1.7 every cuckoo file was 16 bits): open_or_create_shared_cuckoo.
+            if constexpr (cuckoo) return lfbloom::open_or_create_shared_cuckoo(path, s.capacity, s.fpr, cuckoo_bits(s), o, mode);
+            else return lfbloom::open_or_create_shared_file<F>(path, g, o, s.counter_bits, mode);
         }
         lfbloom::any_filter any = lfbloom::detail::map_shared_file(path, o.memory_limit, writable);
-        expect(any);
+        if constexpr (cuckoo) (void)lfbloom::detail::expect_cuckoo(any, path, s.capacity, s.fpr, cuckoo_bits(s), o);
+        else (void)lfbloom::detail::expect_filter<F>(any, path, g, o, s.counter_bits);
         return any;
     });
 }

@@ -559,4 +559,38 @@ BOOST_AUTO_TEST_CASE(open_or_create_gives_racing_processes_one_filter) {
     BOOST_TEST(open_or_create_shared_file<blocked_bloom_filter>(bloom, blocked_layout::size_for(1000, 0.01)).contains("k"));
 }
 
+// 0.1% picks 14-bit fingerprints since 1.7; the 1.5/1.6 file these arguments made is 16 bits.
+BOOST_AUTO_TEST_CASE(a_cuckoo_file_of_another_width_opens_when_the_width_is_left_to_the_rate) {
+    temp_dir dir;
+    const std::string path = dir.file("cuckoo16.lfb");
+    const filter_options seeded{.seed = 3};
+    BOOST_TEST(cuckoo_filter::size_for(40000, 0.001).slot_bits == 14u);
+    open_or_create_shared_file<cuckoo_filter>(path, cuckoo_filter::size_for(40000, 0.001, 16), seeded).add("old");
+    auto f = open_or_create_shared_cuckoo(path, 40000, 0.001, 0, seeded);
+    BOOST_TEST(f.counter_bits() == 16u);
+    BOOST_TEST(f.contains("old"));
+    BOOST_TEST(open_or_create_shared_cuckoo(path, 40000, 0.001, 16, seeded).contains("old"));
+    any_filter any = open_shared_file(path);
+    BOOST_TEST(detail::expect_cuckoo(any, path, 40000, 0.001, 0, seeded).contains("old"));
+    const auto refused = [&](auto make) {
+        try {
+            make();
+        } catch (const error& e) {
+            return e.code() == errc::incompatible;
+        }
+        return false;
+    };
+    BOOST_TEST(refused([&] { open_or_create_shared_cuckoo(path, 40000, 0.001, 14, seeded); }));   // a width asked for is kept
+    BOOST_TEST(refused([&] { open_or_create_shared_cuckoo(path, 40000, 0.001, 17, seeded); }));
+    BOOST_TEST(refused([&] { open_or_create_shared_cuckoo(path, 40001, 0.001, 0, seeded); }));    // the size still must match
+    BOOST_TEST(refused([&] { open_or_create_shared_cuckoo(path, 40000, 0.001, 0, {.seed = 4}); }));
+    BOOST_TEST(refused([&] { open_or_create_shared_file<cuckoo_filter>(path, cuckoo_filter::size_for(40000, 0.001), seeded); }));
+    // A 14-bit file cannot be what a rate below 14 bits' reach made: refused as incompatible, not invalid.
+    const std::string narrow = dir.file("cuckoo14.lfb");
+    open_or_create_shared_cuckoo(narrow, 40000, 0.001, 14, seeded);
+    BOOST_TEST(refused([&] { open_or_create_shared_cuckoo(narrow, 40000, 0.00005, 0, seeded); }));
+    // A new file gets the rate's width.
+    BOOST_TEST(open_or_create_shared_cuckoo(dir.file("new.lfb"), 40000, 0.001).counter_bits() == 14u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -13,7 +13,7 @@ enum class layout : std::uint8_t {
     split_block = 4,  ///< 8 bits in one 256-bit block, one per 32-bit lane; bit-exact with Parquet's
     one_word = 5,     ///< all k bits in one 64-bit word: one locked OR per add (word_block_layout.hpp)
     two_word = 6,     ///< all k bits in one aligned pair of 64-bit words: at most two locked ORs per add
-    cuckoo = 7,       ///< not a Bloom filter: four 16-bit fingerprints per 64-bit bucket (cuckoo_filter.hpp)
+    cuckoo = 7,       ///< not a Bloom filter: 4 or 5 fingerprints of 14, 16 or 17 bits per 64-bit bucket (cuckoo_filter.hpp)
 };
 
 /// How blocked and counting filters place a key's probes inside its line, numbered as in

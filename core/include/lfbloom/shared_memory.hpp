@@ -264,6 +264,44 @@ Filter& expect_filter(any_filter& any, const std::string& path, const geometry& 
     return *f;
 }
 
+/// expect_filter for the cuckoo filter sized for (capacity, fpr, fingerprint_bits). With
+/// fingerprint_bits 0 (the width the rate picks) the file's own width is taken: a file these
+/// arguments made with another width is theirs too (1.5 and 1.6 made every cuckoo file 16 bits,
+/// where 1.7 picks 14 or 17 for some rates).
+inline cuckoo_filter& expect_cuckoo(any_filter& any, const std::string& path, std::uint64_t capacity, double fpr,
+                                    std::uint32_t fingerprint_bits, const filter_options& options) {
+    const auto* found = std::get_if<cuckoo_filter>(&any);
+    const std::uint32_t bits = fingerprint_bits != 0 || found == nullptr ? fingerprint_bits : found->counter_bits();
+    geometry g;
+    try {
+        g = cuckoo_filter::size_for(capacity, fpr, bits);
+    } catch (const error& e) {
+        if (e.code() != errc::invalid_argument || bits == fingerprint_bits) throw;
+        throw error(errc::incompatible, path + " holds " + std::to_string(bits) + "-bit fingerprints, which cannot reach the rate asked for");
+    }
+    return expect_filter<cuckoo_filter>(any, path, g, options, 4);
+}
+
+/// open_or_create_shared_file's loop; expect(any) returns the Filter in an existing file or throws.
+template <class Filter, class Expect>
+Filter open_or_create(const std::string& path, const geometry& g, const filter_options& options, std::uint32_t counter_bits,
+                      ::mode_t mode, Expect expect) {
+    for (;;) {
+        if (::access(path.c_str(), F_OK) != 0) {
+            if (errno != ENOENT) io_failure("cannot open " + path);
+            if (std::optional<Filter> f = create_live<Filter>(path, g, options, counter_bits, mode)) return std::move(*f);
+        }
+        std::optional<any_filter> any;
+        try {
+            any.emplace(map_shared_file(path, options.memory_limit, true));
+        } catch (const error& e) {
+            if (e.code() == errc::io && ::access(path.c_str(), F_OK) != 0 && errno == ENOENT) continue;  // removed meanwhile
+            throw;
+        }
+        return std::move(expect(*any));
+    }
+}
+
 }  // namespace detail
 
 /// Opens `path` if it exists, else creates it as create_shared_file does, in one call: of
@@ -273,20 +311,22 @@ Filter& expect_filter(any_filter& any, const std::string& path, const geometry& 
 template <class Filter>
 Filter open_or_create_shared_file(const std::string& path, const geometry& g, const filter_options& options = {},
                                   std::uint32_t counter_bits = 4, ::mode_t mode = default_file_mode) {
-    for (;;) {
-        if (::access(path.c_str(), F_OK) != 0) {
-            if (errno != ENOENT) detail::io_failure("cannot open " + path);
-            if (std::optional<Filter> f = detail::create_live<Filter>(path, g, options, counter_bits, mode)) return std::move(*f);
-        }
-        std::optional<any_filter> any;
-        try {
-            any.emplace(detail::map_shared_file(path, options.memory_limit, true));
-        } catch (const error& e) {
-            if (e.code() == errc::io && ::access(path.c_str(), F_OK) != 0 && errno == ENOENT) continue;  // removed meanwhile
-            throw;
-        }
-        return std::move(detail::expect_filter<Filter>(*any, path, g, options, counter_bits));
-    }
+    return detail::open_or_create<Filter>(path, g, options, counter_bits, mode, [&](any_filter& any) -> Filter& {
+        return detail::expect_filter<Filter>(any, path, g, options, counter_bits);
+    });
+}
+
+/// open_or_create_shared_file for a cuckoo filter sized for (capacity, fpr) with fingerprints of
+/// fingerprint_bits (14, 16 or 17; 0: the width for_capacity picks, and an existing file these
+/// arguments made with another width is opened as it is: 1.5 and 1.6 files are all 16 bits).
+/// Throws as open_or_create_shared_file does, and invalid_argument as size_for does.
+inline cuckoo_filter open_or_create_shared_cuckoo(const std::string& path, std::uint64_t capacity, double fpr,
+                                                  std::uint32_t fingerprint_bits = 0, const filter_options& options = {},
+                                                  ::mode_t mode = default_file_mode) {
+    const geometry g = cuckoo_filter::size_for(capacity, fpr, fingerprint_bits);
+    return detail::open_or_create<cuckoo_filter>(path, g, options, 4, mode, [&](any_filter& any) -> cuckoo_filter& {
+        return detail::expect_cuckoo(any, path, capacity, fpr, fingerprint_bits, options);
+    });
 }
 
 /// Maps the filter in an existing shared file for reading and writing (the process needs write
