@@ -9,7 +9,7 @@ import (
 // Scalable is a Bloom filter that grows when more keys arrive than expected: a list of
 // sub-filters, each growth times larger than the last with a rate tightening times smaller, so
 // the total false-positive rate stays below the configured one however many there are (the sum
-// fpr·(1−r)·(1 + r + r² + …) is below fpr). Adds go to the newest; tests check all of them.
+// fpr·(1−r)·(1 + r + r² + …) is below fpr). Adds go to the newest (cuckoo: the oldest with room); tests check all of them.
 //
 // Growth is lock-free: no goroutine waits, one successor is installed per sub-filter, and a key
 // whose Add happened-before a Test is found, also while the filter grows. At the cap on
@@ -70,7 +70,7 @@ func (s *Scalable) Filters() (int, error) {
 // SubFilter describes one sub-filter, as RedisBloom's BF.INFO lists them.
 type SubFilter struct {
 	Stats Stats
-	Items uint64 // adds it counted as new (cuckoo: copies stored while it was the newest, less those removed)
+	Items uint64 // adds it counted as new (cuckoo: copies stored in it, less those removed)
 }
 
 // SubFilter returns sub-filter index (0 the oldest).
@@ -93,16 +93,16 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 // Tightening 0.5, more with 0.8-0.9. Each sub-filter takes the fingerprint width with the fewest
 // bytes for its rate.
 //
-// Add stores a copy of the key in the newest sub-filter even if it is present (true: no
-// sub-filter matched it before), so a key added twice must be removed twice; it returns an error
-// wrapping ErrTooManyDuplicates for the ninth copy in one sub-filter, and moves on to a new
-// sub-filter when the newest has no free slot; at the cap any Add returns ErrFull. No false
-// negative for a key added (and not removed) before a Test, while other goroutines add, remove
-// and grow it. Call Remove only after the Add it cancels has returned: removing a key never
-// added, or one whose Add is still under way, can remove another key's copy, and here for good
-// (the late Add lands in another sub-filter). Removes do not make room for adds, which go to the
-// newest sub-filter, so under churn the chain grows to its cap: for churn use a Cuckoo sized for
-// the live set.
+// Add stores a copy of the key even if it is present (true: no sub-filter matched it before), so
+// a key added twice must be removed twice. The copy goes to the oldest sub-filter below its
+// capacity, so the room removes free takes later adds and under churn the chain grows only while
+// the live set outgrows it; a sub-filter with no free slot passes the add on to a later or a new
+// one. It returns an error wrapping ErrTooManyDuplicates for the ninth copy (the eleventh at
+// 14-bit fingerprints) in one sub-filter; at the cap any Add returns ErrFull. No false negative
+// for a key added (and not removed) before a Test, while other goroutines add, remove and grow
+// it. Call Remove only after the Add it cancels has returned: removing a key never added, or one
+// whose Add is still under way, can remove another key's copy, and here for good (the late Add
+// lands in another sub-filter).
 type ScalableCuckoo struct{ *Scalable }
 
 // cuckooSubFilters is lfb_options.layout for cuckoo sub-filters (LFB_LAYOUT_CUCKOO).

@@ -333,16 +333,17 @@ LFB_API int lfb_counting_open_shared_file_read_only(const char* path, const lfb_
 /*
  * A filter that grows: a list of sub-filters; sub-filter i holds initial_capacity *
  * growth^i keys at rate fpr * (1 - tightening) * tightening^i, so the total rate stays below fpr
- * however many there are. Adds go to the newest, queries check all. Growth is lock-free: nobody
+ * however many there are. Adds go to the newest (cuckoo: the oldest with room), queries check all. Growth is lock-free: nobody
  * waits, at most one successor is installed per sub-filter, none is freed before the filter.
  * options: seed and memory_limit (the cap on the sum over sub-filters); flags 0; layout
  * LFB_LAYOUT_BLOCKED (Bloom sub-filters, the default) or, since 1.6, LFB_LAYOUT_CUCKOO: cuckoo
  * sub-filters, which remove keys (lfb_scalable_remove). Their fingerprints (17 bits at most) reach no rate
  * below about 0.003%, so the chain ends (LFB_ERR_FULL) at the first sub-filter that would need a
- * lower one: 4 sub-filters at fpr 0.1% with tightening 0.5, more with a tightening of 0.8-0.9.
- * A cuckoo add stores a copy of the key in the newest sub-filter even if present (1 = no
- * sub-filter matched it before), may be refused with LFB_ERR_TOO_MANY_DUPLICATES, and moves on
- * to a new sub-filter when the newest has no free slot. growth in [1, 1024] (0 = default 2),
+ * lower one: 5 sub-filters at fpr 0.1% with tightening 0.5, more with a tightening of 0.8-0.9.
+ * A cuckoo add stores a copy of the key even if present (1 = no sub-filter matched it before),
+ * in the oldest sub-filter below its capacity (since 1.7: so the room removes free is used again
+ * before the chain grows), may be refused with LFB_ERR_TOO_MANY_DUPLICATES, and moves on to a
+ * later or a new sub-filter when that one has no free slot. growth in [1, 1024] (0 = default 2),
  * tightening in (0, 1) (0 = default 0.5), max_filters in 1..64 (0 = default 32).
  */
 LFB_API int lfb_scalable_create(uint64_t initial_capacity, double fpr, double growth, double tightening,
@@ -369,7 +370,7 @@ LFB_API int lfb_scalable_filters(const lfb_scalable* filter);
  *  once the newest is near capacity and no further sub-filter is allowed. */
 LFB_API int lfb_scalable_stats(const lfb_scalable* filter, lfb_stats* out);
 /** Sub-filter `index` (0 = oldest), and in *items (if not NULL) the adds it counted as new
- *  (cuckoo: the copies stored while it was the newest, less those removed). */
+ *  (cuckoo: the copies stored in it, less those removed). */
 LFB_API int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index, lfb_stats* out, uint64_t* items);
 /**
  * Cuckoo sub-filters (since 1.6): 1 if one copy of the key was removed, 0 if no sub-filter holds
@@ -380,8 +381,8 @@ LFB_API int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index
  * (the key stays, a false positive; lfb_scalable_ambiguous_removes counts them). Removing a key
  * that was never added, or whose add has not returned yet, can remove another key's copy, and
  * here for good (the late add lands in another sub-filter): call it only after the add it
- * cancels. Removes do not make room for adds, which go to the newest sub-filter: under churn the
- * chain grows to its cap (use an lfb_handle cuckoo filter sized for the live set there). Blocked
+ * cancels. Since 1.7 the slots removes free take later adds (the oldest sub-filter with room
+ * takes each), so under churn the chain grows only while the live set outgrows it. Blocked
  * sub-filters: LFB_ERR_INCOMPATIBLE. Thread-safe; blocks only on writers of the same bucket stripe.
  */
 LFB_API int lfb_scalable_remove(lfb_scalable* filter, const void* key, uint64_t len);

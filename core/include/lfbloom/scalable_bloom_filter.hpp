@@ -2,7 +2,7 @@
 // al., "Scalable Bloom Filters", 2007; RedisBloom's BF.RESERVE ... EXPANSION). It is a list of
 // sub-filters, blocked Bloom filters or cuckoo filters (scalable_cuckoo_filter): sub-filter i
 // holds capacity0 * growth^i keys at rate fpr * (1 - tightening) * tightening^i. Adds go to the
-// newest; queries check all.
+// newest (cuckoo: the oldest with room); queries check all.
 //
 // Bound: a query is a false positive only if some sub-filter says yes, so the total rate is at
 // most the sum of the sub-filters' rates, fpr * (1 - r) * (1 + r + r^2 + ...) < fpr for any
@@ -15,9 +15,9 @@
 // so the chain ends (full) at the first sub-filter whose rate would be lower: with tightening 0.5,
 // 5 sub-filters at fpr 0.1% and 8 at 1%; a tightening of 0.8-0.9 goes deeper. Every rate above
 // 0.057% gives the same sub-filter (14 bits, load 94%), so the sum bound is loose there and
-// stats()'s estimate is the one to read. An add always stores a copy in
-// the newest (as basic_cuckoo_filter's adds do: there is no add-if-absent; it reports new only if
-// no sub-filter matched) and moves on to the successor when the newest refuses it as full.
+// stats()'s estimate is the one to read. An add always stores a copy (as basic_cuckoo_filter's
+// adds do: there is no add-if-absent; it reports new only if no sub-filter matched), in the oldest
+// sub-filter with room (below), and moves on to a later one, or a new one, when that refuses it as full.
 // remove(key) must know which sub-filter holds the key's copy: the key matches there, and it may
 // also match in another one, through a key of the same fingerprint and buckets there (about the
 // sum of the other sub-filters' rates) or through its own second copy added after a growth.
@@ -30,11 +30,13 @@
 // holds. A remove that does not happen-after its add (a key never added, or one whose add is
 // still under way) is the misuse basic_cuckoo_filter describes, and worse here: the copy it
 // erases in the one sub-filter that matches belongs to another key, and the key's own add, if it
-// comes, stores its copy in the newest sub-filter, not there, so that other key stays lost.
-// Limits: removes free slots only for the count of their sub-filter, and adds go to the newest,
-// so under churn (keys that live longer than the newest takes to fill) the chain grows to its
-// cap; a cuckoo_filter sized for the live set is the tool there. And a key added again after a
-// growth matches in two sub-filters: its removes are refused as ambiguous.
+// comes, stores its copy in whichever sub-filter has room, maybe not there, so that other key stays lost.
+// Room: a copy goes to the oldest sub-filter below its capacity (that has not refused an add as
+// full since its last remove), so the slots removes free are used again, and under churn the
+// chain grows only while the live set outgrows it. Every sub-filter still holds at most its
+// capacity (bar the adds racing for its last slot), so the bound above holds. A key added again
+// while its first copy's sub-filter is full goes elsewhere and matches in two: its removes are
+// refused as ambiguous (it stays, a false positive, never a false negative).
 //
 // Thread safety: add, contains, remove and count (single and batch) and stats run concurrently
 // from any threads. With blocked sub-filters all are lock-free, with one exception: an add that
@@ -138,43 +140,30 @@ public:
 
     /// Adds a hashed key; true if it was new. Blocked: a key some sub-filter already reports
     /// present is not added again (so duplicates do not fill the newest). Cuckoo: a copy is
-    /// stored in the newest whether or not it is present (see the top of this file); throws
-    /// error(too_many_duplicates) as basic_cuckoo_filter does, and a newest that is full moves
-    /// the add on to the successor. Throws error(errc::full) when the newest sub-filter is full
+    /// stored, in the oldest sub-filter with room, whether or not it is present (see the top of
+    /// this file); throws error(too_many_duplicates) as basic_cuckoo_filter does, and a
+    /// sub-filter that is full moves the add on to a later one or the successor. Throws error(errc::full) when the newest sub-filter is full
     /// and no successor may be created, with nothing changed; other errors (out_of_memory while
     /// creating the successor) also leave the filter unchanged.
     bool add_hash(hash128 h) {
+        if constexpr (removes) return add_copy(h);
         for (;;) {
             const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: pairs with advance's release
-            bool seen = false;
-            for (std::uint32_t i = 0; i + 1 < n && !seen; ++i) seen = stage_at(i).filter.contains_hash(h);
-            if (seen && !removes) return false;
+            for (std::uint32_t i = 0; i + 1 < n; ++i)
+                if (stage_at(i).filter.contains_hash(h)) return false;
             stage& newest = stage_at(n - 1);
             // relaxed: a heuristic trigger; a stale count only shifts growth by a few adds
             const std::uint64_t items = newest.items.load(std::memory_order_relaxed);
             if (items >= newest.capacity / 2) prepare(n);
             if (items >= newest.capacity) {
-                if (!removes && newest.filter.contains_hash(h)) return false;  // present already: no growth, never "full"
+                if (newest.filter.contains_hash(h)) return false;  // present already: no growth, never "full"
                 advance(n);
                 continue;
             }
-            if constexpr (removes) {
-                // Counted before the copy exists, so a remove of it never takes the count below zero.
-                // relaxed: the copy's stripe lock orders this before that remove's decrement
-                newest.items.fetch_add(1, std::memory_order_relaxed);
-                const cuckoo_status status = newest.filter.insert_hash(h);
-                if (status == cuckoo_status::added_new || status == cuckoo_status::added)
-                    return status == cuckoo_status::added_new && !seen;
-                newest.items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: as above
-                if (status == cuckoo_status::too_many_duplicates)
-                    throw error(errc::too_many_duplicates, "the newest sub-filter holds 8 copies of this key's fingerprint in its buckets already");
-                advance(n);  // full before its capacity: no free slot within the search bound
-            } else {
-                const bool fresh = newest.filter.add_hash(h);
-                // relaxed: the count orders nothing; it only decides when to grow
-                if (fresh) newest.items.fetch_add(1, std::memory_order_relaxed);
-                return fresh;
-            }
+            const bool fresh = newest.filter.add_hash(h);
+            // relaxed: the count orders nothing; it only decides when to grow
+            if (fresh) newest.items.fetch_add(1, std::memory_order_relaxed);
+            return fresh;
         }
     }
 
@@ -196,6 +185,7 @@ public:
         }
         if (match == n || !stage_at(match).filter.remove_hash(h)) return remove_status::absent;
         stage_at(match).items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a growth heuristic, as in add
+        stage_at(match).refused.store(false, std::memory_order_relaxed);  // relaxed: a hint (has_room)
         return remove_status::removed;
     }
 
@@ -292,7 +282,50 @@ private:
         std::uint64_t capacity;
         alignas(cache_line_bytes) atomic<std::uint64_t> items{0};
         atomic<bool> prepared{false};
+        atomic<bool> refused{false};  ///< cuckoo: an add found no free slot since the last remove
     };
+
+    /// add_hash with cuckoo sub-filters: the copy goes to the oldest sub-filter below its
+    /// capacity that has not refused an add as full since its last remove, so the room removes
+    /// free is used again before the chain grows (see the top of this file).
+    bool add_copy(hash128 h) {
+        std::uint32_t from = 0;  // sub-filters before it refused this add as full
+        for (;;) {
+            const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: pairs with advance's release
+            stage& newest = stage_at(n - 1);
+            // relaxed: heuristics (room and growth triggers); a stale value only moves an add to
+            // another sub-filter, or overshoots a capacity by the adds racing for its last slot
+            if (newest.items.load(std::memory_order_relaxed) >= newest.capacity / 2) prepare(n);
+            std::uint32_t target = from;
+            while (target < n && !has_room(stage_at(target))) ++target;
+            if (target == n) {
+                advance(n);
+                continue;
+            }
+            bool seen = false;  // a copy in another sub-filter: then the key is not new
+            for (std::uint32_t i = 0; i < n && !seen; ++i) seen = i != target && stage_at(i).filter.contains_hash(h);
+            stage& s = stage_at(target);
+            // Counted before the copy exists, so a remove of it never takes the count below zero.
+            // relaxed: the copy's stripe lock orders this before that remove's decrement
+            s.items.fetch_add(1, std::memory_order_relaxed);
+            const cuckoo_status status = s.filter.insert_hash(h);
+            if (status == cuckoo_status::added_new || status == cuckoo_status::added)
+                return status == cuckoo_status::added_new && !seen;
+            s.items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: as above
+            if (status == cuckoo_status::too_many_duplicates)
+                throw error(errc::too_many_duplicates, "a sub-filter holds " + std::to_string(2 * s.filter.slots_per_bucket()) +
+                                                           " copies of this key's fingerprint in its buckets already");
+            s.refused.store(true, std::memory_order_relaxed);  // relaxed: a hint; see has_room
+            from = target + 1;  // full before its capacity: no free slot within the search bound
+        }
+    }
+
+    /// Cuckoo: whether adds should try the sub-filter. A refusal (full before its capacity) holds
+    /// until a remove frees a slot there, so adds do not repeat a failing search each time.
+    static bool has_room(const stage& s) noexcept {
+        // relaxed: hints; a stale one costs a failed insert or skips to a later sub-filter
+        return s.items.load(std::memory_order_relaxed) < s.capacity && !s.refused.load(std::memory_order_relaxed);
+    }
 
     static filter_stats summary(const Sub& f) {
         if constexpr (removes) return as_filter_stats(f.stats());

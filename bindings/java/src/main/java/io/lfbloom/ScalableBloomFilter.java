@@ -19,7 +19,7 @@ package io.lfbloom;
 public final class ScalableBloomFilter extends KeyFilter {
     /**
      * One sub-filter, as RedisBloom's BF.INFO lists them: its statistics and the puts it counted
-     * as new (a {@link ScalableCuckooFilter}'s: the copies stored while it was the newest, less
+     * as new (a {@link ScalableCuckooFilter}'s: the copies stored in it, less
      * those removed).
      */
     public record SubFilter(Stats stats, long items) {}

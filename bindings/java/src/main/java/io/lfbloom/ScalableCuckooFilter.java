@@ -9,14 +9,13 @@ package io.lfbloom;
  *
  * <p><b>Contract.</b> No false negative for a key put (and not removed since) whose put
  * happened-before the query, while other threads put, remove and grow it. A put stores a copy of
- * the key in the newest sub-filter even if it is present (true: no sub-filter matched it before),
+ * the key in the oldest sub-filter below its capacity even if it is present (true: no sub-filter matched it before),
  * so a key put twice must be removed twice; the ninth copy (the eleventh at 14-bit fingerprints) in one sub-filter is refused
- * ({@link LfbloomException#isTooManyDuplicates()}), and a newest sub-filter with no free slot
- * passes the put on to a new one. Call {@code remove} only after the put it cancels has returned:
+ * ({@link LfbloomException#isTooManyDuplicates()}), and a sub-filter with no free slot
+ * passes the put on to a later or a new one. Call {@code remove} only after the put it cancels has returned:
  * removing a key never put, or one whose put is still under way, can remove another key's copy,
- * and here for good (the late put lands in another sub-filter). Removes do not make room for puts,
- * which go to the newest sub-filter, so under churn the chain grows to its cap: for churn use a
- * {@link CuckooFilter} sized for the live set.
+ * and here for good (the late put lands in another sub-filter). The room removes free takes later
+ * puts, so under churn the chain grows only while the live set outgrows it.
  *
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once. Queries
  * never lock; puts and removes lock one stripe of buckets of one sub-filter at a time; growth is
