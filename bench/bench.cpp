@@ -84,11 +84,13 @@ std::vector<int> allowed_cpus() {
 /// waker's CPU and spreads them a scheduler tick later: on 2 vCPUs the second worker of a 12 ms
 /// in-cache run started 2-4.5 ms late and the other lost ~4 ms off-CPU, so "two threads" read
 /// as fast as one (cuckoo14 contains-absent: 12.5 ns at 1 and 2 threads, 2.0x in a pinned run).
-void pin(std::thread& t, int cpu) {
+/// (The calling thread. On a host whose SMT siblings are numbered side by side, CPUs 0 and 1
+/// may share a core; this VM reports one thread per core.)
+void pin(int cpu) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    ::pthread_setaffinity_np(t.native_handle(), sizeof set, &set);  // best effort: unpinned still measures
+    ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set);  // best effort: unpinned still measures
 }
 
 /// Runs body(thread, begin, end) over [0, ops) split across `threads`; returns wall seconds from
@@ -116,13 +118,12 @@ double timed(unsigned threads, std::uint64_t ops, Body body) {
         std::barrier start(threads);
         std::vector<std::thread> pool;
         const std::vector<int> cpus = allowed_cpus();
-        for (unsigned t = 0; t < threads; ++t) {
+        for (unsigned t = 0; t < threads; ++t)
             pool.emplace_back([&, t] {
+                if (threads <= cpus.size()) pin(cpus[t]);  // before the barrier: no worker starts unpinned
                 start.arrive_and_wait();
                 work(t);
             });
-            if (threads <= cpus.size()) pin(pool.back(), cpus[t]);
-        }
         for (auto& th : pool) th.join();
     }
     auto first = s[0].start, last = s[0].end;

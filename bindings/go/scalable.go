@@ -94,11 +94,13 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 // bytes for its rate.
 //
 // Add stores a copy of the key even if it is present (true: no sub-filter matched it before), so
-// a key added twice must be removed twice. The copy goes to the oldest sub-filter below its
-// capacity, so the room removes free takes later adds and under churn the chain grows only while
+// a key added twice must be removed twice. The copy goes to the sub-filter already holding the
+// key if that has room, else to the oldest below its capacity, so the room removes free takes
+// later adds and under churn the chain grows only while
 // the live set outgrows it; a sub-filter with no free slot passes the add on to a later or a new
 // one. It returns an error wrapping ErrTooManyDuplicates for the ninth copy (the eleventh at
-// 14-bit fingerprints) in one sub-filter; at the cap any Add returns ErrFull. No false negative
+// 14-bit fingerprints) in one sub-filter; at the cap an Add no sub-filter has room for returns
+// ErrFull. No false negative
 // for a key added (and not removed) before a Test, while other goroutines add, remove and grow
 // it. Call Remove only after the Add it cancels has returned: removing a key never added, or one
 // whose Add is still under way, can remove another key's copy, and here for good (the late Add

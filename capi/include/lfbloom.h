@@ -341,8 +341,8 @@ LFB_API int lfb_counting_open_shared_file_read_only(const char* path, const lfb_
  * below about 0.003%, so the chain ends (LFB_ERR_FULL) at the first sub-filter that would need a
  * lower one: 5 sub-filters at fpr 0.1% with tightening 0.5, more with a tightening of 0.8-0.9.
  * A cuckoo add stores a copy of the key even if present (1 = no sub-filter matched it before),
- * in the oldest sub-filter below its capacity (since 1.7: so the room removes free is used again
- * before the chain grows), may be refused with LFB_ERR_TOO_MANY_DUPLICATES, and moves on to a
+ * in the one sub-filter that already matches it if that has room, else in the oldest sub-filter
+ * below its capacity (since 1.7: so the room removes free is used again before the chain grows), may be refused with LFB_ERR_TOO_MANY_DUPLICATES, and moves on to a
  * later or a new sub-filter when that one has no free slot. growth in [1, 1024] (0 = default 2),
  * tightening in (0, 1) (0 = default 0.5), max_filters in 1..64 (0 = default 32).
  */
@@ -376,7 +376,7 @@ LFB_API int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index
  * Cuckoo sub-filters (since 1.6): 1 if one copy of the key was removed, 0 if no sub-filter holds
  * one (nothing changed). A key may also match in a sub-filter other than the one holding its copy,
  * through another key of the same fingerprint and buckets there (about the sum of the
- * sub-filters' rates), or through its own second copy added after a growth: removing a copy there
+ * sub-filters' rates), or through its own second copy added while the first one's sub-filter had no room: removing a copy there
  * would lose that other key, so then nothing is removed and the call returns LFB_ERR_AMBIGUOUS
  * (the key stays, a false positive; lfb_scalable_ambiguous_removes counts them). Removing a key
  * that was never added, or whose add has not returned yet, can remove another key's copy, and

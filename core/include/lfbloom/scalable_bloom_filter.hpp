@@ -8,7 +8,8 @@
 // most the sum of the sub-filters' rates, fpr * (1 - r) * (1 + r + r^2 + ...) < fpr for any
 // number of sub-filters (r = tightening). Each sub-filter's rate holds while it has at most its
 // capacity of keys; it can overshoot only by the adds that race for its last slots (at most one
-// per thread), because an add that finds it full moves on to the successor.
+// per thread), because an add that finds it full moves on (to the successor; cuckoo: to a later
+// sub-filter with room, or the successor).
 //
 // Cuckoo sub-filters, each of the fingerprint width with the fewest bytes for its rate. Their
 // fingerprints (17 bits at most) reach no rate below about 0.003% (basic_cuckoo_filter::size_for),
@@ -31,12 +32,13 @@
 // still under way) is the misuse basic_cuckoo_filter describes, and worse here: the copy it
 // erases in the one sub-filter that matches belongs to another key, and the key's own add, if it
 // comes, stores its copy in whichever sub-filter has room, maybe not there, so that other key stays lost.
-// Room: a copy goes to the oldest sub-filter below its capacity (that has not refused an add as
-// full since its last remove), so the slots removes free are used again, and under churn the
-// chain grows only while the live set outgrows it. Every sub-filter still holds at most its
-// capacity (bar the adds racing for its last slot), so the bound above holds. A key added again
-// while its first copy's sub-filter is full goes elsewhere and matches in two: its removes are
-// refused as ambiguous (it stays, a false positive, never a false negative).
+// Room: a copy goes to the one sub-filter the key already matches, if it matches in exactly one
+// and that one has room, else to the oldest sub-filter with room (below its capacity, and no add
+// refused as full there since its last remove), so the slots removes free are used again, and
+// under churn the chain grows only while the live set outgrows it. Every sub-filter still holds
+// at most its capacity (bar the adds racing for its last slot), so the bound above holds. A key
+// added again while its first copy's sub-filter has no room goes elsewhere and matches in two:
+// its removes are refused as ambiguous (it stays, a false positive, never a false negative).
 //
 // Thread safety: add, contains, remove and count (single and batch) and stats run concurrently
 // from any threads. With blocked sub-filters all are lock-free, with one exception: an add that
@@ -59,11 +61,12 @@
 // Guarantee: if add(key) happens-before contains(key), contains returns true, growth or not: the
 // sub-filter the add wrote to is published before the add began and is checked by every later
 // query. When the cap on sub-filters or memory is reached, an add of a key not already present
-// (in any sub-filter, the newest included; with cuckoo sub-filters, any add) throws
-// error(errc::full) and changes nothing; queries keep working.
+// (in any sub-filter, the newest included; with cuckoo sub-filters, any add that no sub-filter
+// has room for) throws error(errc::full) and changes nothing; queries keep working.
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -142,9 +145,10 @@ public:
     /// present is not added again (so duplicates do not fill the newest). Cuckoo: a copy is
     /// stored, in the oldest sub-filter with room, whether or not it is present (see the top of
     /// this file); throws error(too_many_duplicates) as basic_cuckoo_filter does, and a
-    /// sub-filter that is full moves the add on to a later one or the successor. Throws error(errc::full) when the newest sub-filter is full
-    /// and no successor may be created, with nothing changed; other errors (out_of_memory while
-    /// creating the successor) also leave the filter unchanged.
+    /// sub-filter that is full moves the add on to a later one or the successor. Throws
+    /// error(errc::full) when no sub-filter has room (blocked: the newest is full) and no
+    /// successor may be created, with nothing changed; other errors (out_of_memory while creating
+    /// the successor) also leave the filter unchanged.
     bool add_hash(hash128 h) {
         if constexpr (removes) return add_copy(h);
         for (;;) {
@@ -185,7 +189,7 @@ public:
         }
         if (match == n || !stage_at(match).filter.remove_hash(h)) return remove_status::absent;
         stage_at(match).items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a growth heuristic, as in add
-        stage_at(match).refused.store(false, std::memory_order_relaxed);  // relaxed: a hint (has_room)
+        stage_at(match).frees.fetch_add(1, std::memory_order_relaxed);  // relaxed: a hint (has_room)
         return remove_status::removed;
     }
 
@@ -233,8 +237,13 @@ public:
         return false;
     }
 
+    /// The sub-filter an add would write (cuckoo: the oldest with room; see add_copy).
     void prefetch(hash128 h, bool for_write) const noexcept {
-        stage_at(size_.load(std::memory_order_acquire) - 1).filter.prefetch(h, for_write);  // acquire: see advance
+        const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: see advance
+        std::uint32_t i = n - 1;
+        if constexpr (removes)
+            for (i = 0; i + 1 < n && !has_room(stage_at(i));) ++i;
+        stage_at(i).filter.prefetch(h, for_write);
     }
 
     /// Number of sub-filters published so far (grows, never shrinks).
@@ -282,49 +291,52 @@ private:
         std::uint64_t capacity;
         alignas(cache_line_bytes) atomic<std::uint64_t> items{0};
         atomic<bool> prepared{false};
-        atomic<bool> refused{false};  ///< cuckoo: an add found no free slot since the last remove
+        atomic<std::uint64_t> frees{0};       ///< cuckoo: removes so far
+        atomic<std::uint64_t> refused_at{0};  ///< cuckoo: 1 + frees as an add that found no free slot read it
     };
 
-    /// add_hash with cuckoo sub-filters: the copy goes to the oldest sub-filter below its
-    /// capacity that has not refused an add as full since its last remove, so the room removes
-    /// free is used again before the chain grows (see the top of this file).
+    /// add_hash with cuckoo sub-filters: the copy goes where the top of this file says (Room).
     bool add_copy(hash128 h) {
         std::uint32_t from = 0;  // sub-filters before it refused this add as full
         for (;;) {
             const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: pairs with advance's release
             stage& newest = stage_at(n - 1);
-            // relaxed: heuristics (room and growth triggers); a stale value only moves an add to
-            // another sub-filter, or overshoots a capacity by the adds racing for its last slot
+            // relaxed: a heuristic trigger; a stale count only shifts growth by a few adds
             if (newest.items.load(std::memory_order_relaxed) >= newest.capacity / 2) prepare(n);
-            std::uint32_t target = from;
-            while (target < n && !has_room(stage_at(target))) ++target;
+            std::uint64_t matches = 0;  // bit i: sub-filter i reports the key (n <= 64)
+            for (std::uint32_t i = 0; i < n; ++i) matches |= std::uint64_t{stage_at(i).filter.contains_hash(h)} << i;
+            std::uint32_t target = static_cast<std::uint32_t>(std::countr_zero(matches));
+            if (!std::has_single_bit(matches) || target < from || !has_room(stage_at(target)))
+                for (target = from; target < n && !has_room(stage_at(target));) ++target;
             if (target == n) {
                 advance(n);
                 continue;
             }
-            bool seen = false;  // a copy in another sub-filter: then the key is not new
-            for (std::uint32_t i = 0; i < n && !seen; ++i) seen = i != target && stage_at(i).filter.contains_hash(h);
             stage& s = stage_at(target);
             // Counted before the copy exists, so a remove of it never takes the count below zero.
             // relaxed: the copy's stripe lock orders this before that remove's decrement
             s.items.fetch_add(1, std::memory_order_relaxed);
+            const std::uint64_t frees = s.frees.load(std::memory_order_relaxed);  // relaxed: a hint (has_room)
             const cuckoo_status status = s.filter.insert_hash(h);
             if (status == cuckoo_status::added_new || status == cuckoo_status::added)
-                return status == cuckoo_status::added_new && !seen;
+                return status == cuckoo_status::added_new && matches == 0;
             s.items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: as above
             if (status == cuckoo_status::too_many_duplicates)
                 throw error(errc::too_many_duplicates, "a sub-filter holds " + std::to_string(2 * s.filter.slots_per_bucket()) +
                                                            " copies of this key's fingerprint in its buckets already");
-            s.refused.store(true, std::memory_order_relaxed);  // relaxed: a hint; see has_room
+            // relaxed: a hint; a remove since `frees` was read has already made this stale, so a
+            // refusal never hides a slot freed after the search began
+            s.refused_at.store(frees + 1, std::memory_order_relaxed);
             from = target + 1;  // full before its capacity: no free slot within the search bound
         }
     }
 
-    /// Cuckoo: whether adds should try the sub-filter. A refusal (full before its capacity) holds
-    /// until a remove frees a slot there, so adds do not repeat a failing search each time.
+    /// Cuckoo: whether adds should try the sub-filter: below its capacity, and no add has found
+    /// it full since its last remove (so adds do not repeat a failing search each time).
     static bool has_room(const stage& s) noexcept {
         // relaxed: hints; a stale one costs a failed insert or skips to a later sub-filter
-        return s.items.load(std::memory_order_relaxed) < s.capacity && !s.refused.load(std::memory_order_relaxed);
+        return s.items.load(std::memory_order_relaxed) < s.capacity &&
+               s.refused_at.load(std::memory_order_relaxed) != s.frees.load(std::memory_order_relaxed) + 1;
     }
 
     static filter_stats summary(const Sub& f) {

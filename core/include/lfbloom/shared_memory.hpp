@@ -275,9 +275,9 @@ inline cuckoo_filter& expect_cuckoo(any_filter& any, const std::string& path, st
     geometry g;
     try {
         g = cuckoo_filter::size_for(capacity, fpr, bits);
-    } catch (const error& e) {
-        if (e.code() != errc::invalid_argument || bits == fingerprint_bits) throw;
-        throw error(errc::incompatible, path + " holds " + std::to_string(bits) + "-bit fingerprints, which cannot reach the rate asked for");
+    } catch (const error&) {
+        if (bits == fingerprint_bits) throw;  // the caller's own arguments: their error
+        throw error(errc::incompatible, path + " holds " + std::to_string(bits) + "-bit fingerprints, which these arguments cannot size");
     }
     return expect_filter<cuckoo_filter>(any, path, g, options, 4);
 }

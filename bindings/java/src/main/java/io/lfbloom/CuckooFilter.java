@@ -141,7 +141,8 @@ public final class CuckooFilter extends KeyFilter {
      * map and use at once; the file is created for (expectedInsertions, fpp) and the options' seed
      * and memory limit if it does not exist, with mode 0666 less the umask. Of processes racing to
      * open one path, one creates it and all share its filter. An existing file must hold the filter
-     * these arguments make, else {@link LfbloomException} (status -4, incompatible).
+     * these arguments make (at any fingerprint width these arguments can make; see the overload
+     * with a width), else {@link LfbloomException} (status -4, incompatible).
      *
      * <p>The stripe locks live in the file. A process that dies holding one (killed mid-put) stops
      * other processes' puts and removes on that stripe only until it has ended;

@@ -9,7 +9,8 @@ package io.lfbloom;
  *
  * <p><b>Contract.</b> No false negative for a key put (and not removed since) whose put
  * happened-before the query, while other threads put, remove and grow it. A put stores a copy of
- * the key in the oldest sub-filter below its capacity even if it is present (true: no sub-filter matched it before),
+ * the key even if it is present, in the sub-filter already holding it if that has room, else in
+ * the oldest below its capacity (true: no sub-filter matched it before),
  * so a key put twice must be removed twice; the ninth copy (the eleventh at 14-bit fingerprints) in one sub-filter is refused
  * ({@link LfbloomException#isTooManyDuplicates()}), and a sub-filter with no free slot
  * passes the put on to a later or a new one. Call {@code remove} only after the put it cancels has returned:
