@@ -178,6 +178,35 @@ struct scalable_cuckoo_remove : rl::test_suite<scalable_cuckoo_remove<mirrored>,
     static std::uint64_t fingerprint_after_scene() { return 60000; }
 };
 
+// The plain scene with T's add done before the threads start, so T's copy is in sub-filter 1 and
+// B matches in both: the remove must refuse (ambiguous) while a fresh key's add races into
+// sub-filter 1 and a reader checks T. An erase from the newest match (T's copy) fails it at once;
+// the racing plain scene catches that only when T's add wins its race, which 200,000 random
+// schedules stopped finding once adds chose a sub-filter with room (they check every sub-filter).
+struct scalable_cuckoo_remove_grown : rl::test_suite<scalable_cuckoo_remove_grown, 3> {
+    scalable_cuckoo f{5, 0.1};
+    remove_status removal = remove_status::absent;  // written by thread 1 only; read in after()
+
+    scalable_cuckoo_remove_grown() {
+        f.add_hash(plain_scene.b);
+        for (const hash128& h : plain_scene.fillers) f.add_hash(h);
+        f.add_hash(plain_scene.t);  // sub-filter 0 is full by count: T grows the filter
+    }
+    void thread(unsigned index) {
+        if (index == 0) {
+            const hash128 added = with_fingerprint(0, scalable_cuckoo_remove<false>::fingerprint_after_scene());
+            f.add_hash(added);
+            RL_ASSERT(f.contains_hash(added));
+        } else if (index == 1) {
+            removal = f.erase_hash(plain_scene.b);
+            RL_ASSERT(removal == remove_status::ambiguous);
+        } else {
+            RL_ASSERT(f.contains_hash(plain_scene.t));
+        }
+    }
+    void after() { RL_ASSERT(f.filters() == 2 && f.count_hash(plain_scene.b) == 2 && f.contains_hash(plain_scene.fillers[0])); }
+};
+
 // ---- rotating: a key lives through G-1 rotations, and is gone after G ----
 
 // Property ("present" in rotating_bloom_filter.hpp): with at most G-1 rotations overlapping an
@@ -222,6 +251,7 @@ LFBLOOM_RELACY_TESTS({"scalable.growth", lfbloom::relacy::make<scalable_growth>(
                      {"scalable.cap", lfbloom::relacy::make<scalable_cap>()},
                      {"scalable.cuckoo_remove", lfbloom::relacy::make<scalable_cuckoo_remove<false>>()},
                      {"scalable.cuckoo_remove_mirrored", lfbloom::relacy::make<scalable_cuckoo_remove<true>>()},
+                     {"scalable.cuckoo_remove_grown", lfbloom::relacy::make<scalable_cuckoo_remove_grown>()},
                      {"rotating.g2", lfbloom::relacy::make<rotation<2, false>>()},
                      {"rotating.g2.double_write", lfbloom::relacy::make<rotation<2, true>>()},
                      {"rotating.g3", lfbloom::relacy::make<rotation<3, false>>()},

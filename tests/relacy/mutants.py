@@ -112,7 +112,7 @@ MUTANTS = [
      "scalable_bloom_filter.hpp",
      "            if (match != n) {\n                ambiguous_.add();\n                return remove_status::ambiguous;\n            }\n",
      "",
-     "composites", "scalable.cuckoo_remove"),
+     "composites", "scalable.cuckoo_remove_grown"),
     ("scalable cuckoo: remove erases from the first sub-filter that matches, ambiguous or not",
      "scalable_bloom_filter.hpp",
      "            if (match != n) {\n                ambiguous_.add();\n                return remove_status::ambiguous;\n            }\n            match = i;\n",
