@@ -1,6 +1,8 @@
 package lfbloom
 
 import (
+	"fmt"
+
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
 
@@ -122,6 +124,29 @@ func (c *Cuckoo) RemoveMany(keys [][]byte) ([]bool, error) {
 // certainly absent.
 func (c *Cuckoo) Count(key []byte) (int, error) {
 	return c.h.callKey(opHandleCount, key)
+}
+
+// Copy returns a private copy in this process's memory (not shared, writable, also when c is a
+// shared file): the same shape, seed and fingerprints, and a filter of its own from then on. Adds
+// and Removes wait while it copies; Tests do not.
+func (c *Cuckoo) Copy() (*Cuckoo, error) {
+	var out uintptr
+	if _, err := c.h.call(func(p uintptr) int { return native.Lfb_copy(p, &out) }); err != nil {
+		return nil, err
+	}
+	return &Cuckoo{codec{newKeyed(out, cuckooFns)}}, nil
+}
+
+// Equal reports whether other has the same shape, fingerprint width and seed and holds the same
+// fingerprints in the same buckets (then every key gets the same answer from both); the sizing
+// they were created for is not compared. It reads both tables (O(size)): exact when neither is
+// being changed. The error is ErrClosed, or ErrInvalidArgument for a nil other.
+func (c *Cuckoo) Equal(other *Cuckoo) (bool, error) {
+	if other == nil {
+		return false, fmt.Errorf("%w: compared with a nil filter", ErrInvalidArgument)
+	}
+	r, err := c.h.callWith(&other.h, func(p, o uintptr) int { return native.Lfb_equal(p, o) })
+	return r == 1, err
 }
 
 // CuckooStats is a snapshot of a Cuckoo's parameters, load and activity.

@@ -479,3 +479,64 @@ func TestCuckooFingerprintWidths(t *testing.T) {
 		t.Fatalf("14 bits at 0.01%%: %v", err)
 	}
 }
+
+// A copy holds every key, is Equal to its source, and then changes on its own.
+func TestCuckooCopyAndEqual(t *testing.T) {
+	c, err := NewCuckoo(10_000, 0.001, WithSeed(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	keys := cuckooKeys("k", 5000)
+	if _, err := c.AddMany(keys); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := c.Copy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	equal := func(a, b *Cuckoo) bool {
+		t.Helper()
+		eq, err := a.Equal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eq
+	}
+	if !equal(c, cp) || !equal(cp, c) {
+		t.Fatal("a copy is not equal to its source")
+	}
+	for _, k := range keys {
+		if !cp.Test(k) {
+			t.Fatalf("the copy misses %q", k)
+		}
+	}
+	if ok, err := cp.RemoveString("k7"); !ok || err != nil || equal(c, cp) {
+		t.Fatalf("remove from the copy: %v %v, or the source changed with it", ok, err)
+	}
+	if !c.Test([]byte("k7")) {
+		t.Fatal("removing from the copy removed from the source")
+	}
+	if ok, _ := c.RemoveString("k7"); !ok || !equal(c, cp) {
+		t.Fatal("the same change to the same table should give equal filters")
+	}
+	other, err := NewCuckoo(10_000, 0.001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if equal(c, other) {
+		t.Fatal("filters of different seeds compare equal")
+	}
+	if _, err := c.Equal(nil); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Equal(nil): %v", err)
+	}
+	other.Close()
+	if _, err := c.Equal(other); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Equal(closed): %v", err)
+	}
+	if _, err := other.Copy(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Copy of a closed filter: %v", err)
+	}
+}

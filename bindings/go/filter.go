@@ -144,17 +144,7 @@ func (b *base) merge(other *base) error {
 	if other == nil {
 		return fmt.Errorf("%w: merge with a nil filter", ErrInvalidArgument)
 	}
-	p, s, ok := b.h.acquire()
-	if !ok {
-		return ErrClosed
-	}
-	defer b.h.release(s)
-	o, s2, ok := other.h.acquire()
-	if !ok {
-		return ErrClosed
-	}
-	defer other.h.release(s2)
-	_, err := nativeCall(func() int { return b.fns.merge(p, o) })
+	_, err := b.h.callWith(&other.h, b.fns.merge)
 	return err
 }
 

@@ -238,6 +238,21 @@ func (h *handle) with(call func(p uintptr) error) error {
 }
 
 // call runs a SWIG-wrapped C function on the handle under the guard (see nativeCall).
+// callWith runs fn on this handle's pointer and other's, both guarded, and returns its status.
+func (h *handle) callWith(other *handle, fn func(p, o uintptr) int) (int, error) {
+	p, s, ok := h.acquire()
+	if !ok {
+		return 0, ErrClosed
+	}
+	defer h.release(s)
+	o, s2, ok := other.acquire()
+	if !ok {
+		return 0, ErrClosed
+	}
+	defer other.release(s2)
+	return nativeCall(func() int { return fn(p, o) })
+}
+
 func (h *handle) call(fn func(p uintptr) int) (r int, err error) {
 	err = h.with(func(p uintptr) error {
 		r, err = nativeCall(func() int { return fn(p) })

@@ -53,6 +53,8 @@ LFB_WRAP(lfb_remove) LFB_WRAP(lfb_count) LFB_WRAP(lfb_info_get) LFB_WRAP(lfb_ser
 LFB_WRAP(lfb_save) LFB_WRAP(lfb_load) LFB_WRAP(lfb_open_shared) LFB_WRAP(lfb_flush)
 /* 1.6 */
 LFB_WRAP(lfb_scalable_remove) LFB_WRAP(lfb_scalable_ambiguous_removes) LFB_WRAP(lfb_plan)
+/* 1.8 */
+LFB_WRAP(lfb_copy) LFB_WRAP(lfb_equal) LFB_WRAP(lfb_geometry_get)
 %extend lfb_spec {
   lfb_spec() {
     lfb_spec* spec = (lfb_spec*)calloc(1, sizeof *spec);

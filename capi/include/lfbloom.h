@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 7
+#define LFB_VERSION_MINOR 8
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -635,6 +635,48 @@ LFB_API int lfb_open_shared(const char* path, const lfb_spec* spec, uint32_t fla
  *  lost half-written: snapshot it with lfb_save_file for that). Nothing to do for other filters.
  *  Thread-safe. */
 LFB_API int lfb_flush(const lfb_handle* handle);
+
+/*
+ * Copies, equality and set operations (since 1.8): Guava's copy, equals and putAll, Boost.Bloom's
+ * ==, |= and &=. Two filters are compatible when they map keys alike: the same kind, slots, k,
+ * counter or fingerprint width, seed and probe rule (lfb_create from one spec makes compatible
+ * filters; the capacity and rate recorded need not match). All are O(size) and thread-safe:
+ * either filter may be in use by other threads meanwhile, and keys added concurrently may or may
+ * not be reflected.
+ */
+/**
+ * A private copy of the filter in this process's memory (not shared, no memory limit, writable
+ * also when the source was opened read-only): same kind, shape, seed and contents. A cuckoo
+ * filter's writers wait while it is copied; one mapped read-only cannot pause them and is
+ * refused (LFB_ERR_READ_ONLY: copy it from a writer, or lfb_load_file its file).
+ */
+LFB_API int lfb_copy(const lfb_handle* handle, lfb_handle** out);
+/**
+ * 1 if the two are compatible and hold the same bits, counters or fingerprints (every key gets
+ * the same answer from both), 0 if not (also for different kinds); exact when neither is being
+ * written to. A cuckoo filter mapped read-only: LFB_ERR_READ_ONLY, as lfb_copy.
+ */
+LFB_API int lfb_equal(const lfb_handle* a, const lfb_handle* b);
+/**
+ * Adds other's keys to `into`: a Bloom filter ORs other's bits in, a counting filter adds its
+ * counters (saturating). Afterwards `into` holds every key either held. Incompatible filters, and
+ * cuckoo filters (not offered yet), give LFB_ERR_INCOMPATIBLE with nothing changed.
+ */
+LFB_API int lfb_union(lfb_handle* into, const lfb_handle* other);
+/**
+ * Keeps in `into` only what both hold: a Bloom filter ANDs other's bits in, a counting filter
+ * lowers each counter to other's where that is smaller. A key both held stays present (no false
+ * negative); a Bloom intersection may answer "maybe" for somewhat more absent keys than a filter
+ * built from the common keys would. Adds to `into` racing with it may or may not survive (as with
+ * a clear). Incompatible filters and cuckoo filters: LFB_ERR_INCOMPATIBLE, nothing changed.
+ */
+LFB_API int lfb_intersect(lfb_handle* into, const lfb_handle* other);
+/**
+ * The fields of lfb_info_get that do not depend on the contents, in O(1) without reading the
+ * filter: kind, slots, slot_bits, hashes, bytes, capacity, target_fpr and seed; the rest are 0.
+ * Thread-safe.
+ */
+LFB_API int lfb_geometry_get(const lfb_handle* handle, lfb_info* out);
 
 #ifdef __cplusplus
 }

@@ -1356,3 +1356,64 @@ int lfb_plan(const lfb_spec* spec, lfb_info* out) {
 int lfb_flush(const lfb_handle* handle) {
     return with_filter(handle, [](const auto& f) { return f.flush(), LFB_OK; });
 }
+
+namespace {
+
+/// Applies op(a's filter, b's filter) when both handles hold one kind, else answers mixed().
+/// A non-const `a` is written to, so it is refused when read-only (with_filter).
+template <class Handle, class Op, class Mixed>
+int with_both(Handle* a, const lfb_handle* b, Op op, Mixed mixed) {
+    return with_filter(a, [&](auto& fa) -> int {
+        const auto* fb = std::get_if<std::decay_t<decltype(fa)>>(&deref(b).impl);
+        return fb == nullptr ? mixed() : op(fa, *fb);
+    });
+}
+
+[[noreturn]] int other_kinds() { throw lfbloom::error(errc::incompatible, "the filters are of different kinds"); }
+
+/// Runs a set operation (union or intersection) of two Bloom or counting filters.
+int set_operation(lfb_handle* into, const lfb_handle* other, auto operation) {
+    return with_both(into, other, [&](auto& a, const auto& b) -> int {
+        if constexpr (std::decay_t<decltype(a)>::kind == lfbloom::layout::cuckoo)
+            throw lfbloom::error(errc::incompatible, "cuckoo filters offer no union or intersection yet");
+        else return operation(a, b), LFB_OK;
+    }, other_kinds);
+}
+
+}  // namespace
+
+int lfb_copy(const lfb_handle* handle, lfb_handle** out) {
+    return new_handle(out, [&] {
+        return std::visit([](const auto& f) { return lfbloom::any_filter(f.copy()); }, deref(handle).impl);
+    });
+}
+
+int lfb_equal(const lfb_handle* a, const lfb_handle* b) {
+    return with_both(a, b, [](const auto& x, const auto& y) { return x == y ? 1 : 0; }, [] { return 0; });
+}
+
+int lfb_union(lfb_handle* into, const lfb_handle* other) {
+    return set_operation(into, other, [](auto& a, const auto& b) { a.merge(b); });
+}
+
+int lfb_intersect(lfb_handle* into, const lfb_handle* other) {
+    return set_operation(into, other, [](auto& a, const auto& b) { a.intersect(b); });
+}
+
+int lfb_geometry_get(const lfb_handle* handle, lfb_info* out) {
+    return with_filter(handle, [&](const auto& f) {
+        using F = std::decay_t<decltype(f)>;
+        const lfbloom::geometry g = f.shape();
+        lfb_info v{};
+        v.kind = static_cast<std::uint32_t>(F::kind);
+        v.seed = f.seed();
+        v.slots = g.slots;
+        v.slot_bits = f.counter_bits();
+        v.hashes = g.hashes;
+        v.capacity = g.capacity;
+        v.target_fpr = g.target_fpr;
+        if constexpr (F::kind == lfbloom::layout::cuckoo) v.bytes = f.bytes();
+        else v.bytes = f.words().size() * 8;
+        return write_info(v, out);
+    });
+}

@@ -56,8 +56,8 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.7.0") == 0);
-    CHECK(lfb_version() == 10700);
+    CHECK(strcmp(lfb_version_string(), "1.8.0") == 0);
+    CHECK(lfb_version() == 10800);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
     for (code = LFB_ERR_AMBIGUOUS; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
@@ -1602,6 +1602,106 @@ static void test_any_handle_files(void) {
     unlink(path);
 }
 
+/* Keys [from, to) of numbered_keys's buffer: how many the filter answers "maybe" for. */
+static uint64_t present(const lfb_handle* h, const char* data, const uint64_t* offsets, uint64_t from, uint64_t to) {
+    uint64_t i, n = 0;
+    for (i = from; i < to; ++i) n += lfb_contains(h, data + offsets[i], offsets[i + 1] - offsets[i]) == 1;
+    return n;
+}
+
+static lfb_handle* copy_of(const lfb_handle* h) {
+    lfb_handle* out = NULL;
+    CHECK(lfb_copy(h, &out) == LFB_OK);
+    return out;
+}
+
+/* lfb_copy, lfb_equal, lfb_union, lfb_intersect and lfb_geometry_get, for every kind: a holds keys
+ * [0, 500), b [250, 750). */
+static void test_any_handle_set_operations(void) {
+    static char data[8 * 1000];
+    static uint64_t offsets[1001];
+    lfb_spec spec;
+    uint32_t kind;
+    numbered_keys(1000, data, offsets);
+    lfb_spec_init(&spec);
+    for (kind = LFB_KIND_CLASSIC; kind <= LFB_KIND_CUCKOO; ++kind) {
+        lfb_handle *a = NULL, *b = NULL, *other_seed = NULL, *c, *c2, *u, *both;
+        lfb_info shape, full;
+        uint64_t i;
+        spec.kind = kind;
+        spec.capacity = 2000;
+        spec.fpr = 0.01;
+        spec.seed = kind == LFB_KIND_SPLIT_BLOCK ? 0 : 7;
+        CHECK(lfb_create(&spec, &a) == LFB_OK && lfb_create(&spec, &b) == LFB_OK);
+        for (i = 0; i < 750; ++i) {
+            if (i < 500) CHECK(lfb_add(a, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+            if (i >= 250) CHECK(lfb_add(b, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+        }
+        /* the geometry is lfb_info_get's without the fill */
+        memset(&shape, 0xAB, sizeof shape);
+        shape.struct_size = sizeof shape;
+        CHECK(lfb_geometry_get(a, &shape) == LFB_OK);
+        full = info_of(a);
+        CHECK(shape.kind == full.kind && shape.slots == full.slots && shape.slot_bits == full.slot_bits);
+        CHECK(shape.hashes == full.hashes && shape.bytes == full.bytes && shape.capacity == full.capacity);
+        CHECK(shape.target_fpr == full.target_fpr && shape.seed == full.seed);
+        CHECK(shape.slots_set == 0 && full.slots_set > 0 && shape.expected_fpr == 0 && shape.kicks == 0);
+        /* a copy is equal, holds every key, and is a filter of its own */
+        c = copy_of(a);
+        CHECK(lfb_kind(c) == (int)kind && lfb_equal(a, c) == 1 && lfb_equal(c, a) == 1 && lfb_equal(a, a) == 1);
+        CHECK(present(c, data, offsets, 0, 500) == 500);
+        CHECK(lfb_equal(a, b) == 0);
+        CHECK(lfb_add(c, "only in the copy", 16) == 1 && lfb_equal(a, c) == 0);
+        spec.seed = 8;
+        CHECK(lfb_create(&spec, &other_seed) == LFB_OK && lfb_equal(a, other_seed) == 0);
+        if (kind == LFB_KIND_CUCKOO) {
+            CHECK(lfb_union(c, b) == LFB_ERR_INCOMPATIBLE && lfb_intersect(c, b) == LFB_ERR_INCOMPATIBLE);
+        } else {
+            /* union: every key of either; intersection: the common keys, and few others */
+            u = copy_of(a);
+            CHECK(lfb_union(u, b) == LFB_OK && present(u, data, offsets, 0, 750) == 750);
+            both = copy_of(a);
+            CHECK(lfb_intersect(both, b) == LFB_OK && present(both, data, offsets, 250, 500) == 250);
+            CHECK(present(both, data, offsets, 0, 250) + present(both, data, offsets, 500, 750) <= 5);
+            if (kind == LFB_KIND_COUNTING) CHECK(lfb_count(both, "k300", 4) == 1 && lfb_count(u, "k300", 4) == 2);
+            /* commutative: b | a equals a | b, b & a equals a & b */
+            c2 = copy_of(b);
+            CHECK(lfb_union(c2, a) == LFB_OK && lfb_equal(c2, u) == 1 && lfb_equal(c2, both) == 0);
+            lfb_free(c2);
+            c2 = copy_of(b);
+            CHECK(lfb_intersect(c2, a) == LFB_OK && lfb_equal(c2, both) == 1);
+            lfb_free(c2);
+            lfb_free(u);
+            lfb_free(both);
+            /* incompatible: refused, nothing changed */
+            u = copy_of(a);
+            CHECK(lfb_union(u, other_seed) == LFB_ERR_INCOMPATIBLE && lfb_intersect(u, other_seed) == LFB_ERR_INCOMPATIBLE);
+            CHECK(lfb_equal(u, a) == 1);
+            lfb_free(u);
+        }
+        /* other kinds: not equal, and refused */
+        if (kind != LFB_KIND_BLOCKED) {
+            lfb_handle* blocked = NULL;
+            spec.kind = LFB_KIND_BLOCKED;
+            CHECK(lfb_create(&spec, &blocked) == LFB_OK);
+            CHECK(lfb_equal(a, blocked) == 0 && lfb_union(a, blocked) == LFB_ERR_INCOMPATIBLE);
+            CHECK(lfb_intersect(blocked, a) == LFB_ERR_INCOMPATIBLE);
+            lfb_free(blocked);
+        }
+        /* bad arguments */
+        CHECK(lfb_copy(NULL, &c) == LFB_ERR_INVALID_ARGUMENT && lfb_copy(a, NULL) == LFB_ERR_INVALID_ARGUMENT);
+        CHECK(lfb_equal(a, NULL) == LFB_ERR_INVALID_ARGUMENT && lfb_equal(NULL, a) == LFB_ERR_INVALID_ARGUMENT);
+        CHECK(lfb_union(NULL, a) == LFB_ERR_INVALID_ARGUMENT && lfb_intersect(a, NULL) == LFB_ERR_INVALID_ARGUMENT);
+        CHECK(lfb_geometry_get(a, NULL) == LFB_ERR_INVALID_ARGUMENT && lfb_geometry_get(NULL, &shape) == LFB_ERR_INVALID_ARGUMENT);
+        shape.struct_size = 8;
+        CHECK(lfb_geometry_get(a, &shape) == LFB_ERR_INVALID_ARGUMENT);
+        lfb_free(a);
+        lfb_free(b);
+        lfb_free(c);
+        lfb_free(other_seed);
+    }
+}
+
 int main(void) {
     test_library();
     test_filter(LFB_LAYOUT_BLOCKED);
@@ -1629,6 +1729,7 @@ int main(void) {
     test_any_handle_files();
     test_any_handle_shared_files();
     test_plan();
+    test_any_handle_set_operations();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

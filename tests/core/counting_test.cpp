@@ -126,6 +126,29 @@ BOOST_AUTO_TEST_CASE(merge_adds_counters_and_saturates) {
     BOOST_CHECK_THROW(a.merge(wide), error);
 }
 
+// Intersection keeps the smaller count: a key in both stays removable as often as its smaller
+// count, a saturated counter takes the other's true bound, and a key of one only goes.
+BOOST_AUTO_TEST_CASE(intersect_keeps_the_smaller_counts) {
+    auto a = counting_bloom_filter::for_capacity(1000, 0.01);
+    auto b = counting_bloom_filter::for_capacity(1000, 0.01);
+    for (int i = 0; i < 3; ++i) a.add("x");
+    for (int i = 0; i < 5; ++i) b.add("x");
+    for (int i = 0; i < 20; ++i) a.add("hot");  // saturates at 15
+    for (int i = 0; i < 2; ++i) b.add("hot");
+    a.add("only-a");
+    a.intersect(b);
+    BOOST_TEST(a.count("x") == 3u);
+    BOOST_TEST(a.count("hot") == 2u);
+    BOOST_TEST(a.count("only-a") == 0u);
+    BOOST_TEST(a.stats().saturated == 0u);
+    BOOST_TEST((a.remove("hot") && a.remove("hot") && !a.remove("hot")));
+    BOOST_TEST(b.count("x") == 5u);  // the source is unchanged
+
+    auto wide = counting_bloom_filter::with_geometry(a.shape().slots, a.shape().hashes, 8);
+    BOOST_CHECK_THROW(a.intersect(wide), error);
+    BOOST_TEST(!(a == wide));
+}
+
 BOOST_AUTO_TEST_CASE(counter_width_must_be_4_or_8) {
     for (std::uint32_t width : {0u, 1u, 2u, 16u})
         BOOST_CHECK_EXCEPTION(counting_bloom_filter::for_capacity(1000, 0.01, width), error,

@@ -315,6 +315,26 @@ BOOST_DATA_TEST_CASE(copy_buckets_is_the_table, formats, bits) {
     BOOST_TEST(f.stats().fingerprints == 0u);
 }
 
+// A copy holds the same table (so compares equal), keeps the shape, and then lives on its own;
+// filters of another seed or format are never equal.
+BOOST_DATA_TEST_CASE(a_copy_is_equal_and_independent, formats, bits) {
+    auto f = cuckoo_filter::for_capacity(1000, 0.01, bits, filter_options{.seed = 3});
+    for (std::uint64_t i = 0; i < 900; ++i) BOOST_TEST_REQUIRE(stored(f, i));
+    auto c = f.copy();
+    BOOST_TEST((c == f && f == c && f == f));
+    BOOST_TEST((c.shape().slots == f.shape().slots && c.counter_bits() == bits && c.seed() == 3u));
+    BOOST_TEST((c.capacity() == 1000u && c.stats().fingerprints == 900u));
+    for (std::uint64_t i = 0; i < 900; ++i) BOOST_TEST_REQUIRE(c.contains(i));
+    BOOST_TEST(c.remove(std::uint64_t{7}));
+    BOOST_TEST(!(c == f));
+    BOOST_TEST(f.contains(std::uint64_t{7}));
+    BOOST_TEST(f.remove(std::uint64_t{7}));
+    BOOST_TEST((c == f));  // the same change to the same table
+    BOOST_TEST(!(cuckoo_filter(64, bits) == cuckoo_filter(64, bits, filter_options{.seed = 1})));
+    BOOST_TEST(!(cuckoo_filter(64, 16) == cuckoo_filter(64, 17)));
+    BOOST_TEST((cuckoo_filter(64, bits) == cuckoo_filter(64, bits)));
+}
+
 // Churn at 90% load: writers add and remove their own keys (kicks move resident fingerprints all
 // the time) while readers check the resident keys, which must never be missed. Under TSan in CI.
 BOOST_DATA_TEST_CASE(readers_never_miss_resident_keys_during_churn, formats, bits) {

@@ -371,6 +371,47 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(merge_is_the_union, Maker, makers) {
     }
 }
 
+// a holds a0.. and c0.., b holds b0.. and c0..: their intersection answers for every c key and
+// almost no a key; intersecting in either order gives equal filters.
+BOOST_AUTO_TEST_CASE_TEMPLATE(intersect_keeps_the_common_keys, Maker, makers) {
+    auto a = Maker::make(10000, 0.01);
+    auto b = Maker::make(10000, 0.01);
+    for (int i = 0; i < 1000; ++i) {
+        const std::string n = std::to_string(i);
+        a.add("a" + n), a.add("c" + n), b.add("b" + n), b.add("c" + n);
+    }
+    auto b_and_a = b.copy();
+    b_and_a.intersect(a);
+    a.intersect(b);
+    int stray = 0;
+    for (int i = 0; i < 1000; ++i) {
+        BOOST_TEST_REQUIRE(a.contains("c" + std::to_string(i)));
+        stray += a.contains("a" + std::to_string(i));
+    }
+    BOOST_TEST(stray <= 20);  // an a key survives where b has all its bits: about 0.1% each at this fill
+    BOOST_TEST((a == b_and_a));
+    BOOST_TEST(!(a == b));
+}
+
+// A copy answers as its source, compares equal, and then lives on its own.
+BOOST_AUTO_TEST_CASE_TEMPLATE(a_copy_is_equal_and_independent, Maker, makers) {
+    auto a = Maker::make(10000, 0.01, filter_options{.seed = 5});
+    for (int i = 0; i < 1000; ++i) a.add(std::uint64_t(i));
+    const auto c0 = a.copy();
+    auto c = a.copy();
+    BOOST_TEST((c == a));
+    BOOST_TEST((c.shape().slots == a.shape().slots && c.shape().hashes == a.shape().hashes && c.seed() == 5u));
+    BOOST_TEST((c.probes() == a.probes()));
+    for (int i = 0; i < 1000; ++i) BOOST_TEST_REQUIRE(c.contains(std::uint64_t(i)));
+    BOOST_TEST(c.add("only in the copy"));
+    BOOST_TEST(!(c == a));
+    BOOST_TEST((a == c0));  // the source did not change
+    // equal contents but another seed, or another size: not equal (keys map elsewhere)
+    BOOST_TEST(!(Maker::make(10000, 0.01) == Maker::make(10000, 0.01, filter_options{.seed = 5})));
+    BOOST_TEST(!(Maker::make(10000, 0.01) == Maker::make(20000, 0.01)));
+    BOOST_TEST((Maker::make(10000, 0.01) == Maker::make(10000, 0.01)));
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(incompatible_merge_is_refused_and_changes_nothing, Maker, makers) {
     auto a = Maker::make(10000, 0.01);
     a.add("kept");
@@ -380,6 +421,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(incompatible_merge_is_refused_and_changes_nothing,
     other_size.add("x"), other_seed.add("x");
     BOOST_TEST((code_of([&] { a.merge(other_size); }) == errc::incompatible));
     BOOST_TEST((code_of([&] { a.merge(other_seed); }) == errc::incompatible));
+    BOOST_TEST((code_of([&] { a.intersect(other_size); }) == errc::incompatible));
+    BOOST_TEST((code_of([&] { a.intersect(other_seed); }) == errc::incompatible));
     BOOST_TEST(std::equal(before.begin(), before.end(), a.words().begin(), a.words().end()));
 }
 

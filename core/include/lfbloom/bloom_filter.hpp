@@ -4,8 +4,9 @@
 // one_word_layout / two_word_layout (at most one or two locked ORs per add, for write-heavy
 // services; 22% / 9% more memory than blocked at p = 1%, more below: word_block_layout.hpp).
 //
-// Thread safety: add, contains (single and batch), merge (into this filter) and stats may run
-// concurrently from any threads. clear() may too, but adds racing with a clear may be lost.
+// Thread safety: add, contains (single and batch), merge (into this filter), copy, == and stats
+// may run concurrently from any threads. clear() and intersect() may too, but adds
+// racing with them may be lost.
 // Construction, move and destruction need exclusive access.
 //
 // Guarantee: no false negatives. If add(key) happens-before contains(key) (through any
@@ -158,12 +159,45 @@ public:
     /// `other` happened-before the merge. Both may be in use by other threads. Throws
     /// incompatible (different bits, k, seed or probe rule) with nothing changed.
     void merge(const bloom_filter& other) {
-        if (other.shape_.slots != shape_.slots || other.shape_.hashes != shape_.hashes || other.seed_ != seed_ ||
-            other.probes() != probes())
-            throw error(errc::incompatible, "cannot merge filters of different bits, hashes, seed or probe rule");
-        const word_type* from = other.words_.data();
+        const word_type* from = compatible(other, "merge").words_.data();
         for (std::uint64_t i = 0; i < words_.size(); ++i)
             if (const std::uint64_t bits = load_word(from[i])) set_bits(words_.data()[i], bits);
+    }
+
+    /// ANDs `other` into this filter, word by word. Afterwards it answers true for every key whose
+    /// adds to both happened-before the intersection, and false for every key one of them answered
+    /// false for; its false-positive rate can exceed that of a filter built from the keys both
+    /// held, as with any Bloom intersection. Both may be in use by other threads; adds to this
+    /// filter that race with it may or may not survive (as with clear). Throws incompatible
+    /// (different bits, k, seed or probe rule) with nothing changed.
+    void intersect(const bloom_filter& other) {
+        const word_type* from = compatible(other, "intersect").words_.data();
+        for (std::uint64_t i = 0; i < words_.size(); ++i) {
+            const std::uint64_t keep = load_word(from[i]);
+            // relaxed (both loads and the CAS): like clear, an intersection promises nothing to racing
+            // adds, and callers order a finished one with their own synchronization
+            if ((load_word(words_.data()[i]) & ~keep) == 0) continue;  // nothing to clear: no write
+            update_word(words_.data()[i], [&](std::uint64_t old, std::uint64_t& next) { return next = old & keep, true; });
+        }
+    }
+
+    /// A private copy in this process's memory (not shared, no memory limit) with the same
+    /// geometry, seed and probe rule. It holds every key whose add happened-before the copy;
+    /// adds racing with it may or may not be in it. Throws out_of_memory or too_large.
+    bloom_filter copy() const {
+        bloom_filter out(shape_, filter_options{.seed = seed_, .probes = probes()});
+        for (std::uint64_t i = 0; i < words_.size(); ++i) store_word(out.words_.data()[i], load_word(words_.data()[i]));
+        return out;
+    }
+
+    /// Same bits, k, seed and probe rule (so the same answer for every key), and the same bits set;
+    /// the capacity and rate they were sized for are not compared (Guava's equals). Reads word by
+    /// word (O(m)): exact when neither filter is being written to.
+    friend bool operator==(const bloom_filter& a, const bloom_filter& b) noexcept {
+        if (!a.same_mapping(b)) return false;
+        for (std::uint64_t i = 0; i < a.words_.size(); ++i)
+            if (load_word(a.words_.data()[i]) != load_word(b.words_.data()[i])) return false;
+        return true;
     }
 
     /// Counts set bits word by word (O(m)); concurrent adds may or may not be counted.
@@ -185,6 +219,16 @@ public:
     std::span<const word_type> words() const noexcept { return {words_.data(), words_.size()}; }
 
 private:
+    bool same_mapping(const bloom_filter& other) const noexcept {
+        return other.shape_.slots == shape_.slots && other.shape_.hashes == shape_.hashes && other.seed_ == seed_ &&
+               other.probes() == probes();
+    }
+    const bloom_filter& compatible(const bloom_filter& other, const char* what) const {
+        if (!same_mapping(other))
+            throw error(errc::incompatible, std::string("cannot ") + what + " filters of different bits, hashes, seed or probe rule");
+        return other;
+    }
+
     static const geometry& valid(const geometry& g) {
         detail::checked_shape(g, Layout::slot_multiple, true);
         if constexpr (requires { Layout::check_shape(g); }) Layout::check_shape(g);

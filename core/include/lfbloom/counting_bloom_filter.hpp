@@ -2,8 +2,9 @@
 // can be removed. Counters are 4 bits (128 per cache line) by default or 8 bits (64 per line),
 // packed in 64-bit words and updated with one CAS loop per touched word.
 //
-// Thread safety: add, remove, contains, count (single and batch), merge and stats may run
-// concurrently from any threads, lock-free. clear() may too, but updates racing with it may be lost.
+// Thread safety: add, remove, contains, count (single and batch), merge, copy, == and stats may
+// run concurrently from any threads, lock-free. clear() and intersect() may too, but
+// updates racing with them may be lost.
 //
 // Guarantees:
 // - No false negatives for a key added and not removed since, when the add happens-before the
@@ -65,6 +66,13 @@ public:
         for (unsigned lane = 0; lane < 64 / width_; ++lane)
             sum |= std::uint64_t{std::min(get(a, lane) + get(b, lane), max_)} << (lane * width_);
         return sum;
+    }
+    /// Lane-wise min(a, b).
+    std::uint64_t min(std::uint64_t a, std::uint64_t b) const noexcept {
+        std::uint64_t least = 0;
+        for (unsigned lane = 0; lane < 64 / width_; ++lane)
+            least |= std::uint64_t{std::min(get(a, lane), get(b, lane))} << (lane * width_);
+        return least;
     }
 
 private:
@@ -204,18 +212,52 @@ public:
     /// Adds `other`'s counters to this filter's, saturating. Throws incompatible (different
     /// counters, k, counter width, seed or probe rule) with nothing changed.
     void merge(const basic_counting_bloom_filter& other) {
-        if (other.shape_.slots != shape_.slots || other.shape_.hashes != shape_.hashes ||
-            other.lanes_.width() != lanes_.width() || other.seed_ != seed_ || other.probes() != probes())
-            throw error(errc::incompatible,
-                        "cannot merge counting filters of different counters, hashes, width, seed or probe rule");
+        const word_type* from = compatible(other, "merge").words_.data();
         for (std::uint64_t i = 0; i < words_.size(); ++i) {
-            const std::uint64_t add = load_word(other.words_.data()[i]);
+            const std::uint64_t add = load_word(from[i]);
             if (add != 0)
                 update_word(words_.data()[i], [&](std::uint64_t old, std::uint64_t& next) {
                     next = lanes_.saturating_add(old, add);
                     return true;
                 });
         }
+    }
+
+    /// Lowers each counter to `other`'s where that is smaller (a multiset intersection): a key
+    /// added a times to this filter and b times to `other`, not removed, stays present and can be
+    /// removed min(a, b) times without lowering a counter another key of the intersection needs.
+    /// A saturated counter meeting a smaller one takes that value, a true bound again. Both may be
+    /// in use by other threads; updates racing with it may or may not survive (as with clear).
+    /// Throws incompatible (as merge) with nothing changed.
+    void intersect(const basic_counting_bloom_filter& other) {
+        const word_type* from = compatible(other, "intersect").words_.data();
+        for (std::uint64_t i = 0; i < words_.size(); ++i) {
+            const std::uint64_t bound = load_word(from[i]);
+            // relaxed (load and CAS): like clear, it promises nothing to racing updates, and callers
+            // order a finished intersection with their own synchronization
+            update_word(words_.data()[i], [&](std::uint64_t old, std::uint64_t& next) {
+                next = lanes_.min(old, bound);
+                return true;
+            });
+        }
+    }
+
+    /// A private copy in this process's memory (not shared, no memory limit) with the same
+    /// geometry, counter width, seed and probe rule; holds every count whose update happened-before
+    /// the copy. Throws out_of_memory or too_large.
+    basic_counting_bloom_filter copy() const {
+        basic_counting_bloom_filter out(shape_, lanes_.width(), filter_options{.seed = seed_, .probes = probes()});
+        for (std::uint64_t i = 0; i < words_.size(); ++i) store_word(out.words_.data()[i], load_word(words_.data()[i]));
+        return out;
+    }
+
+    /// Same counters, k, width, seed and probe rule, and the same counts; read word by word (O(m)),
+    /// exact when neither filter is being written to.
+    friend bool operator==(const basic_counting_bloom_filter& a, const basic_counting_bloom_filter& b) noexcept {
+        if (!a.same_mapping(b)) return false;
+        for (std::uint64_t i = 0; i < a.words_.size(); ++i)
+            if (load_word(a.words_.data()[i]) != load_word(b.words_.data()[i])) return false;
+        return true;
     }
 
     filter_stats stats() const noexcept {
@@ -249,6 +291,17 @@ public:
     }
 
 private:
+    bool same_mapping(const basic_counting_bloom_filter& other) const noexcept {
+        return other.shape_.slots == shape_.slots && other.shape_.hashes == shape_.hashes &&
+               other.lanes_.width() == lanes_.width() && other.seed_ == seed_ && other.probes() == probes();
+    }
+    const basic_counting_bloom_filter& compatible(const basic_counting_bloom_filter& other, const char* what) const {
+        if (!same_mapping(other))
+            throw error(errc::incompatible, std::string("cannot ") + what +
+                                                " counting filters of different counters, hashes, width, seed or probe rule");
+        return other;
+    }
+
     using fpr_function = double (*)(double, std::uint64_t, std::uint32_t);
     static fpr_function expected_fpr_for(std::uint32_t per_line) {
         if (per_line == 128) return [](double n, std::uint64_t m, std::uint32_t k) { return blocked_fpr(n, m / 128, k, 128); };

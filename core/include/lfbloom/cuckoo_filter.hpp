@@ -4,8 +4,8 @@
 // blocked filter: 13.6 bits per key at 0.1% (blocked: 15.5), 17 at 0.01% (blocked: 22; a 4-bit
 // counting filter about 120).
 //
-// Thread safety: contains, count, insert/add, remove (single and batch), copy_buckets and stats
-// may run concurrently from any threads; contains and count are lock-free. clear() may too, but
+// Thread safety: contains, count, insert/add, remove (single and batch), copy_buckets, copy, ==
+// and stats may run concurrently from any threads; contains and count are lock-free. clear() may too, but
 // updates racing with it may be lost. Moving or destroying the filter needs exclusive access.
 //
 // Table: `buckets` 64-bit words (any count: never rounded up to a power of two), each a bucket
@@ -76,6 +76,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "lfbloom/cuckoo_buckets.hpp"
 #include "lfbloom/error.hpp"
@@ -311,6 +312,34 @@ public:
         if (out.size() != buckets_) throw error(errc::invalid_argument, "the copy needs one word per bucket");
         with_writers_paused([&](std::span<const word_type> table) {
             for (std::uint64_t i = 0; i < buckets_; ++i) out[i] = load_word(table[i]);
+        });
+    }
+
+    /// A private copy (this process's memory, not shared, no memory limit) of the same shape and
+    /// seed, holding one state of the table, taken as copy_buckets takes it. Its event counts
+    /// (stats) start at 0. Throws read_only for a filter mapped read-only, out_of_memory, too_large.
+    basic_cuckoo_filter copy() const {
+        basic_cuckoo_filter out(shape(), filter_options{.seed = seed_});
+        with_writers_paused([&](std::span<const word_type> table) {
+            for (std::uint64_t i = 0; i < buckets_; ++i) store_word(out.bucket(i), load_word(table[i]));
+        });
+        return out;
+    }
+
+    /// Same buckets, format and seed, and the same table (buckets are canonical, so equal words
+    /// are equal fingerprint multisets per bucket); capacity and rate are not compared. Compares
+    /// one state of each (copy_buckets of b, then a under its writer gate: never both gates at
+    /// once), so racing writers make the answer one of some pair of states. Allocates b's table
+    /// once; throws read_only for a filter mapped read-only, out_of_memory.
+    friend bool operator==(const basic_cuckoo_filter& a, const basic_cuckoo_filter& b) {
+        if (&a == &b) return true;
+        if (a.buckets_ != b.buckets_ || a.bits_ != b.bits_ || a.seed_ != b.seed_) return false;
+        std::vector<std::uint64_t> theirs(b.buckets_);
+        b.copy_buckets(theirs);
+        return a.with_writers_paused([&](std::span<const word_type> table) {
+            for (std::uint64_t i = 0; i < a.buckets_; ++i)
+                if (load_word(table[i]) != theirs[i]) return false;
+            return true;
         });
     }
 

@@ -253,6 +253,42 @@ public final class CuckooFilter extends KeyFilter {
         return handle.call(LfbNative::lfb_count, Native.buffers().key(key));
     }
 
+    /**
+     * A private copy in this process's memory (not shared, writable, also when this filter is a
+     * shared file): the same shape, seed and fingerprints, and a filter of its own from then on.
+     * Puts and removes wait while it copies; queries do not.
+     */
+    public CuckooFilter copy() {
+        long[] out = new long[1];
+        handle.call(h -> LfbNative.lfb_copy(h, out));
+        return new CuckooFilter(out[0]);
+    }
+
+    /**
+     * True if {@code other} is a cuckoo filter of the same shape, fingerprint width and seed holding
+     * the same fingerprints in the same buckets (then every key gets the same answer from both);
+     * the sizing they were created for is not compared. Reads both tables (O(size)): exact when
+     * neither is being changed. Throws IllegalStateException if either is closed.
+     */
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) return true;
+        if (!(other instanceof CuckooFilter that)) return false;
+        return handle.callWith(that.handle, LfbNative::lfb_equal) == 1;
+    }
+
+    /** Of the shape and seed only (equal filters have equal shapes), in O(1). */
+    @Override
+    public int hashCode() {
+        lfb_info info = new lfb_info();
+        try {
+            handle.call(h -> LfbNative.lfb_geometry_get(h, info));
+            return java.util.Objects.hash(info.getSlots(), info.getSlot_bits(), info.getSeed());
+        } finally {
+            info.delete();
+        }
+    }
+
     /** Statistics and activity counters, read bucket by bucket (O(size)) while other threads may write. */
     public Activity activity() {
         lfb_info info = new lfb_info();

@@ -138,13 +138,13 @@ final class NativeHandle implements Runnable {
         return out[0];
     }
 
-    /** Runs a call on this handle and {@code other}'s (merges). */
-    void callWith(NativeHandle other, java.util.function.LongBinaryOperator call) {
+    /** Runs a call on this handle and {@code other}'s (merges, equality); returns its status. */
+    int callWith(NativeHandle other, java.util.function.LongBinaryOperator call) {
         long h = acquire();
         try {
             long o = other.acquire();
             try {
-                Native.check((int) call.applyAsLong(h, o));
+                return Native.check((int) call.applyAsLong(h, o));
             } finally {
                 other.release();
             }

@@ -42,6 +42,32 @@ class CuckooFilterTest {
         assertThrows(IllegalArgumentException.class, () -> CuckooFilter.create(5000, 0.0001, 14));  // 14 bits stop at 0.03%
     }
 
+    /** A copy holds every key, equals its source, and then changes on its own; closed filters refuse. */
+    @Test
+    void copiesAreEqualAndIndependent() {
+        try (CuckooFilter f = CuckooFilter.create(10_000, 0.001, BloomFilter.Options.defaults().seed(3));
+                CuckooFilter otherSeed = CuckooFilter.create(10_000, 0.001)) {
+            f.putAll(keys("k", 5000));
+            try (CuckooFilter c = f.copy()) {
+                assertEquals(f, c);
+                assertEquals(f.hashCode(), c.hashCode());
+                assertEquals(f.stats().slotsSet(), c.stats().slotsSet());
+                for (byte[] k : keys("k", 5000)) assertTrue(c.mightContain(k));
+                assertTrue(c.remove("k7"));
+                assertNotEquals(f, c);
+                assertTrue(f.mightContain("k7"));
+                assertTrue(f.remove("k7"));
+                assertEquals(f, c);  // the same change to the same table
+            }
+            assertNotEquals(otherSeed, CuckooFilter.create(10_000, 0.001, BloomFilter.Options.defaults().seed(3)));
+            assertNotEquals(f, "a string");
+            CuckooFilter closed = f.copy();
+            closed.close();
+            assertThrows(IllegalStateException.class, () -> f.equals(closed));
+            assertThrows(IllegalStateException.class, closed::copy);
+        }
+    }
+
     @Test
     void plansDescribeWhatCreateMakesWithoutMakingIt() {
         Plan p = CuckooFilter.plan(100_000, 0.0002);
