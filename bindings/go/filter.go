@@ -3,6 +3,7 @@ package lfbloom
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -326,15 +327,23 @@ func NewCounting(capacity uint64, fpr float64, opts ...Option) (*CountingFilter,
 	return &CountingFilter{newBase(p, countingFns)}, nil
 }
 
-// Remove removes one copy of key; an error wrapping ErrNotPresent (nothing changed) if one of
-// its counters is zero. Removing keys never added can cause false negatives for other keys.
-func (c *CountingFilter) Remove(key []byte) error {
+// Remove removes one copy of key: true if it was there, false (nothing changed) if one of its
+// counters is zero, an answer rather than an error since 1.8 (as Cuckoo.Remove and RemoveMany
+// answer). The error is ErrClosed or nil. Removing keys never added can cause false negatives for
+// other keys.
+func (c *CountingFilter) Remove(key []byte) (bool, error) {
 	_, err := c.h.callKey(opCountingRemove, key)
-	return err
+	if errors.Is(err, ErrNotPresent) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
-// RemoveString removes the bytes of s.
-func (c *CountingFilter) RemoveString(s string) error { return c.Remove(keyOfString(s)) }
+// RemoveString removes one copy of the bytes of s.
+func (c *CountingFilter) RemoveString(s string) (bool, error) { return c.Remove(keyOfString(s)) }
+
+// RemoveUint64 removes one copy of the 8 little-endian bytes of v.
+func (c *CountingFilter) RemoveUint64(v uint64) (bool, error) { return c.Remove(keyOfUint64(v)) }
 
 // RemoveMany removes one copy of each key, in order, in one C call that hashes the keys and
 // fetches their cache lines in groups (much faster than a loop of Remove). Element i is false

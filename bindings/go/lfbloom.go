@@ -46,7 +46,7 @@ var (
 	ErrOutOfMemory        = errors.New("lfbloom: out of memory")
 	ErrTooLarge           = errors.New("lfbloom: filter too large for the memory limit or the machine")
 	ErrIncompatible       = errors.New("lfbloom: incompatible filters")
-	ErrNotPresent         = errors.New("lfbloom: key not present")
+	ErrNotPresent         = errors.New("lfbloom: key not present") // no call returns it since 1.8: removes answer false
 	ErrCorrupt            = errors.New("lfbloom: corrupt data")
 	ErrUnsupportedVersion = errors.New("lfbloom: unsupported version")
 	ErrIO                 = errors.New("lfbloom: I/O error")
