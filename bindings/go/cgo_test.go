@@ -205,9 +205,11 @@ func TestErrorsCarryTheirOwnMessage(t *testing.T) {
 	defer swap.Close()
 	duplicated, _ := NewCuckoo(1000, 0.01) // holds "d" until it refuses another copy
 	defer duplicated.Close()
-	for {
-		if _, err := duplicated.AddString("d"); err != nil {
+	for i := 0; ; i++ {
+		if _, err := duplicated.AddString("d"); errors.Is(err, ErrTooManyDuplicates) {
 			break
+		} else if i == 16 {
+			t.Fatalf("the copies of one key were never refused: %v", err)
 		}
 	}
 	full, _ := NewScalable(10, 0.01, ScalableConfig{MaxFilters: 1})

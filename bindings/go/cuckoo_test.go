@@ -529,6 +529,9 @@ func TestCuckooCopyAndEqual(t *testing.T) {
 	if equal(c, other) {
 		t.Fatal("filters of different seeds compare equal")
 	}
+	if !equal(c, c) {
+		t.Fatal("a filter is not equal to itself")
+	}
 	if _, err := c.Equal(nil); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("Equal(nil): %v", err)
 	}
@@ -538,5 +541,30 @@ func TestCuckooCopyAndEqual(t *testing.T) {
 	}
 	if _, err := other.Copy(); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Copy of a closed filter: %v", err)
+	}
+}
+
+// Equal of a filter with itself racing its Close, and of a pair in both orders racing both
+// Closes, end: a handle is acquired once, and a pair in one order (else each would wait for the
+// other's Close).
+func TestEqualRacingCloseEnds(t *testing.T) {
+	for i := 0; i < 200; i++ {
+		a, _ := NewCuckoo(100, 0.01)
+		b, _ := NewCuckoo(100, 0.01)
+		var wg sync.WaitGroup
+		for _, pair := range [][2]*Cuckoo{{a, a}, {a, b}, {b, a}} {
+			wg.Add(1)
+			go func(x, y *Cuckoo) {
+				defer wg.Done()
+				for {
+					if _, err := x.Equal(y); err != nil {
+						return
+					}
+				}
+			}(pair[0], pair[1])
+		}
+		go a.Close()
+		b.Close()
+		wg.Wait()
 	}
 }

@@ -237,22 +237,36 @@ func (h *handle) with(call func(p uintptr) error) error {
 	return call(p)
 }
 
-// call runs a SWIG-wrapped C function on the handle under the guard (see nativeCall).
 // callWith runs fn on this handle's pointer and other's, both guarded, and returns its status.
+// A handle paired with itself is acquired once, and two are acquired in address order: an
+// acquire waits for a Close in progress, which waits for the calls counted in, so a second
+// acquire of the same handle, or two calls taking a pair in opposite orders, could each wait for
+// the other's Close for good.
 func (h *handle) callWith(other *handle, fn func(p, o uintptr) int) (int, error) {
-	p, s, ok := h.acquire()
+	first, second := h, other
+	if uintptr(unsafe.Pointer(other)) < uintptr(unsafe.Pointer(h)) {
+		first, second = other, h
+	}
+	p1, s1, ok := first.acquire()
 	if !ok {
 		return 0, ErrClosed
 	}
-	defer h.release(s)
-	o, s2, ok := other.acquire()
-	if !ok {
-		return 0, ErrClosed
+	defer first.release(s1)
+	p2 := p1
+	if second != first {
+		var s2 int
+		if p2, s2, ok = second.acquire(); !ok {
+			return 0, ErrClosed
+		}
+		defer second.release(s2)
 	}
-	defer other.release(s2)
-	return nativeCall(func() int { return fn(p, o) })
+	if first != h {
+		p1, p2 = p2, p1
+	}
+	return nativeCall(func() int { return fn(p1, p2) })
 }
 
+// call runs a SWIG-wrapped C function on the handle under the guard (see nativeCall).
 func (h *handle) call(fn func(p uintptr) int) (r int, err error) {
 	err = h.with(func(p uintptr) error {
 		r, err = nativeCall(func() int { return fn(p) })

@@ -659,7 +659,8 @@ LFB_API int lfb_copy(const lfb_handle* handle, lfb_handle** out);
 LFB_API int lfb_equal(const lfb_handle* a, const lfb_handle* b);
 /**
  * Adds other's keys to `into`: a Bloom filter ORs other's bits in, a counting filter adds its
- * counters (saturating). Afterwards `into` holds every key either held. Incompatible filters, and
+ * counters (saturating: a multiset sum, as lfb_counting_merge, so lfb_union(a, a) doubles every
+ * count). Afterwards `into` holds every key either held. Incompatible filters, and
  * cuckoo filters (not offered yet), give LFB_ERR_INCOMPATIBLE with nothing changed.
  */
 LFB_API int lfb_union(lfb_handle* into, const lfb_handle* other);

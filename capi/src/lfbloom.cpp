@@ -1369,7 +1369,7 @@ int with_both(Handle* a, const lfb_handle* b, Op op, Mixed mixed) {
     });
 }
 
-[[noreturn]] int other_kinds() { throw lfbloom::error(errc::incompatible, "the filters are of different kinds"); }
+[[noreturn]] void other_kinds() { throw lfbloom::error(errc::incompatible, "the filters are of different kinds"); }
 
 /// Runs a set operation (union or intersection) of two Bloom or counting filters.
 int set_operation(lfb_handle* into, const lfb_handle* other, auto operation) {
@@ -1377,7 +1377,7 @@ int set_operation(lfb_handle* into, const lfb_handle* other, auto operation) {
         if constexpr (std::decay_t<decltype(a)>::kind == lfbloom::layout::cuckoo)
             throw lfbloom::error(errc::incompatible, "cuckoo filters offer no union or intersection yet");
         else return operation(a, b), LFB_OK;
-    }, other_kinds);
+    }, []() -> int { other_kinds(); });
 }
 
 }  // namespace

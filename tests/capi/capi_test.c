@@ -1204,6 +1204,23 @@ static void test_any_handle_shared_files(void) {
             CHECK(lfb_remove(ro, "key", 3) == LFB_ERR_READ_ONLY);
             CHECK(lfb_remove(b, "key", 3) == 1 && lfb_count(a, "key", 3) == 0);
         }
+        { /* set operations: a read-only `into` is refused; a copy is private and writable, but a
+           * read-only cuckoo filter cannot pause its writers to be copied or compared */
+            lfb_handle *c = NULL, *d = NULL;
+            CHECK(lfb_union(ro, a) == LFB_ERR_READ_ONLY && lfb_intersect(ro, a) == LFB_ERR_READ_ONLY);
+            if (kinds[k] == LFB_KIND_CUCKOO) {
+                CHECK(lfb_copy(ro, &c) == LFB_ERR_READ_ONLY && c == NULL);
+                CHECK(lfb_equal(ro, a) == LFB_ERR_READ_ONLY && lfb_equal(a, ro) == LFB_ERR_READ_ONLY);
+            } else {
+                CHECK(lfb_copy(ro, &c) == LFB_OK && lfb_copy(a, &d) == LFB_OK);
+                CHECK(lfb_equal(c, a) == 1 && lfb_equal(ro, a) == 1);
+                CHECK(lfb_add(c, "only in the copy", 16) == 1 && lfb_contains(a, "only in the copy", 16) == 0);
+                /* with itself: a Bloom filter stays as it was (the counting one is empty by now) */
+                CHECK(lfb_union(a, a) == LFB_OK && lfb_intersect(a, a) == LFB_OK && lfb_equal(a, d) == 1);
+            }
+            lfb_free(c);
+            lfb_free(d);
+        }
         lfb_free(a);
         lfb_free(b);
         lfb_free(ro);

@@ -186,7 +186,7 @@ public:
     /// adds racing with it may or may not be in it. Throws out_of_memory or too_large.
     bloom_filter copy() const {
         bloom_filter out(shape_, filter_options{.seed = seed_, .probes = probes()});
-        for (std::uint64_t i = 0; i < words_.size(); ++i) store_word(out.words_.data()[i], load_word(words_.data()[i]));
+        detail::copy_words(words(), out.words());
         return out;
     }
 
@@ -194,10 +194,7 @@ public:
     /// the capacity and rate they were sized for are not compared (Guava's equals). Reads word by
     /// word (O(m)): exact when neither filter is being written to.
     friend bool operator==(const bloom_filter& a, const bloom_filter& b) noexcept {
-        if (!a.same_mapping(b)) return false;
-        for (std::uint64_t i = 0; i < a.words_.size(); ++i)
-            if (load_word(a.words_.data()[i]) != load_word(b.words_.data()[i])) return false;
-        return true;
+        return a.same_mapping(b) && detail::same_words(a.words(), b.words());
     }
 
     /// Counts set bits word by word (O(m)); concurrent adds may or may not be counted.

@@ -247,17 +247,14 @@ public:
     /// the copy. Throws out_of_memory or too_large.
     basic_counting_bloom_filter copy() const {
         basic_counting_bloom_filter out(shape_, lanes_.width(), filter_options{.seed = seed_, .probes = probes()});
-        for (std::uint64_t i = 0; i < words_.size(); ++i) store_word(out.words_.data()[i], load_word(words_.data()[i]));
+        detail::copy_words(words(), out.words());
         return out;
     }
 
     /// Same counters, k, width, seed and probe rule, and the same counts; read word by word (O(m)),
     /// exact when neither filter is being written to.
     friend bool operator==(const basic_counting_bloom_filter& a, const basic_counting_bloom_filter& b) noexcept {
-        if (!a.same_mapping(b)) return false;
-        for (std::uint64_t i = 0; i < a.words_.size(); ++i)
-            if (load_word(a.words_.data()[i]) != load_word(b.words_.data()[i])) return false;
-        return true;
+        return a.same_mapping(b) && detail::same_words(a.words(), b.words());
     }
 
     filter_stats stats() const noexcept {

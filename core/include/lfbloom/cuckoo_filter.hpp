@@ -319,8 +319,11 @@ public:
     /// seed, holding one state of the table, taken as copy_buckets takes it. Its event counts
     /// (stats) start at 0. Throws read_only for a filter mapped read-only, out_of_memory, too_large.
     basic_cuckoo_filter copy() const {
+        refuse_if_read_only();  // before allocating the copy
         basic_cuckoo_filter out(shape(), filter_options{.seed = seed_});
         with_writers_paused([&](std::span<const word_type> table) {
+            // relaxed: the gate's lock acquires order every finished write before these loads, and
+            // `out` is private until returned
             for (std::uint64_t i = 0; i < buckets_; ++i) store_word(out.bucket(i), load_word(table[i]));
         });
         return out;
@@ -334,9 +337,11 @@ public:
     friend bool operator==(const basic_cuckoo_filter& a, const basic_cuckoo_filter& b) {
         if (&a == &b) return true;
         if (a.buckets_ != b.buckets_ || a.bits_ != b.bits_ || a.seed_ != b.seed_) return false;
+        a.refuse_if_read_only();  // before allocating b's table
         std::vector<std::uint64_t> theirs(b.buckets_);
         b.copy_buckets(theirs);
         return a.with_writers_paused([&](std::span<const word_type> table) {
+            // relaxed: under the gate, as in copy()
             for (std::uint64_t i = 0; i < a.buckets_; ++i)
                 if (load_word(table[i]) != theirs[i]) return false;
             return true;
@@ -349,7 +354,7 @@ public:
     /// table holds every fingerprint (serialization.hpp). fn must not write to this filter.
     template <class Fn>
     decltype(auto) with_writers_paused(Fn&& fn) const {
-        if (read_only_) throw error(errc::read_only, "a cuckoo filter mapped read-only cannot pause its writers (save it from a writer)");
+        refuse_if_read_only();
         struct gate {
             const basic_cuckoo_filter& f;
             explicit gate(const basic_cuckoo_filter& filter) noexcept : f(filter) {
@@ -360,6 +365,10 @@ public:
             }
         } held(*this);
         return std::forward<Fn>(fn)(std::span<const word_type>(table_.data(), buckets_));
+    }
+
+    void refuse_if_read_only() const {
+        if (read_only_) throw error(errc::read_only, "a cuckoo filter mapped read-only cannot pause its writers (save it from a writer)");
     }
 
     /// Frees every stripe lock whoever holds it, with a bump: for a shared file reopened after its

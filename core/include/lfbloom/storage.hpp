@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -207,6 +208,22 @@ bool update_word(Word& word, Update update) noexcept {
 }
 
 namespace detail {
+
+/// Copies a filter's words into a new filter's (copy()). Relaxed: coherence shows every write that
+/// happened-before the copy (the top of this file), and `to` is private until the copy is returned.
+template <class Word>
+void copy_words(std::span<const Word> from, std::span<Word> to) noexcept {
+    for (std::size_t i = 0; i < from.size(); ++i) store_word(to[i], load_word(from[i]));
+}
+
+/// Whether two filters' words (of one length) hold the same values (operator==). Relaxed: a
+/// word-by-word snapshot, like stats(); exact only when no writer races with it.
+template <class Word>
+bool same_words(std::span<const Word> a, std::span<const Word> b) noexcept {
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (load_word(a[i]) != load_word(b[i])) return false;
+    return true;
+}
 
 /// A statistic (a count of events) that moves with its filter, where a bare std::atomic would make
 /// the filter immovable. Relaxed throughout: a statistic orders nothing, and is read after the fact.

@@ -50,10 +50,19 @@ public final class CuckooFilter extends KeyFilter {
     public record Activity(Stats stats, long kicks, long failedPuts, long duplicateRefusals, long readerRetries,
             long readerGaveUp) {}
 
+    private final int shapeHash;  // hashCode: the shape and seed never change
+
     private CuckooFilter(long nativeHandle) {
         super(nativeHandle, LfbNative::lfb_free, LfbNative::lfb_add, LfbNative::lfb_contains,
                 null,  // putAll is overridden: it reports where a refusal stopped it
                 (h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_CONTAINS, d, o, c, r, out, null));
+        lfb_info info = new lfb_info();
+        try {
+            Native.check(LfbNative.lfb_geometry_get(nativeHandle, info));  // O(1); no other thread has the handle yet
+            shapeHash = java.util.Objects.hash(info.getSlots(), info.getSlot_bits(), info.getSeed());
+        } finally {
+            info.delete();
+        }
     }
 
     /**
@@ -268,25 +277,24 @@ public final class CuckooFilter extends KeyFilter {
      * True if {@code other} is a cuckoo filter of the same shape, fingerprint width and seed holding
      * the same fingerprints in the same buckets (then every key gets the same answer from both);
      * the sizing they were created for is not compared. Reads both tables (O(size)): exact when
-     * neither is being changed. Throws IllegalStateException if either is closed.
+     * neither is being changed. A closed filter equals only itself (Object's contract: equals
+     * does not throw, unlike this class's other methods after close).
      */
     @Override
     public boolean equals(Object other) {
         if (this == other) return true;
-        if (!(other instanceof CuckooFilter that)) return false;
-        return handle.callWith(that.handle, LfbNative::lfb_equal) == 1;
+        if (!(other instanceof CuckooFilter that) || shapeHash != that.shapeHash) return false;
+        try {
+            return handle.callWith(that.handle, LfbNative::lfb_equal) == 1;
+        } catch (IllegalStateException closed) {
+            return false;
+        }
     }
 
-    /** Of the shape and seed only (equal filters have equal shapes), in O(1). */
+    /** Of the shape and seed, which never change (equal filters have equal shapes): O(1), also after close. */
     @Override
     public int hashCode() {
-        lfb_info info = new lfb_info();
-        try {
-            handle.call(h -> LfbNative.lfb_geometry_get(h, info));
-            return java.util.Objects.hash(info.getSlots(), info.getSlot_bits(), info.getSeed());
-        } finally {
-            info.delete();
-        }
+        return shapeHash;
     }
 
     /** Statistics and activity counters, read bucket by bucket (O(size)) while other threads may write. */

@@ -59,11 +59,16 @@ class CuckooFilterTest {
                 assertTrue(f.remove("k7"));
                 assertEquals(f, c);  // the same change to the same table
             }
-            assertNotEquals(otherSeed, CuckooFilter.create(10_000, 0.001, BloomFilter.Options.defaults().seed(3)));
+            try (CuckooFilter seeded = CuckooFilter.create(10_000, 0.001, BloomFilter.Options.defaults().seed(3))) {
+                assertNotEquals(otherSeed, seeded);
+            }
             assertNotEquals(f, "a string");
             CuckooFilter closed = f.copy();
+            int hash = closed.hashCode();
             closed.close();
-            assertThrows(IllegalStateException.class, () -> f.equals(closed));
+            assertFalse(f.equals(closed));  // equals never throws: a closed filter equals only itself
+            assertTrue(closed.equals(closed));
+            assertEquals(hash, closed.hashCode());
             assertThrows(IllegalStateException.class, closed::copy);
         }
     }
