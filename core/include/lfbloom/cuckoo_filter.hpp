@@ -321,11 +321,7 @@ public:
     basic_cuckoo_filter copy() const {
         refuse_if_read_only();  // before allocating the copy
         basic_cuckoo_filter out(shape(), filter_options{.seed = seed_});
-        with_writers_paused([&](std::span<const word_type> table) {
-            // relaxed: the gate's lock acquires order every finished write before these loads, and
-            // `out` is private until returned
-            for (std::uint64_t i = 0; i < buckets_; ++i) store_word(out.bucket(i), load_word(table[i]));
-        });
+        with_writers_paused([&](std::span<const word_type> table) { detail::copy_words(table, out.words()); });
         return out;
     }
 
