@@ -58,7 +58,7 @@ LFB_WRAP(lfb_copy) LFB_WRAP(lfb_equal) LFB_WRAP(lfb_geometry_get)
 %extend lfb_spec {
   lfb_spec() {
     lfb_spec* spec = (lfb_spec*)calloc(1, sizeof *spec);
-    if (spec) lfb_spec_init(spec);
+    if (spec) lfb_spec_init_size(spec, sizeof *spec);
     return spec;
   }
 }

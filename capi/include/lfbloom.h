@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 8
+#define LFB_VERSION_MINOR 9
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -489,8 +489,9 @@ enum lfb_kind {
     LFB_KIND_CUCKOO = 7       /* cuckoo: removes; smaller than blocked below about 0.2% (14-, 16- or 17-bit fingerprints) */
 };
 
-/* What lfb_create builds. Initialize with lfb_spec_init (kind blocked, 4-bit counters), then set
- * at least capacity and fpr. */
+/* What lfb_create builds. Initialize with lfb_spec_init_size(&spec, sizeof spec) (kind blocked,
+ * 4-bit counters; since 1.9) or lfb_spec_init (the fields before slots only), then set capacity
+ * and fpr, or slots and hashes. */
 typedef struct lfb_spec {
     uint32_t struct_size;  /* sizeof(lfb_spec) as the caller compiled it */
     uint32_t kind;         /* enum lfb_kind */
@@ -505,6 +506,15 @@ typedef struct lfb_spec {
                               always 16, and the field ignored. lfb_open_shared with 0 or 4 also
                               opens a file this spec made with another width (a 1.5/1.6 file). */
     uint32_t flags;        /* LFB_OPTION_PROCESS_SHARED */
+    /* Since 1.9: an exact geometry instead of a sizing. slots > 0 makes exactly `slots` bits
+       (counters of a counting filter) and `hashes` probes (1 to 255); capacity and fpr must then
+       be 0, and the filter records the capacity and rate they imply. slots must be a multiple
+       of the block: 64 bits (classic, one-word), 128 (two-word), 256 (split-block), 512
+       (blocked), 128 counters (4-bit) or 64 (8-bit). Cuckoo filters are sized from capacity
+       and fpr only. 0 (lfb_spec_init) = size from capacity and fpr. */
+    uint64_t slots;
+    uint32_t hashes;
+    uint32_t reserved;     /* 0 */
 } lfb_spec;
 
 /* One call over many keys (lfb_batch). Give the keys either as one buffer plus count + 1 offsets
@@ -553,8 +563,14 @@ typedef struct lfb_info {
     uint64_t reader_gave_up; /* cuckoo: queries answered "maybe" after 8 retries */
 } lfb_info;
 
-/** Fills *spec with the defaults. */
+/** Fills the fields of lfbloom 1.5 to 1.8 (those before `slots`) with the defaults and sets
+ *  struct_size to their size, so a caller compiled against any version, or an FFI caller that
+ *  declared the struct itself, has nothing written past its struct; such a spec cannot give
+ *  slots and hashes (they are not read): use lfb_spec_init_size for those. */
 LFB_API int lfb_spec_init(lfb_spec* spec);
+/** Since 1.9: fills all `size` bytes of *spec (pass sizeof(lfb_spec) as compiled) with the
+ *  defaults, every field this library does not know 0, and sets struct_size to `size`. */
+LFB_API int lfb_spec_init_size(lfb_spec* spec, uint32_t size);
 /** A filter of spec->kind sized for (capacity, fpr). */
 LFB_API int lfb_create(const lfb_spec* spec, lfb_handle** out);
 /** Releases the filter. NULL is a no-op. No other thread may be using it. */
@@ -678,6 +694,22 @@ LFB_API int lfb_intersect(lfb_handle* into, const lfb_handle* other);
  * Thread-safe.
  */
 LFB_API int lfb_geometry_get(const lfb_handle* handle, lfb_info* out);
+
+/* ---- since 1.9 ------------------------------------------------------------------------------- */
+
+/** Empties the filter: zeroes its bits, counters or fingerprint slots. Adds and removes racing
+ *  with it may be lost (or survive). A read-only handle: LFB_ERR_READ_ONLY. */
+LFB_API int lfb_clear(lfb_handle* handle);
+/**
+ * lfb_filter_bit_array for a Bloom filter of any layout held by a handle: where its words live
+ * and how keys map onto them, so a binding can add and query without a call into this library.
+ * out->layout is the handle's enum lfb_kind (1, 2, 4, 5 or 6; split-block filters hash with XXH64,
+ * the others with MurmurHash3, docs/FORMAT.md): a binding must check layout and probe_rule and
+ * use the calls instead for any it does not implement. Counting and cuckoo filters:
+ * LFB_ERR_INCOMPATIBLE; a read-only handle: LFB_ERR_READ_ONLY (an add through the words would
+ * fault). The words stay valid until lfb_free. Experimental: the layouts' rules may grow. Thread-safe.
+ */
+LFB_API int lfb_bit_array_get(const lfb_handle* handle, lfb_bit_array* out);
 
 #ifdef __cplusplus
 }

@@ -125,16 +125,23 @@ struct key_batch {
     }
 };
 
-/// A struct that starts with its size may come from a newer header: accept it if every byte we
-/// do not know is zero (the caller asked for nothing we cannot do).
+/// The smallest size a struct has had: a caller compiled against that header sets it.
+template <class Struct>
+constexpr std::size_t first_size = sizeof(Struct);
+template <>
+constexpr std::size_t first_size<lfb_spec> = offsetof(lfb_spec, slots);  // 1.5 to 1.8
+
+/// A struct that starts with its size may come from an older header (its fields are read, the
+/// rest of `out` keeps its defaults) or a newer one: accept that if every byte we do not know is
+/// zero (the caller asked for nothing we cannot do).
 template <class Struct>
 void read_sized(const Struct* in, Struct& out) {
-    require(in->struct_size >= sizeof(Struct), "struct_size is smaller than this struct has ever been");
+    require(in->struct_size >= first_size<Struct>, "struct_size is smaller than this struct has ever been");
     const auto* bytes = reinterpret_cast<const unsigned char*>(in);
     for (std::size_t i = sizeof(Struct); i < in->struct_size; ++i)
         if (bytes[i] != 0)
             throw lfbloom::error(errc::unsupported_version, "struct_size asks for fields this library does not know");
-    std::memcpy(&out, in, sizeof(Struct));
+    std::memcpy(&out, in, std::min<std::size_t>(in->struct_size, sizeof(Struct)));
 }
 
 lfb_options options_or_default(const lfb_options* options) {
@@ -143,6 +150,23 @@ lfb_options options_or_default(const lfb_options* options) {
     if (options != nullptr) read_sized(options, o);
     require((o.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_options.flags has unknown bits");
     return o;
+}
+
+/// lfb_spec_init's defaults, the 1.9 fields included.
+lfb_spec default_spec() noexcept {
+    lfb_spec s{};
+    s.struct_size = sizeof s;
+    s.kind = LFB_KIND_BLOCKED;
+    s.counter_bits = 4;
+    return s;
+}
+
+/// The caller's spec, of whatever version, with the defaults for fields it does not have.
+lfb_spec spec_of(const lfb_spec* spec) {
+    require(spec != nullptr, "spec is NULL");
+    lfb_spec s = default_spec();
+    read_sized(spec, s);
+    return s;
 }
 
 /// The core's options from lfb_options or lfb_spec (the fields they share).
@@ -557,30 +581,43 @@ int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out) {
     return with_filter(filter, [&](const auto& f) { return write_stats(f.stats(), out); });
 }
 
-int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out) {
-    return with_filter(filter, [&](const auto& f) {
-        require_writable(*filter);  // whoever takes the words may add through them
-        require(out != nullptr, "bit array output is NULL");
-        // A 1.2 caller's struct ends before probe_rule: it knows rule 1 only, and would compute
-        // another rule's bits wrongly (false negatives), so it gets no words for such a filter.
-        constexpr std::size_t size_1_2 = offsetof(lfb_bit_array, probe_rule);
-        require(out->struct_size >= size_1_2, "lfb_bit_array.struct_size is too small");
-        const auto rule = static_cast<std::uint32_t>(f.probes());
-        if (out->struct_size < sizeof(lfb_bit_array) && rule != static_cast<std::uint32_t>(lfbloom::probe_rule::fields))
-            throw lfbloom::error(errc::unsupported_version, "the filter's probe rule " + std::to_string(rule) +
-                                                                " needs an lfb_bit_array of lfbloom 1.4 or later");
-        lfb_bit_array v{};
-        v.struct_size = static_cast<std::uint32_t>(std::min<std::size_t>(out->struct_size, sizeof(lfb_bit_array)));
-        v.layout = static_cast<std::uint32_t>(f.kind);
-        v.words = f.words().data();
-        v.bits = f.shape().slots;
-        v.seed = f.seed();
-        v.hashes = f.shape().hashes;
-        v.probe_rule = rule;
-        std::memcpy(out, &v, v.struct_size);  // an older caller's struct gets its fields only, a newer one's extra fields stay
-        return LFB_OK;
+namespace {
+
+/// Where a bit filter's words live (lfb_filter_bit_array, lfb_bit_array_get).
+template <class Handle>
+int bit_array_of(const Handle* handle, lfb_bit_array* out) {
+    return with_filter(handle, [&](const auto& f) -> int {
+        using F = std::decay_t<decltype(f)>;
+        if constexpr (F::kind == lfbloom::layout::counting || F::kind == lfbloom::layout::cuckoo) {
+            throw lfbloom::error(errc::incompatible, "only Bloom filters of one-bit slots have a bit array");
+        } else {
+            require_writable(*handle);  // whoever takes the words may add through them
+            require(out != nullptr, "bit array output is NULL");
+            // A 1.2 caller's struct ends before probe_rule: it knows rule 1 only, and would compute
+            // another rule's bits wrongly (false negatives), so it gets no words for such a filter.
+            constexpr std::size_t size_1_2 = offsetof(lfb_bit_array, probe_rule);
+            require(out->struct_size >= size_1_2, "lfb_bit_array.struct_size is too small");
+            const auto rule = static_cast<std::uint32_t>(f.probes());
+            if (out->struct_size < sizeof(lfb_bit_array) && rule != static_cast<std::uint32_t>(lfbloom::probe_rule::fields))
+                throw lfbloom::error(errc::unsupported_version, "the filter's probe rule " + std::to_string(rule) +
+                                                                    " needs an lfb_bit_array of lfbloom 1.4 or later");
+            lfb_bit_array v{};
+            v.struct_size = static_cast<std::uint32_t>(std::min<std::size_t>(out->struct_size, sizeof(lfb_bit_array)));
+            v.layout = static_cast<std::uint32_t>(f.kind);
+            v.words = f.words().data();
+            v.bits = f.shape().slots;
+            v.seed = f.seed();
+            v.hashes = f.shape().hashes;
+            v.probe_rule = rule;
+            std::memcpy(out, &v, v.struct_size);  // an older caller's struct gets its fields only, a newer one's extra fields stay
+            return LFB_OK;
+        }
     });
 }
+
+}  // namespace
+
+int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out) { return bit_array_of(filter, out); }
 
 int lfb_filter_serialized_size(const lfb_filter* filter, uint32_t format, uint64_t* size) {
     return with_filter(filter, [&](const auto& f) {
@@ -1093,26 +1130,38 @@ std::uint32_t cuckoo_bits(const lfb_spec& s) {
 }
 
 /// The geometry lfb_create(s) gives a filter of type F, and its plan; neither allocates.
+/// From (capacity, fpr), or since 1.9 an exact (slots, hashes) when slots is set (lfbloom.h).
 template <class F>
 lfbloom::geometry spec_geometry(const lfb_spec& s) {
-    if constexpr (F::kind == lfbloom::layout::counting) return F::size_for(s.capacity, s.fpr, s.counter_bits);
-    else if constexpr (F::kind == lfbloom::layout::cuckoo) return F::size_for(s.capacity, s.fpr, cuckoo_bits(s));
-    else return F::size_for(s.capacity, s.fpr);
+    require(s.reserved == 0, "lfb_spec.reserved must be 0");
+    constexpr bool counting = F::kind == lfbloom::layout::counting, cuckoo = F::kind == lfbloom::layout::cuckoo;
+    if (s.slots == 0) {
+        require(s.hashes == 0, "lfb_spec.hashes is set but slots is not (give both for an exact geometry)");
+        if constexpr (counting) return F::size_for(s.capacity, s.fpr, s.counter_bits);
+        else if constexpr (cuckoo) return F::size_for(s.capacity, s.fpr, cuckoo_bits(s));
+        else return F::size_for(s.capacity, s.fpr);
+    }
+    require(s.capacity == 0 && s.fpr == 0, "lfb_spec gives both a geometry (slots) and a sizing (capacity, fpr)");
+    if constexpr (counting) return F::exact(s.slots, s.hashes, s.counter_bits);
+    else if constexpr (cuckoo) throw lfbloom::error(errc::invalid_argument, "a cuckoo filter is sized from capacity and fpr, not slots");
+    else return F::exact(s.slots, s.hashes);
 }
 template <class F>
 lfbloom::filter_stats spec_plan(const lfb_spec& s) {
-    if constexpr (F::kind == lfbloom::layout::counting) return F::plan(s.capacity, s.fpr, s.counter_bits);
+    const lfbloom::geometry g = spec_geometry<F>(s);
+    if constexpr (F::kind == lfbloom::layout::counting) return F::plan(g, s.counter_bits);
     else if constexpr (F::kind == lfbloom::layout::cuckoo) return F::plan(s.capacity, s.fpr, cuckoo_bits(s));
-    else return F::plan(s.capacity, s.fpr);
+    else return F::plan(g);
 }
 
 lfbloom::any_filter make_any(const lfb_spec& s) {
     require((s.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_spec.flags has unknown bits");
     const lfbloom::filter_options o = core_options(s);
     return with_spec_kind<lfbloom::any_filter>(s, [&]<class F>() -> lfbloom::any_filter {
-        if constexpr (F::kind == lfbloom::layout::counting) return F::for_capacity(s.capacity, s.fpr, s.counter_bits, o);
+        const lfbloom::geometry g = spec_geometry<F>(s);
+        if constexpr (F::kind == lfbloom::layout::counting) return F(g, s.counter_bits, o);
         else if constexpr (F::kind == lfbloom::layout::cuckoo) return F::for_capacity(s.capacity, s.fpr, cuckoo_bits(s), o);
-        else return F::for_capacity(s.capacity, s.fpr, o);
+        else return F(g, o);
     });
 }
 
@@ -1126,9 +1175,7 @@ lfbloom::any_filter open_shared_any(const char* path, const lfb_spec* spec, std:
     require(!create || spec != nullptr, "creating a shared file needs a spec");
     if (create) lfbloom::detail::check_mode(mode);
     if (spec == nullptr) return lfbloom::detail::map_shared_file(path, 0, writable);
-    lfb_spec s;
-    lfb_spec_init(&s);
-    read_sized(spec, s);
+    const lfb_spec s = spec_of(spec);
     require(s.flags == 0, "lfb_spec.flags must be 0 for a shared file (it is shared already)");
     const lfbloom::filter_options o = core_options(s);
     return with_spec_kind<lfbloom::any_filter>(s, [&]<class F>() -> lfbloom::any_filter {
@@ -1219,20 +1266,28 @@ int new_handle(lfb_handle** out, Make make, bool read_only = false) {
 
 int lfb_spec_init(lfb_spec* spec) {
     if (spec == nullptr) return fail(LFB_ERR_INVALID_ARGUMENT, "spec is NULL");
-    *spec = lfb_spec{};
-    spec->struct_size = sizeof(lfb_spec);
-    spec->kind = LFB_KIND_BLOCKED;
-    spec->counter_bits = 4;
+    // Its callers may have compiled (or, through an FFI, declared) the 1.5 struct: only its bytes are theirs.
+    lfb_spec s = default_spec();
+    s.struct_size = first_size<lfb_spec>;
+    std::memcpy(spec, &s, first_size<lfb_spec>);
     return LFB_OK;
+}
+
+int lfb_spec_init_size(lfb_spec* spec, uint32_t size) {
+    return guarded([&] {
+        require(spec != nullptr, "spec is NULL");
+        require(size >= first_size<lfb_spec> && size <= 4096, "size is not the size of any lfb_spec (pass sizeof(lfb_spec))");
+        lfb_spec s = default_spec();
+        s.struct_size = size;
+        std::memset(spec, 0, size);  // a newer caller's fields: 0 is their default
+        std::memcpy(spec, &s, std::min<std::size_t>(size, sizeof s));
+        return LFB_OK;
+    });
 }
 
 int lfb_create(const lfb_spec* spec, lfb_handle** out) {
     return new_handle(out, [&] {
-        require(spec != nullptr, "spec is NULL");
-        lfb_spec s;
-        lfb_spec_init(&s);
-        read_sized(spec, s);
-        return make_any(s);
+        return make_any(spec_of(spec));
     });
 }
 
@@ -1338,10 +1393,7 @@ int lfb_open_shared(const char* path, const lfb_spec* spec, uint32_t flags, uint
 
 int lfb_plan(const lfb_spec* spec, lfb_info* out) {
     return guarded([&] {
-        require(spec != nullptr, "spec is NULL");
-        lfb_spec s;
-        lfb_spec_init(&s);
-        read_sized(spec, s);
+        const lfb_spec s = spec_of(spec);
         require((s.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_spec.flags has unknown bits");
         const lfbloom::filter_stats p = with_spec_kind<lfbloom::filter_stats>(s, [&]<class F>() { return spec_plan<F>(s); });
         lfb_info v{};
@@ -1417,3 +1469,9 @@ int lfb_geometry_get(const lfb_handle* handle, lfb_info* out) {
         return write_info(v, out);
     });
 }
+
+int lfb_clear(lfb_handle* handle) {
+    return with_filter(handle, [](auto& f) { return f.clear(), LFB_OK; });
+}
+
+int lfb_bit_array_get(const lfb_handle* handle, lfb_bit_array* out) { return bit_array_of(handle, out); }

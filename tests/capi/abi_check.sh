@@ -3,10 +3,12 @@
 # what exists; additions pass. abidiff's exit status is a bit mask (1 error, 2 usage, 4 change,
 # 8 incompatible change), but it counts some breaks, such as an added parameter, only as a change
 # (4); so the summary is read too: any removed or changed function or variable fails the gate.
+# One change passes as well: fields appended to a struct that starts with its size
+# (capi/abi/appended-fields.supp says why that breaks no caller).
 # After an intended addition, refresh the baseline with tools/update-abi-baseline.sh.
 set -uo pipefail
 baseline=$1 lib=$2 headers=$3
-report=$(abidiff --headers-dir2 "$headers" "$baseline" "$lib")
+report=$(abidiff --suppressions "$(dirname "$baseline")/appended-fields.supp" --headers-dir2 "$headers" "$baseline" "$lib")
 status=$?
 echo "$report"
 if (( status & 3 )); then echo "ABI gate: abidiff failed (status $status)"; exit 1; fi

@@ -56,8 +56,8 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.8.0") == 0);
-    CHECK(lfb_version() == 10800);
+    CHECK(strcmp(lfb_version_string(), "1.9.0") == 0);
+    CHECK(lfb_version() == 10900);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
     for (code = LFB_ERR_AMBIGUOUS; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
@@ -1186,6 +1186,13 @@ static void test_any_handle_shared_files(void) {
         CHECK(lfb_open_shared(path, NULL, LFB_SHARED_READ_ONLY, 0, &ro) == LFB_OK);
         CHECK(lfb_contains(ro, "key", 3) == 1);
         CHECK(lfb_add(ro, "new", 3) == LFB_ERR_READ_ONLY && lfb_contains(a, "new", 3) == 0);
+        CHECK(lfb_clear(ro) == LFB_ERR_READ_ONLY && lfb_contains(ro, "key", 3) == 1);
+        {
+            lfb_bit_array words;
+            words.struct_size = sizeof words;
+            CHECK(lfb_bit_array_get(ro, &words) == (kinds[k] == LFB_KIND_CUCKOO || kinds[k] == LFB_KIND_COUNTING
+                                                        ? LFB_ERR_INCOMPATIBLE : LFB_ERR_READ_ONLY));
+        }
         batch = batch_of(LFB_OP_CONTAINS, data, offsets, 2, results);
         CHECK(lfb_batch_run(ro, &batch) == LFB_OK && batch.positive >= 1 && results[0] == 1);
         batch = batch_of(LFB_OP_ADD, data, offsets, 2, results);
@@ -1296,7 +1303,7 @@ static void test_any_handle_kinds(void) {
     uint32_t kind;
     numbered_keys(1000, data, offsets);
     CHECK(lfb_spec_init(&spec) == LFB_OK);
-    CHECK(spec.struct_size == sizeof spec && spec.kind == LFB_KIND_BLOCKED && spec.counter_bits == 4 && spec.capacity == 0);
+    CHECK(spec.struct_size == offsetof(lfb_spec, slots) && spec.kind == LFB_KIND_BLOCKED && spec.counter_bits == 4 && spec.capacity == 0);
     for (kind = LFB_KIND_CLASSIC; kind <= LFB_KIND_CUCKOO; ++kind) {
         const int removes = kind == LFB_KIND_COUNTING || kind == LFB_KIND_CUCKOO;
         lfb_handle* h = NULL;
@@ -1539,7 +1546,7 @@ static void test_any_handle_bad_input(void) {
     spec.flags = 0;
     spec.struct_size = 8;
     CHECK(refused_by_create_and_plan(&spec));
-    spec.struct_size = sizeof spec;
+    spec.struct_size = (uint32_t)offsetof(lfb_spec, slots); /* lfb_spec_init's (1.9) */
     CHECK(refused_by_create_and_plan(NULL));
     CHECK(lfb_create(&spec, NULL) == LFB_ERR_INVALID_ARGUMENT);
     CHECK(out == NULL);
@@ -1719,6 +1726,141 @@ static void test_any_handle_set_operations(void) {
     }
 }
 
+/* 1.9: lfb_spec's exact geometry makes the filter the per-kind geometry calls make (the same
+ * bytes saved after the same keys), lfb_plan agrees, and bad geometries are refused; lfb_clear
+ * empties every kind; lfb_bit_array_get gives every Bloom layout's words. */
+static void test_any_handle_geometry_clear_bit_array(void) {
+    static char data[8 * 300];
+    static uint64_t offsets[301];
+    static unsigned char saved_handle[1 << 16], saved_kind[1 << 16];
+    lfb_spec spec, bad;
+    uint32_t kind;
+    numbered_keys(300, data, offsets);
+    for (kind = LFB_KIND_CLASSIC; kind <= LFB_KIND_TWO_WORD; ++kind) {
+        lfb_handle* h = NULL;
+        lfb_info plan, made;
+        lfb_bit_array a;
+        uint64_t i, set = 0, n_handle = 0, n_kind = 0;
+        lfb_spec_init_size(&spec, sizeof spec);
+        spec.kind = kind;
+        spec.slots = kind == LFB_KIND_COUNTING ? 128 * 40 : 512 * 10;
+        spec.hashes = 5;
+        spec.seed = kind == LFB_KIND_SPLIT_BLOCK ? 0 : 3;
+        if (kind == LFB_KIND_SPLIT_BLOCK) spec.hashes = 8; /* Parquet's: always 8 */
+        memset(&plan, 0, sizeof plan);
+        plan.struct_size = sizeof plan;
+        CHECK(lfb_plan(&spec, &plan) == LFB_OK);
+        CHECK(lfb_create(&spec, &h) == LFB_OK);
+        made = info_of(h);
+        CHECK(made.kind == kind && made.slots == spec.slots && made.hashes == spec.hashes && made.seed == spec.seed);
+        CHECK(plan.slots == made.slots && plan.bytes == made.bytes && plan.capacity == made.capacity && made.capacity > 0);
+        CHECK(plan.target_fpr == made.target_fpr && made.target_fpr > 0 && made.target_fpr < 1);
+        for (i = 0; i < 300; ++i) CHECK(lfb_add(h, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+        CHECK(lfb_save(h, LFB_FORMAT_NATIVE, saved_handle, sizeof saved_handle, &n_handle) == LFB_OK);
+        if (kind <= LFB_KIND_COUNTING) { /* the per-kind calls make the same filter */
+            lfb_options o = opts(kind == LFB_KIND_CLASSIC ? LFB_LAYOUT_CLASSIC : LFB_LAYOUT_BLOCKED, 0, 4);
+            o.seed = 3;
+            if (kind == LFB_KIND_COUNTING) {
+                lfb_counting* c = NULL;
+                CHECK(lfb_counting_create_geometry(spec.slots, spec.hashes, &o, &c) == LFB_OK);
+                for (i = 0; i < 300; ++i) CHECK(lfb_counting_add(c, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+                CHECK(lfb_counting_save(c, saved_kind, sizeof saved_kind, &n_kind) == LFB_OK);
+                lfb_counting_free(c);
+            } else {
+                lfb_filter* f = NULL;
+                CHECK(lfb_filter_create_geometry(spec.slots, spec.hashes, &o, &f) == LFB_OK);
+                for (i = 0; i < 300; ++i) CHECK(lfb_filter_add(f, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+                CHECK(lfb_filter_save(f, LFB_FORMAT_NATIVE, saved_kind, sizeof saved_kind, &n_kind) == LFB_OK);
+                lfb_filter_free(f);
+            }
+            CHECK(n_kind == n_handle && n_handle > 0 && memcmp(saved_kind, saved_handle, n_handle) == 0);
+        }
+        /* the words: every Bloom layout has them, the bits an add set are there and the fill's */
+        memset(&a, 0, sizeof a);
+        a.struct_size = sizeof a;
+        if (kind == LFB_KIND_COUNTING) {
+            CHECK(lfb_bit_array_get(h, &a) == LFB_ERR_INCOMPATIBLE && a.words == NULL);
+        } else {
+            CHECK(lfb_bit_array_get(h, &a) == LFB_OK && a.layout == kind && a.words != NULL && a.bits == spec.slots);
+            CHECK(a.hashes == spec.hashes && a.seed == spec.seed && a.probe_rule >= 1);
+            if (kind <= LFB_KIND_BLOCKED) CHECK(a.probe_rule == kind); /* classic: Guava's rule 1; blocked: 2 */
+            for (i = 0; i < a.bits / 64; ++i) {
+                uint64_t w = a.words[i];
+                for (; w != 0; w &= w - 1) ++set;
+            }
+            CHECK(set > 300 && set == info_of(h).slots_set);
+            CHECK(lfb_bit_array_get(h, NULL) == LFB_ERR_INVALID_ARGUMENT);
+        }
+        CHECK(lfb_bit_array_get(NULL, &a) == LFB_ERR_INVALID_ARGUMENT);
+        /* clear: nothing set, no key present (a Bloom kind's words are zero) */
+        CHECK(lfb_clear(h) == LFB_OK && info_of(h).slots_set == 0 && present(h, data, offsets, 0, 300) == 0);
+        if (a.words != NULL) {
+            for (i = 0, set = 0; i < a.bits / 64; ++i) set |= a.words[i];
+            CHECK(set == 0);
+        }
+        lfb_free(h);
+    }
+    CHECK(lfb_clear(NULL) == LFB_ERR_INVALID_ARGUMENT);
+    { /* a cuckoo filter clears too, and has no words */
+        lfb_handle* h = NULL;
+        lfb_bit_array a;
+        lfb_spec_init_size(&spec, sizeof spec);
+        spec.kind = LFB_KIND_CUCKOO;
+        spec.capacity = 1000;
+        spec.fpr = 0.001;
+        CHECK(lfb_create(&spec, &h) == LFB_OK);
+        CHECK(lfb_add(h, data, offsets[1]) == 1 && lfb_clear(h) == LFB_OK && lfb_contains(h, data, offsets[1]) == 0);
+        CHECK(info_of(h).slots_set == 0);
+        a.struct_size = sizeof a;
+        CHECK(lfb_bit_array_get(h, &a) == LFB_ERR_INCOMPATIBLE);
+        lfb_free(h);
+    }
+    /* bad geometries: refused by create and plan alike, nothing made */
+    lfb_spec_init_size(&spec, sizeof spec);
+    spec.slots = 512 * 4;
+    spec.hashes = 3;
+#define REFUSED(edit)                                                                           \
+    do {                                                                                        \
+        lfb_handle* h = NULL;                                                                   \
+        lfb_info p;                                                                             \
+        bad = spec;                                                                             \
+        edit;                                                                                   \
+        p.struct_size = sizeof p;                                                               \
+        CHECK(lfb_create(&bad, &h) == LFB_ERR_INVALID_ARGUMENT && h == NULL);                   \
+        CHECK(lfb_plan(&bad, &p) == LFB_ERR_INVALID_ARGUMENT);                                  \
+    } while (0)
+    REFUSED(bad.slots = 512 * 4 + 64);                 /* not a multiple of the block */
+    REFUSED(bad.hashes = 0);
+    REFUSED(bad.hashes = 256);
+    REFUSED(bad.capacity = 1000);                      /* both a geometry and a sizing */
+    REFUSED(bad.fpr = 0.01);
+    REFUSED((bad.slots = 0, bad.capacity = 1000, bad.fpr = 0.01)); /* hashes without slots */
+    REFUSED(bad.reserved = 1);
+    REFUSED((bad.kind = LFB_KIND_CUCKOO, bad.slots = 4096));
+    REFUSED((bad.kind = LFB_KIND_COUNTING, bad.slots = 64 * 3, bad.counter_bits = 4)); /* 4-bit lines hold 128 */
+#undef REFUSED
+    { /* lfb_spec_init writes a 1.8 caller's struct only, and that smaller spec makes its filter */
+        lfb_handle* h = NULL;
+        unsigned char wider[sizeof spec + 16];
+        memset(&spec, 0xAB, sizeof spec);
+        CHECK(lfb_spec_init(&spec) == LFB_OK && spec.struct_size == offsetof(lfb_spec, slots));
+        CHECK(spec.kind == LFB_KIND_BLOCKED && spec.counter_bits == 4 && spec.capacity == 0 && spec.flags == 0);
+        CHECK(spec.slots == 0xABABABABABABABABull && spec.reserved == 0xABABABABu);
+        /* lfb_spec_init_size fills what it is told, zeroes what it does not know */
+        memset(wider, 0xAB, sizeof wider);
+        CHECK(lfb_spec_init_size((lfb_spec*)(void*)wider, sizeof spec + 8) == LFB_OK);
+        CHECK(((lfb_spec*)(void*)wider)->struct_size == sizeof spec + 8 && ((lfb_spec*)(void*)wider)->slots == 0);
+        CHECK(wider[sizeof spec] == 0 && wider[sizeof spec + 7] == 0 && wider[sizeof spec + 8] == 0xAB);
+        CHECK(lfb_spec_init_size(&spec, (uint32_t)offsetof(lfb_spec, slots) - 1) == LFB_ERR_INVALID_ARGUMENT);
+        CHECK(lfb_spec_init_size(NULL, sizeof spec) == LFB_ERR_INVALID_ARGUMENT);
+        CHECK(lfb_spec_init(&spec) == LFB_OK);
+        spec.capacity = 1000;
+        spec.fpr = 0.01;
+        CHECK(lfb_create(&spec, &h) == LFB_OK && info_of(h).capacity == 1000);
+        lfb_free(h);
+    }
+}
+
 int main(void) {
     test_library();
     test_filter(LFB_LAYOUT_BLOCKED);
@@ -1747,6 +1889,7 @@ int main(void) {
     test_any_handle_shared_files();
     test_plan();
     test_any_handle_set_operations();
+    test_any_handle_geometry_clear_bit_array();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

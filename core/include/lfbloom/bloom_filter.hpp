@@ -100,10 +100,15 @@ public:
     /// The geometry for_capacity(capacity, fpr) would use; pure, throws as for_capacity does.
     static geometry size_for(std::uint64_t capacity, double fpr) { return Layout::size_for(capacity, fpr); }
     /// The filter for_capacity(capacity, fpr) would make, without allocating it (planned()).
-    static filter_stats plan(std::uint64_t capacity, double fpr) {
-        const geometry g = size_for(capacity, fpr);
+    static filter_stats plan(std::uint64_t capacity, double fpr) { return plan(size_for(capacity, fpr)); }
+    /// The filter of geometry g (from size_for or exact), described without allocating it.
+    static filter_stats plan(const geometry& g) {
         return planned(kind, g.slots, 1, g.hashes, g.slots / 8, g.capacity, g.target_fpr,
                        Layout::expected_fpr(static_cast<double>(g.capacity), g.slots, g.hashes));
+    }
+    /// The geometry with_geometry(bits, hashes) uses, its capacity and rate implied; pure, throws as it does.
+    static geometry exact(std::uint64_t bits, std::uint32_t hashes) {
+        return detail::checked_geometry(bits, hashes, Layout::slot_multiple, Layout::expected_fpr);
     }
 
     /// Sized so the expected FPR after `capacity` distinct adds is <= `fpr`. Throws
@@ -116,7 +121,7 @@ public:
     /// Exactly `bits` bits (a multiple of Layout::slot_multiple: 64 for classic and one-word, 128
     /// for two-word, 256 for split-block, 512 for blocked) and `hashes` probes.
     static bloom_filter with_geometry(std::uint64_t bits, std::uint32_t hashes, const filter_options& options = {}) {
-        return bloom_filter(detail::checked_geometry(bits, hashes, Layout::slot_multiple, Layout::expected_fpr), options);
+        return bloom_filter(exact(bits, hashes), options);
     }
 
     /// From a full geometry (e.g. read back from a file); validated like with_geometry.

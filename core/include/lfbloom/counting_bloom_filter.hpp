@@ -102,7 +102,10 @@ public:
 
     /// The filter for_capacity(capacity, fpr, counter_bits) would make, without allocating it (planned()).
     static filter_stats plan(std::uint64_t capacity, double fpr, std::uint32_t counter_bits = 4) {
-        const geometry g = size_for(capacity, fpr, counter_bits);
+        return plan(size_for(capacity, fpr, counter_bits), counter_bits);
+    }
+    /// The filter of geometry g (from size_for or exact) and this counter width, without allocating it.
+    static filter_stats plan(const geometry& g, std::uint32_t counter_bits) {
         return planned(kind, g.slots, counter_bits, g.hashes, g.slots / 8 * counter_bits, g.capacity, g.target_fpr,
                        expected_fpr_for(slots_per_line(counter_bits))(static_cast<double>(g.capacity), g.slots, g.hashes));
     }
@@ -110,9 +113,12 @@ public:
     /// Exactly `counters` counters (a multiple of the counters per line) and `hashes` probes.
     static basic_counting_bloom_filter with_geometry(std::uint64_t counters, std::uint32_t hashes,
                                                std::uint32_t counter_bits = 4, const filter_options& options = {}) {
+        return basic_counting_bloom_filter(exact(counters, hashes, counter_bits), counter_bits, options);
+    }
+    /// The geometry with_geometry(counters, hashes, counter_bits) uses; pure, throws as it does.
+    static geometry exact(std::uint64_t counters, std::uint32_t hashes, std::uint32_t counter_bits = 4) {
         const std::uint32_t per_line = slots_per_line(counter_bits);
-        geometry g = detail::checked_geometry(counters, hashes, per_line, expected_fpr_for(per_line));
-        return basic_counting_bloom_filter(g, counter_bits, options);
+        return detail::checked_geometry(counters, hashes, per_line, expected_fpr_for(per_line));
     }
 
     basic_counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options)
