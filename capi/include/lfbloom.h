@@ -710,6 +710,18 @@ LFB_API int lfb_clear(lfb_handle* handle);
  * fault). The words stay valid until lfb_free. Experimental: the layouts' rules may grow. Thread-safe.
  */
 LFB_API int lfb_bit_array_get(const lfb_handle* handle, lfb_bit_array* out);
+/**
+ * lfb_swap_create, lfb_swap_stage and lfb_swap_replace for a filter held by a handle: any Bloom
+ * layout or a counting filter (a swap's adds go to two filters at once, so cuckoo filters, whose
+ * adds can be refused, give LFB_ERR_INCOMPATIBLE). The swap takes the handle over, as the per-kind
+ * calls take an lfb_filter: on success the caller must not use or free it again; on failure it
+ * is still the caller's, unchanged. A read-only handle: LFB_ERR_READ_ONLY. The swap's other calls
+ * (lfb_swap_add, lfb_swap_stats, ...) serve whatever kind it holds; lfb_swap_stats reports its
+ * layout as lfb_stats.layout (the enum lfb_kind number).
+ */
+LFB_API int lfb_swap_create_any(lfb_handle* initial, lfb_swap** out);
+LFB_API int lfb_swap_stage_any(lfb_swap* swap, lfb_handle* next);
+LFB_API int lfb_swap_replace_any(lfb_swap* swap, lfb_handle* next);
 
 #ifdef __cplusplus
 }

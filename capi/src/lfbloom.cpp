@@ -33,15 +33,17 @@ struct lfb_rotating {
     lfbloom::rotating_bloom_filter impl;
 };
 
-struct lfb_swap {
-    lfbloom::swappable_filter<lfb_filter> impl;
-};
-
 // read_only: opened by lfb_open_shared with LFB_SHARED_READ_ONLY; lfb_add, lfb_remove and their
 // batches are refused (require_writable), queries are not.
 struct lfb_handle {
     lfbloom::any_filter impl;
     bool read_only = false;
+};
+
+// Since 1.9 the filters a swap holds are handles: the per-kind calls' lfb_filter becomes one as
+// it is adopted (adopt), the *_any calls adopt a handle of any kind but cuckoo.
+struct lfb_swap {
+    lfbloom::swappable_filter<lfb_handle> impl;
 };
 
 namespace {
@@ -458,12 +460,60 @@ int with_swap(Swap* swap, Op op) {
     });
 }
 
-/// Takes ownership of a caller's filter for a swap handle (which adds to it); the caller keeps it
-/// if this throws.
-std::unique_ptr<lfb_filter> adopt(lfb_filter* filter) {
-    require(filter != nullptr, "filter handle is NULL");
-    require_writable(*filter);
-    return std::unique_ptr<lfb_filter>(filter);
+/// Takes over a caller's filter for a swap (which adds to it): `next` itself, or a per-kind
+/// lfb_filter's contents moved into a new handle (the lfb_filter is freed once it is adopted).
+/// take(owned) moves from `owned` to adopt it; if anything throws while `owned` still holds it,
+/// the caller keeps its filter as it was. A cuckoo filter is refused: a swap's adds go to two
+/// filters, and one of them could refuse.
+template <class Next, class Take>
+void adopt(Next* next, Take take) {
+    require_writable(deref(next));
+    std::unique_ptr<lfb_handle> owned;
+    if constexpr (std::is_same_v<Next, lfb_handle>) {
+        if (std::holds_alternative<lfbloom::cuckoo_filter>(next->impl))
+            throw lfbloom::error(errc::incompatible, "a swap holds Bloom and counting filters, not cuckoo filters (their adds can be refused)");
+        owned.reset(next);
+    } else {
+        owned.reset(new lfb_handle{std::visit([](auto& f) { return lfbloom::any_filter(std::move(f)); }, next->impl)});
+    }
+    try {
+        take(owned);
+    } catch (...) {
+        if constexpr (std::is_same_v<Next, lfb_handle>) {
+            (void)owned.release();
+        } else if (owned) {  // move the contents back
+            std::visit([&](auto& f) {
+                if constexpr (std::is_constructible_v<decltype(next->impl), decltype(std::move(f))>) next->impl = std::move(f);
+            }, owned->impl);
+        }
+        throw;
+    }
+    if constexpr (!std::is_same_v<Next, lfb_handle>) delete next;
+}
+
+/// lfb_swap_create's body, for either kind of initial filter.
+template <class Initial>
+int create_swap(Initial* initial, lfb_swap** out) {
+    return guarded([&] {
+        require(out != nullptr, "output handle pointer is NULL");
+        adopt(initial, [&](std::unique_ptr<lfb_handle>& owned) {
+            *out = new lfb_swap{lfbloom::swappable_filter<lfb_handle>(std::move(owned))};  // allocated before owned is moved from
+        });
+        return LFB_OK;
+    });
+}
+
+/// lfb_swap_stage and lfb_swap_replace, for either kind of filter.
+template <class Next>
+int stage_swap(lfb_swap* swap, Next* next, bool publish) {
+    return guarded([&] {
+        auto& handle = deref(swap).impl;
+        adopt(next, [&](std::unique_ptr<lfb_handle>& owned) {
+            if (publish) handle.replace(std::move(owned));
+            else handle.stage(std::move(owned));
+        });
+        return LFB_OK;
+    });
 }
 
 }  // namespace
@@ -986,24 +1036,12 @@ int lfb_rotating_stats(const lfb_rotating* filter, uint32_t age, lfb_stats* out)
 
 // ---- hot-swappable filters ------------------------------------------------------------------------
 
-int lfb_swap_create(lfb_filter* initial, lfb_swap** out) {
-    return guarded([&] {
-        require(out != nullptr, "output handle pointer is NULL");
-        std::unique_ptr<lfb_filter> owned = adopt(initial);
-        try {
-            *out = new lfb_swap{lfbloom::swappable_filter<lfb_filter>(std::move(owned))};
-        } catch (...) {
-            (void)owned.release();  // not adopted: still the caller's
-            throw;
-        }
-        return LFB_OK;
-    });
-}
+int lfb_swap_create(lfb_filter* initial, lfb_swap** out) { return create_swap(initial, out); }
 
 void lfb_swap_free(lfb_swap* swap) { delete swap; }
 
 int lfb_swap_add(lfb_swap* swap, const void* key, uint64_t len) {
-    return with_swap(swap, [&](auto& current, lfb_filter* staged) {
+    return with_swap(swap, [&](auto& current, lfb_handle* staged) {
         const lfbloom::key_view k = key_of(key, len);
         if (staged != nullptr) std::visit([&](auto& f) { f.add(k); }, staged->impl);
         return std::visit([&](auto& f) { return int{f.add(k)}; }, current);
@@ -1011,14 +1049,14 @@ int lfb_swap_add(lfb_swap* swap, const void* key, uint64_t len) {
 }
 
 int lfb_swap_contains(const lfb_swap* swap, const void* key, uint64_t len) {
-    return with_swap(swap, [&](const auto& current, lfb_filter*) {
+    return with_swap(swap, [&](const auto& current, lfb_handle*) {
         return std::visit([&](const auto& f) { return int{f.contains(key_of(key, len))}; }, current);
     });
 }
 
 int lfb_swap_add_many(lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count, uint8_t* results,
                       uint64_t* added) {
-    return with_swap(swap, [&](auto& current, lfb_filter* staged) {
+    return with_swap(swap, [&](auto& current, lfb_handle* staged) {
         const key_batch keys(data, offsets, count);
         if (staged != nullptr) std::visit([&](auto& f) { add_batch(f, keys, count, nullptr, nullptr); }, staged->impl);
         return std::visit([&](auto& f) { return add_batch(f, keys, count, results, added); }, current);
@@ -1026,7 +1064,7 @@ int lfb_swap_add_many(lfb_swap* swap, const void* data, const uint64_t* offsets,
 }
 
 int lfb_swap_add_keys(lfb_swap* swap, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added) {
-    return with_swap(swap, [&](auto& current, lfb_filter* staged) {
+    return with_swap(swap, [&](auto& current, lfb_handle* staged) {
         const key_array array(keys, count);
         if (staged != nullptr) std::visit([&](auto& f) { add_batch(f, array, count, nullptr, nullptr); }, staged->impl);
         return std::visit([&](auto& f) { return add_batch(f, array, count, results, added); }, current);
@@ -1035,35 +1073,29 @@ int lfb_swap_add_keys(lfb_swap* swap, const lfb_key* keys, uint64_t count, uint8
 
 int lfb_swap_contains_many(const lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count,
                            uint8_t* results, uint64_t* found) {
-    return with_swap(swap, [&](const auto& current, lfb_filter*) {
+    return with_swap(swap, [&](const auto& current, lfb_handle*) {
         return std::visit([&](const auto& f) { return contains_many(f, data, offsets, count, results, found); }, current);
     });
 }
 
 int lfb_swap_contains_keys(const lfb_swap* swap, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* found) {
-    return with_swap(swap, [&](const auto& current, lfb_filter*) {
+    return with_swap(swap, [&](const auto& current, lfb_handle*) {
         return std::visit([&](const auto& f) { return contains_batch(f, key_array(keys, count), count, results, found); },
                           current);
     });
 }
 
-int lfb_swap_stage(lfb_swap* swap, lfb_filter* next) {
-    return guarded([&] {
-        auto& handle = deref(swap).impl;
-        handle.stage(adopt(next));
-        return LFB_OK;
-    });
-}
+int lfb_swap_stage(lfb_swap* swap, lfb_filter* next) { return stage_swap(swap, next, false); }
 
 int lfb_swap_add_staged(lfb_swap* swap, const void* key, uint64_t len) {
-    return with_swap(swap, [&](auto&, lfb_filter* staged) {
+    return with_swap(swap, [&](auto&, lfb_handle* staged) {
         require(staged != nullptr, "nothing is staged: call lfb_swap_stage first");
         return std::visit([&](auto& f) { return int{f.add(key_of(key, len))}; }, staged->impl);
     });
 }
 
 int lfb_swap_add_many_staged(lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count, uint64_t* added) {
-    return with_swap(swap, [&](auto&, lfb_filter* staged) {
+    return with_swap(swap, [&](auto&, lfb_handle* staged) {
         require(staged != nullptr, "nothing is staged: call lfb_swap_stage first");
         return std::visit([&](auto& f) { return add_many(f, data, offsets, count, nullptr, added); }, staged->impl);
     });
@@ -1073,17 +1105,11 @@ int lfb_swap_publish(lfb_swap* swap) {
     return guarded([&] { return deref(swap).impl.publish(), LFB_OK; });
 }
 
-int lfb_swap_replace(lfb_swap* swap, lfb_filter* next) {
-    return guarded([&] {
-        auto& handle = deref(swap).impl;
-        handle.replace(adopt(next));
-        return LFB_OK;
-    });
-}
+int lfb_swap_replace(lfb_swap* swap, lfb_filter* next) { return stage_swap(swap, next, true); }
 
 int lfb_swap_stats(const lfb_swap* swap, lfb_stats* out) {
-    return with_swap(swap, [&](const auto& current, lfb_filter*) {
-        return std::visit([&](const auto& f) { return write_stats(f.stats(), out); }, current);
+    return with_swap(swap, [&](const auto& current, lfb_handle*) {
+        return std::visit([&](const auto& f) { return write_stats(lfbloom::as_filter_stats(f.stats()), out); }, current);
     });
 }
 
@@ -1475,3 +1501,9 @@ int lfb_clear(lfb_handle* handle) {
 }
 
 int lfb_bit_array_get(const lfb_handle* handle, lfb_bit_array* out) { return bit_array_of(handle, out); }
+
+int lfb_swap_create_any(lfb_handle* initial, lfb_swap** out) { return create_swap(initial, out); }
+
+int lfb_swap_stage_any(lfb_swap* swap, lfb_handle* next) { return stage_swap(swap, next, false); }
+
+int lfb_swap_replace_any(lfb_swap* swap, lfb_handle* next) { return stage_swap(swap, next, true); }

@@ -937,6 +937,52 @@ static void test_swap(void) {
     lfb_swap_free(NULL);
 }
 
+/* 1.9: a swap over handles of any Bloom layout or a counting filter, mixed with per-kind filters;
+ * cuckoo and read-only handles are refused and stay the caller's. */
+static lfb_handle* made(uint32_t kind, uint64_t capacity) {
+    lfb_spec spec;
+    lfb_handle* h = NULL;
+    lfb_spec_init_size(&spec, sizeof spec);
+    spec.kind = kind;
+    spec.capacity = capacity;
+    spec.fpr = 0.01;
+    CHECK(lfb_create(&spec, &h) == LFB_OK);
+    return h;
+}
+
+static void test_swap_any(void) {
+    lfb_handle *split = made(LFB_KIND_SPLIT_BLOCK, 1000), *counting = made(LFB_KIND_COUNTING, 2000);
+    lfb_handle *cuckoo = made(LFB_KIND_CUCKOO, 1000), *blocked = made(LFB_KIND_BLOCKED, 3000);
+    lfb_filter* classic = NULL;
+    lfb_swap* h = NULL;
+    lfb_stats s;
+    CHECK(lfb_swap_create_any(cuckoo, &h) == LFB_ERR_INCOMPATIBLE && h == NULL);
+    CHECK(lfb_add(cuckoo, "still mine", 10) == 1); /* refused: still the caller's */
+    CHECK(lfb_swap_create_any(NULL, &h) == LFB_ERR_INVALID_ARGUMENT && lfb_swap_create_any(split, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_add(split, "old", 3) == 1);
+    CHECK(lfb_swap_create_any(split, &h) == LFB_OK && lfb_swap_contains(h, "old", 3) == 1);
+    /* stage a counting filter: adds go to both, publish makes it current */
+    CHECK(lfb_swap_stage_any(h, counting) == LFB_OK);
+    CHECK(lfb_swap_add(h, "during", 6) == 1 && lfb_swap_add_staged(h, "source", 6) == 1);
+    CHECK(lfb_swap_publish(h) == LFB_OK);
+    CHECK(lfb_swap_contains(h, "during", 6) == 1 && lfb_swap_contains(h, "source", 6) == 1 && lfb_swap_contains(h, "old", 3) == 0);
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    CHECK(lfb_swap_stats(h, &s) == LFB_OK && s.layout == LFB_KIND_COUNTING && s.capacity == 2000 && s.slot_bits == 4);
+    /* a per-kind filter still goes in, and a handle after it */
+    CHECK(lfb_filter_create(1000, 0.01, NULL, &classic) == LFB_OK && add_str(classic, "per-kind") == 1);
+    CHECK(lfb_swap_replace(h, classic) == LFB_OK && lfb_swap_contains(h, "per-kind", 8) == 1);
+    CHECK(lfb_swap_replace_any(h, cuckoo) == LFB_ERR_INCOMPATIBLE && lfb_swap_stage_any(h, cuckoo) == LFB_ERR_INCOMPATIBLE);
+    CHECK(lfb_swap_replace_any(NULL, blocked) == LFB_ERR_INVALID_ARGUMENT && lfb_swap_replace_any(h, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_add(blocked, "fresh", 5) == 1); /* refused twice: still the caller's */
+    CHECK(lfb_swap_replace_any(h, blocked) == LFB_OK);
+    CHECK(lfb_swap_contains(h, "fresh", 5) == 1 && lfb_swap_contains(h, "per-kind", 8) == 0);
+    CHECK(lfb_swap_stats(h, &s) == LFB_OK && s.layout == LFB_KIND_BLOCKED && s.capacity == 3000);
+    CHECK(lfb_contains(cuckoo, "still mine", 10) == 1);
+    lfb_free(cuckoo);
+    lfb_swap_free(h);
+}
+
 /* The *_keys batch functions agree with the single calls, for every kind, and refuse bad arrays
  * before adding anything. */
 /* The bit array is the filter's own memory: one add sets its k bits there (in one 64-byte line when
@@ -1187,6 +1233,10 @@ static void test_any_handle_shared_files(void) {
         CHECK(lfb_contains(ro, "key", 3) == 1);
         CHECK(lfb_add(ro, "new", 3) == LFB_ERR_READ_ONLY && lfb_contains(a, "new", 3) == 0);
         CHECK(lfb_clear(ro) == LFB_ERR_READ_ONLY && lfb_contains(ro, "key", 3) == 1);
+        {
+            lfb_swap* sw = NULL;
+            CHECK(lfb_swap_create_any(ro, &sw) == LFB_ERR_READ_ONLY && sw == NULL && lfb_contains(ro, "key", 3) == 1);
+        }
         {
             lfb_bit_array words;
             words.struct_size = sizeof words;
@@ -1890,6 +1940,7 @@ int main(void) {
     test_plan();
     test_any_handle_set_operations();
     test_any_handle_geometry_clear_bit_array();
+    test_swap_any();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -755,6 +755,9 @@ private:
 
 using cuckoo_filter = basic_cuckoo_filter<>;
 
+/// Any filter's statistics as filter_stats: a Bloom or counting filter's are already.
+inline const filter_stats& as_filter_stats(const filter_stats& s) noexcept { return s; }
+
 /// The fields a Bloom filter's statistics share with `s` (composites that hold cuckoo filters):
 /// slots are fingerprint slots, set ones the stored fingerprints, the estimated count their number.
 inline filter_stats as_filter_stats(const cuckoo_stats& s) noexcept {
