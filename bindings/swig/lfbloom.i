@@ -54,7 +54,9 @@ LFB_WRAP(lfb_save) LFB_WRAP(lfb_load) LFB_WRAP(lfb_open_shared) LFB_WRAP(lfb_flu
 /* 1.6 */
 LFB_WRAP(lfb_scalable_remove) LFB_WRAP(lfb_scalable_ambiguous_removes) LFB_WRAP(lfb_plan)
 /* 1.8 */
-LFB_WRAP(lfb_copy) LFB_WRAP(lfb_equal) LFB_WRAP(lfb_geometry_get)
+LFB_WRAP(lfb_copy) LFB_WRAP(lfb_equal) LFB_WRAP(lfb_geometry_get) LFB_WRAP(lfb_union) LFB_WRAP(lfb_intersect)
+/* 1.9 */
+LFB_WRAP(lfb_clear) LFB_WRAP(lfb_swap_create_any) LFB_WRAP(lfb_swap_stage_any) LFB_WRAP(lfb_swap_replace_any)
 %extend lfb_spec {
   lfb_spec() {
     lfb_spec* spec = (lfb_spec*)calloc(1, sizeof *spec);

@@ -202,176 +202,182 @@ typedef _goslice_ swig_type_169;
 typedef _goslice_ swig_type_170;
 typedef long long swig_type_171;
 typedef _gostring_ swig_type_172;
-extern void _wrap_Swig_free_native_c97028d6a915e789(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_native_c97028d6a915e789(swig_intgo arg1);
-extern swig_type_1 _wrap_lfb_version_string_native_c97028d6a915e789(void);
-extern swig_intgo _wrap_lfb_abi_version_native_c97028d6a915e789(void);
-extern swig_type_2 _wrap_lfb_strerror_native_c97028d6a915e789(swig_intgo arg1);
-extern swig_type_3 _wrap_lfb_last_error_native_c97028d6a915e789(void);
-extern swig_intgo _wrap_lfb_filter_create_native_c97028d6a915e789(swig_type_4 arg1, double arg2, swig_type_5 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_create_geometry_native_c97028d6a915e789(swig_type_6 arg1, swig_intgo arg2, swig_type_7 arg3, swig_voidp arg4);
-extern void _wrap_lfb_filter_free_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_filter_add_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_8 arg3);
-extern swig_intgo _wrap_lfb_filter_contains_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_9 arg3);
-extern swig_intgo _wrap_lfb_filter_add_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_10 arg2, swig_type_11 arg3, swig_type_12 arg4, swig_type_13 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_filter_contains_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_14 arg2, swig_type_15 arg3, swig_type_16 arg4, swig_type_17 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_filter_add_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3, swig_type_20 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_filter_contains_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_21 arg2, swig_type_22 arg3, swig_type_23 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_filter_clear_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_filter_merge_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_filter_stats_native_c97028d6a915e789(uintptr_t arg1, swig_type_24 arg2);
-extern swig_intgo _wrap_lfb_filter_bit_array_native_c97028d6a915e789(uintptr_t arg1, swig_type_25 arg2);
-extern swig_intgo _wrap_lfb_filter_serialized_size_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_filter_save_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_load_native_c97028d6a915e789(swig_intgo arg1, swig_type_27 arg2, swig_type_28 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_create_shared_file_native_c97028d6a915e789(swig_type_29 arg1, swig_type_30 arg2, double arg3, swig_type_31 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_filter_open_shared_file_native_c97028d6a915e789(swig_type_32 arg1, swig_type_33 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_filter_flush_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_create_native_c97028d6a915e789(swig_type_34 arg1, double arg2, swig_type_35 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_counting_create_geometry_native_c97028d6a915e789(swig_type_36 arg1, swig_intgo arg2, swig_type_37 arg3, swig_voidp arg4);
-extern void _wrap_lfb_counting_free_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_add_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_38 arg3);
-extern swig_intgo _wrap_lfb_counting_contains_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_39 arg3);
-extern swig_intgo _wrap_lfb_counting_remove_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_40 arg3);
-extern swig_intgo _wrap_lfb_counting_count_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_41 arg3);
-extern swig_intgo _wrap_lfb_counting_add_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_contains_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4, swig_type_49 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_add_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_50 arg2, swig_type_51 arg3, swig_type_52 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_contains_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_type_55 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_remove_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_56 arg2, swig_type_57 arg3, swig_type_58 arg4, swig_type_59 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_remove_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3, swig_type_62 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_clear_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_merge_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_counting_stats_native_c97028d6a915e789(uintptr_t arg1, swig_type_63 arg2);
-extern swig_intgo _wrap_lfb_counting_serialized_size_native_c97028d6a915e789(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_counting_save_native_c97028d6a915e789(uintptr_t arg1, swig_type_64 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_load_native_c97028d6a915e789(swig_type_65 arg1, swig_type_66 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_create_shared_file_native_c97028d6a915e789(swig_type_67 arg1, swig_type_68 arg2, double arg3, swig_type_69 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_open_shared_file_native_c97028d6a915e789(swig_type_70 arg1, swig_type_71 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_flush_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_create_native_c97028d6a915e789(swig_type_72 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, swig_type_73 arg6, swig_voidp arg7);
-extern void _wrap_lfb_scalable_free_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_add_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_74 arg3);
-extern swig_intgo _wrap_lfb_scalable_contains_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_75 arg3);
-extern swig_intgo _wrap_lfb_scalable_add_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_76 arg2, swig_type_77 arg3, swig_type_78 arg4, swig_type_79 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_scalable_contains_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3, swig_type_82 arg4, swig_type_83 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_scalable_add_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_scalable_contains_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_scalable_filters_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_stats_native_c97028d6a915e789(uintptr_t arg1, swig_type_90 arg2);
-extern swig_intgo _wrap_lfb_scalable_filter_stats_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2, swig_type_91 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_scalable_remove_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_92 arg3);
-extern swig_intgo _wrap_lfb_scalable_ambiguous_removes_native_c97028d6a915e789(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_rotating_create_native_c97028d6a915e789(swig_type_93 arg1, double arg2, swig_intgo arg3, swig_type_94 arg4, swig_intgo arg5, swig_type_95 arg6, swig_voidp arg7);
-extern void _wrap_lfb_rotating_free_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_rotating_add_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_96 arg3);
-extern swig_intgo _wrap_lfb_rotating_contains_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_97 arg3);
-extern swig_intgo _wrap_lfb_rotating_add_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_98 arg2, swig_type_99 arg3, swig_type_100 arg4, swig_type_101 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_rotating_contains_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3, swig_type_104 arg4, swig_type_105 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_rotating_add_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3, swig_type_108 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_rotating_contains_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3, swig_type_111 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_rotating_rotate_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_rotating_tick_native_c97028d6a915e789(uintptr_t arg1, swig_type_112 arg2);
-extern swig_intgo _wrap_lfb_rotating_rotations_native_c97028d6a915e789(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_rotating_stats_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2, swig_type_113 arg3);
-extern swig_intgo _wrap_lfb_swap_create_native_c97028d6a915e789(uintptr_t arg1, swig_voidp arg2);
-extern void _wrap_lfb_swap_free_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_swap_add_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_114 arg3);
-extern swig_intgo _wrap_lfb_swap_contains_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_115 arg3);
-extern swig_intgo _wrap_lfb_swap_add_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_swap_contains_many_native_c97028d6a915e789(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4, swig_type_123 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_swap_add_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_swap_contains_keys_native_c97028d6a915e789(uintptr_t arg1, swig_type_127 arg2, swig_type_128 arg3, swig_type_129 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_swap_stage_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_swap_add_staged_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_130 arg3);
-extern swig_intgo _wrap_lfb_swap_add_many_staged_native_c97028d6a915e789(uintptr_t arg1, swig_type_131 arg2, swig_type_132 arg3, swig_type_133 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_swap_publish_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_swap_replace_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_swap_stats_native_c97028d6a915e789(uintptr_t arg1, swig_type_134 arg2);
-extern swig_intgo _wrap_lfb_swap_generation_native_c97028d6a915e789(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_spec_struct_size_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_kind_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_kind_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_capacity_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_135 arg2);
-extern swig_type_136 _wrap_lfb_spec_capacity_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_fpr_set_native_c97028d6a915e789(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_spec_fpr_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_seed_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_137 arg2);
-extern swig_type_138 _wrap_lfb_spec_seed_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_memory_limit_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_139 arg2);
-extern swig_type_140 _wrap_lfb_spec_memory_limit_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_counter_bits_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_counter_bits_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_flags_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_flags_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_slots_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_141 arg2);
-extern swig_type_142 _wrap_lfb_spec_slots_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_hashes_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_hashes_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_spec_reserved_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_reserved_get_native_c97028d6a915e789(uintptr_t arg1);
-extern uintptr_t _wrap_new_lfb_spec_native_c97028d6a915e789(void);
-extern void _wrap_delete_lfb_spec_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_info_struct_size_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_kind_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_kind_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_slots_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_143 arg2);
-extern swig_type_144 _wrap_lfb_info_slots_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_slot_bits_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_slot_bits_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_hashes_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_hashes_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_bytes_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_145 arg2);
-extern swig_type_146 _wrap_lfb_info_bytes_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_capacity_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_147 arg2);
-extern swig_type_148 _wrap_lfb_info_capacity_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_target_fpr_set_native_c97028d6a915e789(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_target_fpr_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_seed_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_149 arg2);
-extern swig_type_150 _wrap_lfb_info_seed_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_slots_set_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_151 arg2);
-extern swig_type_152 _wrap_lfb_info_slots_set_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_fill_ratio_set_native_c97028d6a915e789(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_fill_ratio_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_estimated_count_set_native_c97028d6a915e789(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_estimated_count_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_expected_fpr_set_native_c97028d6a915e789(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_expected_fpr_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_near_capacity_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_near_capacity_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_reserved_set_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_reserved_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_saturated_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_153 arg2);
-extern swig_type_154 _wrap_lfb_info_saturated_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_kicks_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_155 arg2);
-extern swig_type_156 _wrap_lfb_info_kicks_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_failed_adds_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_157 arg2);
-extern swig_type_158 _wrap_lfb_info_failed_adds_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_duplicate_refusals_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_159 arg2);
-extern swig_type_160 _wrap_lfb_info_duplicate_refusals_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_reader_retries_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_161 arg2);
-extern swig_type_162 _wrap_lfb_info_reader_retries_get_native_c97028d6a915e789(uintptr_t arg1);
-extern void _wrap_lfb_info_reader_gave_up_set_native_c97028d6a915e789(uintptr_t arg1, swig_type_163 arg2);
-extern swig_type_164 _wrap_lfb_info_reader_gave_up_get_native_c97028d6a915e789(uintptr_t arg1);
-extern uintptr_t _wrap_new_lfb_info_native_c97028d6a915e789(void);
-extern void _wrap_delete_lfb_info_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_create_native_c97028d6a915e789(uintptr_t arg1, swig_voidp arg2);
-extern void _wrap_lfb_free_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_kind_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_add_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_165 arg3);
-extern swig_intgo _wrap_lfb_contains_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_166 arg3);
-extern swig_intgo _wrap_lfb_remove_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_167 arg3);
-extern swig_intgo _wrap_lfb_count_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2, swig_type_168 arg3);
-extern swig_intgo _wrap_lfb_info_get_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_plan_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_serialized_size_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_save_native_c97028d6a915e789(uintptr_t arg1, swig_intgo arg2, swig_type_169 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_load_native_c97028d6a915e789(swig_intgo arg1, swig_type_170 arg2, swig_type_171 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_open_shared_native_c97028d6a915e789(swig_type_172 arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_flush_native_c97028d6a915e789(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_copy_native_c97028d6a915e789(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_equal_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_geometry_get_native_c97028d6a915e789(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_Swig_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_native_ec5b5f9f6d39b539(swig_intgo arg1);
+extern swig_type_1 _wrap_lfb_version_string_native_ec5b5f9f6d39b539(void);
+extern swig_intgo _wrap_lfb_abi_version_native_ec5b5f9f6d39b539(void);
+extern swig_type_2 _wrap_lfb_strerror_native_ec5b5f9f6d39b539(swig_intgo arg1);
+extern swig_type_3 _wrap_lfb_last_error_native_ec5b5f9f6d39b539(void);
+extern swig_intgo _wrap_lfb_filter_create_native_ec5b5f9f6d39b539(swig_type_4 arg1, double arg2, swig_type_5 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_filter_create_geometry_native_ec5b5f9f6d39b539(swig_type_6 arg1, swig_intgo arg2, swig_type_7 arg3, swig_voidp arg4);
+extern void _wrap_lfb_filter_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_filter_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_8 arg3);
+extern swig_intgo _wrap_lfb_filter_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_9 arg3);
+extern swig_intgo _wrap_lfb_filter_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_10 arg2, swig_type_11 arg3, swig_type_12 arg4, swig_type_13 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_filter_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_14 arg2, swig_type_15 arg3, swig_type_16 arg4, swig_type_17 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_filter_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3, swig_type_20 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_filter_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_21 arg2, swig_type_22 arg3, swig_type_23 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_filter_clear_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_filter_merge_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_filter_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_24 arg2);
+extern swig_intgo _wrap_lfb_filter_bit_array_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_25 arg2);
+extern swig_intgo _wrap_lfb_filter_serialized_size_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_filter_save_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_filter_load_native_ec5b5f9f6d39b539(swig_intgo arg1, swig_type_27 arg2, swig_type_28 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_filter_create_shared_file_native_ec5b5f9f6d39b539(swig_type_29 arg1, swig_type_30 arg2, double arg3, swig_type_31 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_filter_open_shared_file_native_ec5b5f9f6d39b539(swig_type_32 arg1, swig_type_33 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_filter_flush_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_counting_create_native_ec5b5f9f6d39b539(swig_type_34 arg1, double arg2, swig_type_35 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_counting_create_geometry_native_ec5b5f9f6d39b539(swig_type_36 arg1, swig_intgo arg2, swig_type_37 arg3, swig_voidp arg4);
+extern void _wrap_lfb_counting_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_counting_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_38 arg3);
+extern swig_intgo _wrap_lfb_counting_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_39 arg3);
+extern swig_intgo _wrap_lfb_counting_remove_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_40 arg3);
+extern swig_intgo _wrap_lfb_counting_count_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_41 arg3);
+extern swig_intgo _wrap_lfb_counting_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_counting_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4, swig_type_49 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_counting_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_50 arg2, swig_type_51 arg3, swig_type_52 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_counting_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_type_55 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_counting_remove_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_56 arg2, swig_type_57 arg3, swig_type_58 arg4, swig_type_59 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_counting_remove_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3, swig_type_62 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_counting_clear_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_counting_merge_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_counting_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_63 arg2);
+extern swig_intgo _wrap_lfb_counting_serialized_size_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_counting_save_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_64 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_counting_load_native_ec5b5f9f6d39b539(swig_type_65 arg1, swig_type_66 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_counting_create_shared_file_native_ec5b5f9f6d39b539(swig_type_67 arg1, swig_type_68 arg2, double arg3, swig_type_69 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_counting_open_shared_file_native_ec5b5f9f6d39b539(swig_type_70 arg1, swig_type_71 arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_counting_flush_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_scalable_create_native_ec5b5f9f6d39b539(swig_type_72 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, swig_type_73 arg6, swig_voidp arg7);
+extern void _wrap_lfb_scalable_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_scalable_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_74 arg3);
+extern swig_intgo _wrap_lfb_scalable_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_75 arg3);
+extern swig_intgo _wrap_lfb_scalable_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_76 arg2, swig_type_77 arg3, swig_type_78 arg4, swig_type_79 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_scalable_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3, swig_type_82 arg4, swig_type_83 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_scalable_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_scalable_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_scalable_filters_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_scalable_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_90 arg2);
+extern swig_intgo _wrap_lfb_scalable_filter_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_type_91 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_scalable_remove_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_92 arg3);
+extern swig_intgo _wrap_lfb_scalable_ambiguous_removes_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_rotating_create_native_ec5b5f9f6d39b539(swig_type_93 arg1, double arg2, swig_intgo arg3, swig_type_94 arg4, swig_intgo arg5, swig_type_95 arg6, swig_voidp arg7);
+extern void _wrap_lfb_rotating_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_rotating_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_96 arg3);
+extern swig_intgo _wrap_lfb_rotating_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_97 arg3);
+extern swig_intgo _wrap_lfb_rotating_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_98 arg2, swig_type_99 arg3, swig_type_100 arg4, swig_type_101 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_rotating_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3, swig_type_104 arg4, swig_type_105 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_rotating_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3, swig_type_108 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_rotating_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3, swig_type_111 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_rotating_rotate_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_rotating_tick_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_112 arg2);
+extern swig_intgo _wrap_lfb_rotating_rotations_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_rotating_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_type_113 arg3);
+extern swig_intgo _wrap_lfb_swap_create_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
+extern void _wrap_lfb_swap_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_swap_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_114 arg3);
+extern swig_intgo _wrap_lfb_swap_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_115 arg3);
+extern swig_intgo _wrap_lfb_swap_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_swap_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4, swig_type_123 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_lfb_swap_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_swap_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_127 arg2, swig_type_128 arg3, swig_type_129 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_swap_stage_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_swap_add_staged_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_130 arg3);
+extern swig_intgo _wrap_lfb_swap_add_many_staged_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_131 arg2, swig_type_132 arg3, swig_type_133 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_swap_publish_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_swap_replace_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_swap_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_134 arg2);
+extern swig_intgo _wrap_lfb_swap_generation_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_spec_struct_size_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_kind_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_kind_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_capacity_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_135 arg2);
+extern swig_type_136 _wrap_lfb_spec_capacity_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_fpr_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_spec_fpr_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_seed_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_137 arg2);
+extern swig_type_138 _wrap_lfb_spec_seed_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_memory_limit_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_139 arg2);
+extern swig_type_140 _wrap_lfb_spec_memory_limit_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_counter_bits_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_counter_bits_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_flags_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_flags_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_slots_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_141 arg2);
+extern swig_type_142 _wrap_lfb_spec_slots_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_hashes_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_hashes_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_spec_reserved_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_reserved_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern uintptr_t _wrap_new_lfb_spec_native_ec5b5f9f6d39b539(void);
+extern void _wrap_delete_lfb_spec_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_info_struct_size_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_kind_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_kind_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_slots_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_143 arg2);
+extern swig_type_144 _wrap_lfb_info_slots_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_slot_bits_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_slot_bits_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_hashes_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_hashes_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_bytes_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_145 arg2);
+extern swig_type_146 _wrap_lfb_info_bytes_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_capacity_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_147 arg2);
+extern swig_type_148 _wrap_lfb_info_capacity_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_target_fpr_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_target_fpr_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_seed_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_149 arg2);
+extern swig_type_150 _wrap_lfb_info_seed_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_slots_set_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_151 arg2);
+extern swig_type_152 _wrap_lfb_info_slots_set_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_fill_ratio_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_fill_ratio_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_estimated_count_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_estimated_count_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_expected_fpr_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_expected_fpr_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_near_capacity_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_near_capacity_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_reserved_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_reserved_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_saturated_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_153 arg2);
+extern swig_type_154 _wrap_lfb_info_saturated_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_kicks_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_155 arg2);
+extern swig_type_156 _wrap_lfb_info_kicks_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_failed_adds_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_157 arg2);
+extern swig_type_158 _wrap_lfb_info_failed_adds_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_duplicate_refusals_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_159 arg2);
+extern swig_type_160 _wrap_lfb_info_duplicate_refusals_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_reader_retries_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_161 arg2);
+extern swig_type_162 _wrap_lfb_info_reader_retries_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern void _wrap_lfb_info_reader_gave_up_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_163 arg2);
+extern swig_type_164 _wrap_lfb_info_reader_gave_up_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern uintptr_t _wrap_new_lfb_info_native_ec5b5f9f6d39b539(void);
+extern void _wrap_delete_lfb_info_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_create_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
+extern void _wrap_lfb_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_kind_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_165 arg3);
+extern swig_intgo _wrap_lfb_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_166 arg3);
+extern swig_intgo _wrap_lfb_remove_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_167 arg3);
+extern swig_intgo _wrap_lfb_count_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_168 arg3);
+extern swig_intgo _wrap_lfb_info_get_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_plan_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_serialized_size_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_save_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_type_169 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_load_native_ec5b5f9f6d39b539(swig_intgo arg1, swig_type_170 arg2, swig_type_171 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_open_shared_native_ec5b5f9f6d39b539(swig_type_172 arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_flush_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_copy_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_equal_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_union_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_intersect_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_geometry_get_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_clear_native_ec5b5f9f6d39b539(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_swap_create_any_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_swap_stage_any_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_swap_replace_any_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
 #undef intgo
 */
 import "C"
@@ -414,19 +420,19 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_native_c97028d6a915e789(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_native_c97028d6a915e789(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_native_ec5b5f9f6d39b539(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Lfb_version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_lfb_version_string_native_c97028d6a915e789()
+	swig_r_p := C._wrap_lfb_version_string_native_ec5b5f9f6d39b539()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -435,14 +441,14 @@ func Lfb_version_string() (_swig_ret string) {
 
 func Lfb_abi_version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_lfb_abi_version_native_c97028d6a915e789())
+	swig_r = (uint)(C._wrap_lfb_abi_version_native_ec5b5f9f6d39b539())
 	return swig_r
 }
 
 func Lfb_strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lfb_strerror_native_c97028d6a915e789(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_lfb_strerror_native_ec5b5f9f6d39b539(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -451,7 +457,7 @@ func Lfb_strerror(arg1 int) (_swig_ret string) {
 
 func Lfb_last_error() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_lfb_last_error_native_c97028d6a915e789()
+	swig_r_p := C._wrap_lfb_last_error_native_ec5b5f9f6d39b539()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -464,7 +470,7 @@ func Lfb_filter_create(arg1 uint64, arg2 float64, arg3 []uint64, arg4 *uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_create_native_c97028d6a915e789(C.swig_type_4(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_create_native_ec5b5f9f6d39b539(C.swig_type_4(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -477,7 +483,7 @@ func Lfb_filter_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *uin
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_create_geometry_native_c97028d6a915e789(C.swig_type_6(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_create_geometry_native_ec5b5f9f6d39b539(C.swig_type_6(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -486,7 +492,7 @@ func Lfb_filter_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *uin
 
 func Lfb_filter_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_filter_free_native_c97028d6a915e789(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_filter_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_filter_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -494,7 +500,7 @@ func Lfb_filter_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_add_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_8(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_filter_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_8(_swig_i_2)))
 	return swig_r
 }
 
@@ -503,7 +509,7 @@ func Lfb_filter_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_contains_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_9(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_filter_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_9(_swig_i_2)))
 	return swig_r
 }
 
@@ -515,7 +521,7 @@ func Lfb_filter_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_filter_add_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_2)), C.swig_type_12(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_filter_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_2)), C.swig_type_12(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -536,7 +542,7 @@ func Lfb_filter_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_filter_contains_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_2)), C.swig_type_16(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_filter_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_2)), C.swig_type_16(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -556,7 +562,7 @@ func Lfb_filter_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_filter_add_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_filter_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -573,7 +579,7 @@ func Lfb_filter_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []b
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_filter_contains_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.swig_type_22(_swig_i_2), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_filter_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.swig_type_22(_swig_i_2), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -586,7 +592,7 @@ func Lfb_filter_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []b
 func Lfb_filter_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_filter_clear_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_filter_clear_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -594,7 +600,7 @@ func Lfb_filter_merge(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_merge_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_filter_merge_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -602,7 +608,7 @@ func Lfb_filter_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_stats_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_filter_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -613,7 +619,7 @@ func Lfb_filter_bit_array(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_bit_array_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_filter_bit_array_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -625,7 +631,7 @@ func Lfb_filter_serialized_size(arg1 uintptr, arg2 uint, arg3 *uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_serialized_size_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_filter_serialized_size_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
 	return swig_r
 }
 
@@ -635,7 +641,7 @@ func Lfb_filter_save(arg1 uintptr, arg2 uint, arg3 []byte, arg4 *uint64) (_swig_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_save_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_save_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -648,7 +654,7 @@ func Lfb_filter_load(arg1 uint, arg2 []byte, arg3 []uint64, arg4 *uintptr) (_swi
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_load_native_c97028d6a915e789(C.swig_intgo(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_filter_load_native_ec5b5f9f6d39b539(C.swig_intgo(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -665,7 +671,7 @@ func Lfb_filter_create_shared_file(arg1 string, arg2 uint64, arg3 float64, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_filter_create_shared_file_native_c97028d6a915e789(*(*C.swig_type_29)(unsafe.Pointer(&_swig_i_0)), C.swig_type_30(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_filter_create_shared_file_native_ec5b5f9f6d39b539(*(*C.swig_type_29)(unsafe.Pointer(&_swig_i_0)), C.swig_type_30(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -680,7 +686,7 @@ func Lfb_filter_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_open_shared_file_native_c97028d6a915e789(*(*C.swig_type_32)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_filter_open_shared_file_native_ec5b5f9f6d39b539(*(*C.swig_type_32)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -693,7 +699,7 @@ func Lfb_filter_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_sw
 func Lfb_filter_flush(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_filter_flush_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_filter_flush_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -703,7 +709,7 @@ func Lfb_counting_create(arg1 uint64, arg2 float64, arg3 []uint64, arg4 *uintptr
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_counting_create_native_c97028d6a915e789(C.swig_type_34(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_counting_create_native_ec5b5f9f6d39b539(C.swig_type_34(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -716,7 +722,7 @@ func Lfb_counting_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_counting_create_geometry_native_c97028d6a915e789(C.swig_type_36(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_counting_create_geometry_native_ec5b5f9f6d39b539(C.swig_type_36(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -725,7 +731,7 @@ func Lfb_counting_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *u
 
 func Lfb_counting_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_counting_free_native_c97028d6a915e789(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_counting_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_counting_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -733,7 +739,7 @@ func Lfb_counting_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_add_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2)))
 	return swig_r
 }
 
@@ -742,7 +748,7 @@ func Lfb_counting_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret i
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_contains_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_39(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_39(_swig_i_2)))
 	return swig_r
 }
 
@@ -751,7 +757,7 @@ func Lfb_counting_remove(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_remove_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_40(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_remove_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_40(_swig_i_2)))
 	return swig_r
 }
 
@@ -760,7 +766,7 @@ func Lfb_counting_count(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_count_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_41(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_count_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_41(_swig_i_2)))
 	return swig_r
 }
 
@@ -772,7 +778,7 @@ func Lfb_counting_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_add_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_counting_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -793,7 +799,7 @@ func Lfb_counting_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 u
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_contains_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_counting_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -813,7 +819,7 @@ func Lfb_counting_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_add_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_counting_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -830,7 +836,7 @@ func Lfb_counting_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_contains_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), C.swig_type_54(_swig_i_2), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_counting_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), C.swig_type_54(_swig_i_2), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -848,7 +854,7 @@ func Lfb_counting_remove_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_remove_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_2)), C.swig_type_58(_swig_i_3), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_counting_remove_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_2)), C.swig_type_58(_swig_i_3), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -868,7 +874,7 @@ func Lfb_counting_remove_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []b
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_remove_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), C.swig_type_61(_swig_i_2), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_counting_remove_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), C.swig_type_61(_swig_i_2), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -881,7 +887,7 @@ func Lfb_counting_remove_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []b
 func Lfb_counting_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_counting_clear_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_counting_clear_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -889,7 +895,7 @@ func Lfb_counting_merge(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_merge_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_counting_merge_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -897,7 +903,7 @@ func Lfb_counting_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_stats_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_counting_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -908,7 +914,7 @@ func Lfb_counting_serialized_size(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_serialized_size_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_counting_serialized_size_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -917,7 +923,7 @@ func Lfb_counting_save(arg1 uintptr, arg2 []byte, arg3 *uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_save_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_save_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -929,7 +935,7 @@ func Lfb_counting_load(arg1 []byte, arg2 []uint64, arg3 *uintptr) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_load_native_c97028d6a915e789(*(*C.swig_type_65)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_load_native_ec5b5f9f6d39b539(*(*C.swig_type_65)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -946,7 +952,7 @@ func Lfb_counting_create_shared_file(arg1 string, arg2 uint64, arg3 float64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_create_shared_file_native_c97028d6a915e789(*(*C.swig_type_67)(unsafe.Pointer(&_swig_i_0)), C.swig_type_68(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_counting_create_shared_file_native_ec5b5f9f6d39b539(*(*C.swig_type_67)(unsafe.Pointer(&_swig_i_0)), C.swig_type_68(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -961,7 +967,7 @@ func Lfb_counting_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_open_shared_file_native_c97028d6a915e789(*(*C.swig_type_70)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_counting_open_shared_file_native_ec5b5f9f6d39b539(*(*C.swig_type_70)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -974,7 +980,7 @@ func Lfb_counting_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_
 func Lfb_counting_flush(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_counting_flush_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_counting_flush_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -987,7 +993,7 @@ func Lfb_scalable_create(arg1 uint64, arg2 float64, arg3 float64, arg4 float64, 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_lfb_scalable_create_native_c97028d6a915e789(C.swig_type_72(_swig_i_0), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
+	swig_r = (int)(C._wrap_lfb_scalable_create_native_ec5b5f9f6d39b539(C.swig_type_72(_swig_i_0), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
 	}
@@ -996,7 +1002,7 @@ func Lfb_scalable_create(arg1 uint64, arg2 float64, arg3 float64, arg4 float64, 
 
 func Lfb_scalable_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_scalable_free_native_c97028d6a915e789(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_scalable_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_scalable_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -1004,7 +1010,7 @@ func Lfb_scalable_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_scalable_add_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_74(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_scalable_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_74(_swig_i_2)))
 	return swig_r
 }
 
@@ -1013,7 +1019,7 @@ func Lfb_scalable_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret i
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_scalable_contains_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_75(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_scalable_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_75(_swig_i_2)))
 	return swig_r
 }
 
@@ -1025,7 +1031,7 @@ func Lfb_scalable_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_scalable_add_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_2)), C.swig_type_78(_swig_i_3), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_scalable_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_2)), C.swig_type_78(_swig_i_3), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1046,7 +1052,7 @@ func Lfb_scalable_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 u
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_scalable_contains_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2)), C.swig_type_82(_swig_i_3), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_scalable_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2)), C.swig_type_82(_swig_i_3), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1066,7 +1072,7 @@ func Lfb_scalable_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_scalable_add_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_scalable_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1083,7 +1089,7 @@ func Lfb_scalable_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_scalable_contains_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_type_88(_swig_i_2), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_scalable_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_type_88(_swig_i_2), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1096,7 +1102,7 @@ func Lfb_scalable_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 func Lfb_scalable_filters(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_scalable_filters_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_scalable_filters_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1104,7 +1110,7 @@ func Lfb_scalable_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_scalable_stats_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_scalable_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1117,7 +1123,7 @@ func Lfb_scalable_filter_stats(arg1 uintptr, arg2 uint, arg3 []uint64, arg4 *uin
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_scalable_filter_stats_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_scalable_filter_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1129,7 +1135,7 @@ func Lfb_scalable_remove(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_scalable_remove_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_92(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_scalable_remove_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_92(_swig_i_2)))
 	return swig_r
 }
 
@@ -1137,7 +1143,7 @@ func Lfb_scalable_ambiguous_removes(arg1 uintptr, arg2 *uint64) (_swig_ret int) 
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_scalable_ambiguous_removes_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_scalable_ambiguous_removes_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -1150,7 +1156,7 @@ func Lfb_rotating_create(arg1 uint64, arg2 float64, arg3 uint, arg4 uint64, arg5
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_lfb_rotating_create_native_c97028d6a915e789(C.swig_type_93(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_94(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
+	swig_r = (int)(C._wrap_lfb_rotating_create_native_ec5b5f9f6d39b539(C.swig_type_93(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_94(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
 	}
@@ -1159,7 +1165,7 @@ func Lfb_rotating_create(arg1 uint64, arg2 float64, arg3 uint, arg4 uint64, arg5
 
 func Lfb_rotating_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_rotating_free_native_c97028d6a915e789(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_rotating_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_rotating_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -1167,7 +1173,7 @@ func Lfb_rotating_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_rotating_add_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_96(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_rotating_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_96(_swig_i_2)))
 	return swig_r
 }
 
@@ -1176,7 +1182,7 @@ func Lfb_rotating_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret i
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_rotating_contains_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_97(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_rotating_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_97(_swig_i_2)))
 	return swig_r
 }
 
@@ -1188,7 +1194,7 @@ func Lfb_rotating_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_rotating_add_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2)), C.swig_type_100(_swig_i_3), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_rotating_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2)), C.swig_type_100(_swig_i_3), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1209,7 +1215,7 @@ func Lfb_rotating_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 u
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_rotating_contains_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2)), C.swig_type_104(_swig_i_3), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_rotating_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2)), C.swig_type_104(_swig_i_3), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1229,7 +1235,7 @@ func Lfb_rotating_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_rotating_add_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_rotating_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1246,7 +1252,7 @@ func Lfb_rotating_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_rotating_contains_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)), C.swig_type_110(_swig_i_2), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_rotating_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)), C.swig_type_110(_swig_i_2), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1259,7 +1265,7 @@ func Lfb_rotating_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 [
 func Lfb_rotating_rotate(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_rotating_rotate_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_rotating_rotate_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1267,7 +1273,7 @@ func Lfb_rotating_tick(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_rotating_tick_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_112(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_rotating_tick_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_112(_swig_i_1)))
 	return swig_r
 }
 
@@ -1275,7 +1281,7 @@ func Lfb_rotating_rotations(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_rotating_rotations_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_rotating_rotations_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -1284,7 +1290,7 @@ func Lfb_rotating_stats(arg1 uintptr, arg2 uint, arg3 []uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_rotating_stats_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_lfb_rotating_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1295,13 +1301,13 @@ func Lfb_swap_create(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_create_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_swap_create_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
 func Lfb_swap_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_swap_free_native_c97028d6a915e789(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_swap_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_swap_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
@@ -1309,7 +1315,7 @@ func Lfb_swap_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_swap_add_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_114(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_swap_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_114(_swig_i_2)))
 	return swig_r
 }
 
@@ -1318,7 +1324,7 @@ func Lfb_swap_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_swap_contains_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_115(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_swap_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_115(_swig_i_2)))
 	return swig_r
 }
 
@@ -1330,7 +1336,7 @@ func Lfb_swap_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_swap_add_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)), C.swig_type_118(_swig_i_3), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_swap_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)), C.swig_type_118(_swig_i_3), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1351,7 +1357,7 @@ func Lfb_swap_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_swap_contains_many_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), C.swig_type_122(_swig_i_3), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_lfb_swap_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), C.swig_type_122(_swig_i_3), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1371,7 +1377,7 @@ func Lfb_swap_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_swap_add_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)), C.swig_type_125(_swig_i_2), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_swap_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)), C.swig_type_125(_swig_i_2), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1388,7 +1394,7 @@ func Lfb_swap_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_swap_contains_keys_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_swap_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1402,7 +1408,7 @@ func Lfb_swap_stage(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_stage_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_swap_stage_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1411,7 +1417,7 @@ func Lfb_swap_add_staged(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_swap_add_staged_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_130(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_swap_add_staged_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_130(_swig_i_2)))
 	return swig_r
 }
 
@@ -1422,7 +1428,7 @@ func Lfb_swap_add_many_staged(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uin
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_swap_add_many_staged_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_2)), C.swig_type_133(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_swap_add_many_staged_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_2)), C.swig_type_133(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1435,7 +1441,7 @@ func Lfb_swap_add_many_staged(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uin
 func Lfb_swap_publish(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_swap_publish_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_swap_publish_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1443,7 +1449,7 @@ func Lfb_swap_replace(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_replace_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_swap_replace_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1451,7 +1457,7 @@ func Lfb_swap_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_stats_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_lfb_swap_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1462,7 +1468,7 @@ func Lfb_swap_generation(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_generation_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_swap_generation_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -1478,149 +1484,149 @@ func (p SwigcptrLfb_spec) SwigIsLfb_spec() {
 func (arg1 SwigcptrLfb_spec) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_struct_size_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_struct_size_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_kind_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_kind_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_kind_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_kind_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_capacity_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_135(_swig_i_1))
+	C._wrap_lfb_spec_capacity_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_135(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_capacity_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_capacity_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetFpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_fpr_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_spec_fpr_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetFpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_spec_fpr_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_spec_fpr_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_seed_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_137(_swig_i_1))
+	C._wrap_lfb_spec_seed_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_137(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_seed_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_seed_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetMemory_limit(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_memory_limit_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_139(_swig_i_1))
+	C._wrap_lfb_spec_memory_limit_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_139(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetMemory_limit() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_memory_limit_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_memory_limit_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetCounter_bits(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_counter_bits_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_counter_bits_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetCounter_bits() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_counter_bits_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_counter_bits_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetFlags(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_flags_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_flags_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetFlags() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_flags_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_flags_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetSlots(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_slots_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_141(_swig_i_1))
+	C._wrap_lfb_spec_slots_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_141(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetSlots() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_slots_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_slots_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetHashes(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_hashes_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_hashes_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetHashes() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_hashes_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_hashes_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetReserved(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_reserved_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_reserved_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetReserved() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_reserved_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_reserved_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLfb_spec() (_swig_ret Lfb_spec) {
 	var swig_r Lfb_spec
-	swig_r = (Lfb_spec)(SwigcptrLfb_spec(C._wrap_new_lfb_spec_native_c97028d6a915e789()))
+	swig_r = (Lfb_spec)(SwigcptrLfb_spec(C._wrap_new_lfb_spec_native_ec5b5f9f6d39b539()))
 	return swig_r
 }
 
 func DeleteLfb_spec(arg1 Lfb_spec) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_lfb_spec_native_c97028d6a915e789(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_lfb_spec_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
 }
 
 type Lfb_spec interface {
@@ -1661,279 +1667,279 @@ func (p SwigcptrLfb_info) SwigIsLfb_info() {
 func (arg1 SwigcptrLfb_info) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_struct_size_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_struct_size_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_kind_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_kind_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_kind_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_kind_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSlots(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_slots_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_143(_swig_i_1))
+	C._wrap_lfb_info_slots_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_143(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSlots() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_slots_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_slots_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSlot_bits(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_slot_bits_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_slot_bits_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSlot_bits() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_slot_bits_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_slot_bits_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetHashes(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_hashes_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_hashes_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetHashes() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_hashes_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_hashes_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_bytes_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_145(_swig_i_1))
+	C._wrap_lfb_info_bytes_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_145(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetBytes() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_bytes_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_bytes_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_capacity_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_147(_swig_i_1))
+	C._wrap_lfb_info_capacity_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_147(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_capacity_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_capacity_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetTarget_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_target_fpr_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_target_fpr_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetTarget_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_target_fpr_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_target_fpr_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_seed_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_149(_swig_i_1))
+	C._wrap_lfb_info_seed_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_149(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_seed_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_seed_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSlots_set(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_slots_set_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_151(_swig_i_1))
+	C._wrap_lfb_info_slots_set_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_151(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSlots_set() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_slots_set_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_slots_set_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetFill_ratio(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_fill_ratio_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_fill_ratio_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetFill_ratio() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_fill_ratio_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_fill_ratio_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetEstimated_count(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_estimated_count_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_estimated_count_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetEstimated_count() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_estimated_count_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_estimated_count_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetExpected_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_expected_fpr_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_expected_fpr_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetExpected_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_expected_fpr_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_expected_fpr_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetNear_capacity(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_near_capacity_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_near_capacity_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetNear_capacity() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_near_capacity_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_near_capacity_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetReserved(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_reserved_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_reserved_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetReserved() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_reserved_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_reserved_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSaturated(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_saturated_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_153(_swig_i_1))
+	C._wrap_lfb_info_saturated_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_153(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSaturated() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_saturated_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_saturated_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetKicks(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_kicks_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_155(_swig_i_1))
+	C._wrap_lfb_info_kicks_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_155(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetKicks() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_kicks_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_kicks_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetFailed_adds(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_failed_adds_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_157(_swig_i_1))
+	C._wrap_lfb_info_failed_adds_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_157(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetFailed_adds() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_failed_adds_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_failed_adds_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetDuplicate_refusals(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_duplicate_refusals_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_159(_swig_i_1))
+	C._wrap_lfb_info_duplicate_refusals_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_159(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetDuplicate_refusals() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_duplicate_refusals_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_duplicate_refusals_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetReader_retries(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_reader_retries_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_161(_swig_i_1))
+	C._wrap_lfb_info_reader_retries_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_161(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetReader_retries() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_reader_retries_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_reader_retries_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetReader_gave_up(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_reader_gave_up_set_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_type_163(_swig_i_1))
+	C._wrap_lfb_info_reader_gave_up_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_163(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetReader_gave_up() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_reader_gave_up_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_reader_gave_up_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLfb_info() (_swig_ret Lfb_info) {
 	var swig_r Lfb_info
-	swig_r = (Lfb_info)(SwigcptrLfb_info(C._wrap_new_lfb_info_native_c97028d6a915e789()))
+	swig_r = (Lfb_info)(SwigcptrLfb_info(C._wrap_new_lfb_info_native_ec5b5f9f6d39b539()))
 	return swig_r
 }
 
 func DeleteLfb_info(arg1 Lfb_info) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_lfb_info_native_c97028d6a915e789(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_lfb_info_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
 }
 
 type Lfb_info interface {
@@ -1986,19 +1992,19 @@ func Lfb_create(arg1 Lfb_spec, arg2 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_create_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_create_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
 func Lfb_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_free_native_c97028d6a915e789(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_kind(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_kind_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_kind_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2007,7 +2013,7 @@ func Lfb_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_add_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_165(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_165(_swig_i_2)))
 	return swig_r
 }
 
@@ -2016,7 +2022,7 @@ func Lfb_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_contains_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_166(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_166(_swig_i_2)))
 	return swig_r
 }
 
@@ -2025,7 +2031,7 @@ func Lfb_remove(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_remove_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_167(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_remove_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_167(_swig_i_2)))
 	return swig_r
 }
 
@@ -2034,7 +2040,7 @@ func Lfb_count(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_count_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_168(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_count_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_168(_swig_i_2)))
 	return swig_r
 }
 
@@ -2042,7 +2048,7 @@ func Lfb_info_get(arg1 uintptr, arg2 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lfb_info_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_info_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2050,7 +2056,7 @@ func Lfb_plan(arg1 Lfb_spec, arg2 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lfb_plan_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_plan_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2059,7 +2065,7 @@ func Lfb_serialized_size(arg1 uintptr, arg2 uint, arg3 *uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_serialized_size_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_serialized_size_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
 	return swig_r
 }
 
@@ -2069,7 +2075,7 @@ func Lfb_save(arg1 uintptr, arg2 uint, arg3 []byte, arg4 *uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_save_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_save_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2082,7 +2088,7 @@ func Lfb_load(arg1 uint, arg2 []byte, arg3 uint64, arg4 *uintptr) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_load_native_c97028d6a915e789(C.swig_intgo(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1)), C.swig_type_171(_swig_i_2), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_load_native_ec5b5f9f6d39b539(C.swig_intgo(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1)), C.swig_type_171(_swig_i_2), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2096,7 +2102,7 @@ func Lfb_open_shared(arg1 string, arg2 Lfb_spec, arg3 uint, arg4 uint, arg5 *uin
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_open_shared_native_c97028d6a915e789(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_open_shared_native_ec5b5f9f6d39b539(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2106,7 +2112,7 @@ func Lfb_open_shared(arg1 string, arg2 Lfb_spec, arg3 uint, arg4 uint, arg5 *uin
 func Lfb_flush(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_flush_native_c97028d6a915e789(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_flush_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2114,7 +2120,7 @@ func Lfb_copy(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_copy_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_copy_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -2122,7 +2128,23 @@ func Lfb_equal(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_equal_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_equal_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
+func Lfb_union(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_lfb_union_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
+func Lfb_intersect(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_lfb_intersect_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2130,7 +2152,38 @@ func Lfb_geometry_get(arg1 uintptr, arg2 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lfb_geometry_get_native_c97028d6a915e789(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_geometry_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
+func Lfb_clear(arg1 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_lfb_clear_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Lfb_swap_create_any(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_lfb_swap_create_any_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	return swig_r
+}
+
+func Lfb_swap_stage_any(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_lfb_swap_stage_any_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
+func Lfb_swap_replace_any(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_lfb_swap_replace_any_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 

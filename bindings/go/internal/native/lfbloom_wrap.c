@@ -209,7 +209,7 @@ SWIGINTERN struct lfb_info *new_lfb_info(void){
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_c97028d6a915e789(void *_swig_go_0) {
+void _wrap_Swig_free_native_ec5b5f9f6d39b539(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -219,7 +219,7 @@ void _wrap_Swig_free_native_c97028d6a915e789(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_c97028d6a915e789(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_ec5b5f9f6d39b539(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -232,7 +232,7 @@ void *_wrap_Swig_malloc_native_c97028d6a915e789(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_c97028d6a915e789() {
+_gostring_ _wrap_lfb_version_string_native_ec5b5f9f6d39b539() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -243,7 +243,7 @@ _gostring_ _wrap_lfb_version_string_native_c97028d6a915e789() {
 }
 
 
-intgo _wrap_lfb_abi_version_native_c97028d6a915e789() {
+intgo _wrap_lfb_abi_version_native_ec5b5f9f6d39b539() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -254,7 +254,7 @@ intgo _wrap_lfb_abi_version_native_c97028d6a915e789() {
 }
 
 
-_gostring_ _wrap_lfb_strerror_native_c97028d6a915e789(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_strerror_native_ec5b5f9f6d39b539(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -267,7 +267,7 @@ _gostring_ _wrap_lfb_strerror_native_c97028d6a915e789(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_last_error_native_c97028d6a915e789() {
+_gostring_ _wrap_lfb_last_error_native_ec5b5f9f6d39b539() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -278,7 +278,7 @@ _gostring_ _wrap_lfb_last_error_native_c97028d6a915e789() {
 }
 
 
-intgo _wrap_lfb_filter_create_native_c97028d6a915e789(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_native_ec5b5f9f6d39b539(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -309,7 +309,7 @@ intgo _wrap_lfb_filter_create_native_c97028d6a915e789(long long _swig_go_0, doub
 }
 
 
-intgo _wrap_lfb_filter_create_geometry_native_c97028d6a915e789(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_create_geometry_native_ec5b5f9f6d39b539(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -340,7 +340,7 @@ intgo _wrap_lfb_filter_create_geometry_native_c97028d6a915e789(long long _swig_g
 }
 
 
-void _wrap_lfb_filter_free_native_c97028d6a915e789(lfb_filter *_swig_go_0) {
+void _wrap_lfb_filter_free_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   
   arg1 = (lfb_filter *)_swig_go_0; 
@@ -350,7 +350,7 @@ void _wrap_lfb_filter_free_native_c97028d6a915e789(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_add_native_c97028d6a915e789(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_add_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -367,7 +367,7 @@ intgo _wrap_lfb_filter_add_native_c97028d6a915e789(lfb_filter *_swig_go_0, void 
 }
 
 
-intgo _wrap_lfb_filter_contains_native_c97028d6a915e789(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_filter_contains_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -384,7 +384,7 @@ intgo _wrap_lfb_filter_contains_native_c97028d6a915e789(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_add_many_native_c97028d6a915e789(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_add_many_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -407,7 +407,7 @@ intgo _wrap_lfb_filter_add_many_native_c97028d6a915e789(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_many_native_c97028d6a915e789(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_filter_contains_many_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -430,7 +430,7 @@ intgo _wrap_lfb_filter_contains_many_native_c97028d6a915e789(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_add_keys_native_c97028d6a915e789(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_filter_add_keys_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -451,7 +451,7 @@ intgo _wrap_lfb_filter_add_keys_native_c97028d6a915e789(lfb_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_filter_contains_keys_native_c97028d6a915e789(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_filter_contains_keys_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -472,7 +472,7 @@ intgo _wrap_lfb_filter_contains_keys_native_c97028d6a915e789(lfb_filter *_swig_g
 }
 
 
-intgo _wrap_lfb_filter_clear_native_c97028d6a915e789(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_clear_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -485,7 +485,7 @@ intgo _wrap_lfb_filter_clear_native_c97028d6a915e789(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_filter_merge_native_c97028d6a915e789(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_filter_merge_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -500,7 +500,7 @@ intgo _wrap_lfb_filter_merge_native_c97028d6a915e789(lfb_filter *_swig_go_0, lfb
 }
 
 
-intgo _wrap_lfb_filter_stats_native_c97028d6a915e789(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_stats_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -539,7 +539,7 @@ intgo _wrap_lfb_filter_stats_native_c97028d6a915e789(lfb_filter *_swig_go_0, _go
 }
 
 
-intgo _wrap_lfb_filter_bit_array_native_c97028d6a915e789(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_filter_bit_array_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_bit_array *arg2 = (lfb_bit_array *) 0 ;
   lfb_bit_array array2 ;
@@ -565,7 +565,7 @@ intgo _wrap_lfb_filter_bit_array_native_c97028d6a915e789(lfb_filter *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_filter_serialized_size_native_c97028d6a915e789(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_filter_serialized_size_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -582,7 +582,7 @@ intgo _wrap_lfb_filter_serialized_size_native_c97028d6a915e789(lfb_filter *_swig
 }
 
 
-intgo _wrap_lfb_filter_save_native_c97028d6a915e789(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_filter_save_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -602,7 +602,7 @@ intgo _wrap_lfb_filter_save_native_c97028d6a915e789(lfb_filter *_swig_go_0, intg
 }
 
 
-intgo _wrap_lfb_filter_load_native_c97028d6a915e789(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
+intgo _wrap_lfb_filter_load_native_ec5b5f9f6d39b539(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -634,7 +634,7 @@ intgo _wrap_lfb_filter_load_native_c97028d6a915e789(intgo _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_lfb_filter_create_shared_file_native_c97028d6a915e789(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
+intgo _wrap_lfb_filter_create_shared_file_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -672,7 +672,7 @@ intgo _wrap_lfb_filter_create_shared_file_native_c97028d6a915e789(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_filter_open_shared_file_native_c97028d6a915e789(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
+intgo _wrap_lfb_filter_open_shared_file_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_filter **arg3 = (lfb_filter **) 0 ;
@@ -706,7 +706,7 @@ intgo _wrap_lfb_filter_open_shared_file_native_c97028d6a915e789(_gostring_ _swig
 }
 
 
-intgo _wrap_lfb_filter_flush_native_c97028d6a915e789(lfb_filter *_swig_go_0) {
+intgo _wrap_lfb_filter_flush_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -719,7 +719,7 @@ intgo _wrap_lfb_filter_flush_native_c97028d6a915e789(lfb_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_create_native_c97028d6a915e789(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_native_ec5b5f9f6d39b539(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   double arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -750,7 +750,7 @@ intgo _wrap_lfb_counting_create_native_c97028d6a915e789(long long _swig_go_0, do
 }
 
 
-intgo _wrap_lfb_counting_create_geometry_native_c97028d6a915e789(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
+intgo _wrap_lfb_counting_create_geometry_native_ec5b5f9f6d39b539(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
   uint64_t arg1 ;
   uint32_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -781,7 +781,7 @@ intgo _wrap_lfb_counting_create_geometry_native_c97028d6a915e789(long long _swig
 }
 
 
-void _wrap_lfb_counting_free_native_c97028d6a915e789(lfb_counting *_swig_go_0) {
+void _wrap_lfb_counting_free_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   
   arg1 = (lfb_counting *)_swig_go_0; 
@@ -791,7 +791,7 @@ void _wrap_lfb_counting_free_native_c97028d6a915e789(lfb_counting *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_counting_add_native_c97028d6a915e789(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_add_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -808,7 +808,7 @@ intgo _wrap_lfb_counting_add_native_c97028d6a915e789(lfb_counting *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_counting_contains_native_c97028d6a915e789(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_contains_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -825,7 +825,7 @@ intgo _wrap_lfb_counting_contains_native_c97028d6a915e789(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_remove_native_c97028d6a915e789(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_remove_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -842,7 +842,7 @@ intgo _wrap_lfb_counting_remove_native_c97028d6a915e789(lfb_counting *_swig_go_0
 }
 
 
-intgo _wrap_lfb_counting_count_native_c97028d6a915e789(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_counting_count_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -859,7 +859,7 @@ intgo _wrap_lfb_counting_count_native_c97028d6a915e789(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_add_many_native_c97028d6a915e789(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_add_many_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -882,7 +882,7 @@ intgo _wrap_lfb_counting_add_many_native_c97028d6a915e789(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_many_native_c97028d6a915e789(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_contains_many_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -905,7 +905,7 @@ intgo _wrap_lfb_counting_contains_many_native_c97028d6a915e789(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_add_keys_native_c97028d6a915e789(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_add_keys_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -926,7 +926,7 @@ intgo _wrap_lfb_counting_add_keys_native_c97028d6a915e789(lfb_counting *_swig_go
 }
 
 
-intgo _wrap_lfb_counting_contains_keys_native_c97028d6a915e789(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_contains_keys_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -947,7 +947,7 @@ intgo _wrap_lfb_counting_contains_keys_native_c97028d6a915e789(lfb_counting *_sw
 }
 
 
-intgo _wrap_lfb_counting_remove_many_native_c97028d6a915e789(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_counting_remove_many_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -970,7 +970,7 @@ intgo _wrap_lfb_counting_remove_many_native_c97028d6a915e789(lfb_counting *_swig
 }
 
 
-intgo _wrap_lfb_counting_remove_keys_native_c97028d6a915e789(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_counting_remove_keys_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -991,7 +991,7 @@ intgo _wrap_lfb_counting_remove_keys_native_c97028d6a915e789(lfb_counting *_swig
 }
 
 
-intgo _wrap_lfb_counting_clear_native_c97028d6a915e789(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_clear_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1004,7 +1004,7 @@ intgo _wrap_lfb_counting_clear_native_c97028d6a915e789(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_counting_merge_native_c97028d6a915e789(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
+intgo _wrap_lfb_counting_merge_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_counting *arg2 = (lfb_counting *) 0 ;
   int result;
@@ -1019,7 +1019,7 @@ intgo _wrap_lfb_counting_merge_native_c97028d6a915e789(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_stats_native_c97028d6a915e789(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_counting_stats_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1058,7 +1058,7 @@ intgo _wrap_lfb_counting_stats_native_c97028d6a915e789(lfb_counting *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_counting_serialized_size_native_c97028d6a915e789(lfb_counting *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_counting_serialized_size_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, long long *_swig_go_1) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1073,7 +1073,7 @@ intgo _wrap_lfb_counting_serialized_size_native_c97028d6a915e789(lfb_counting *_
 }
 
 
-intgo _wrap_lfb_counting_save_native_c97028d6a915e789(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_counting_save_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1091,7 +1091,7 @@ intgo _wrap_lfb_counting_save_native_c97028d6a915e789(lfb_counting *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_counting_load_native_c97028d6a915e789(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_load_native_ec5b5f9f6d39b539(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   void *arg1 = (void *) 0 ;
   uint64_t arg2 ;
   lfb_options *arg3 = (lfb_options *) 0 ;
@@ -1121,7 +1121,7 @@ intgo _wrap_lfb_counting_load_native_c97028d6a915e789(_goslice_ _swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_counting_create_shared_file_native_c97028d6a915e789(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
+intgo _wrap_lfb_counting_create_shared_file_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1159,7 +1159,7 @@ intgo _wrap_lfb_counting_create_shared_file_native_c97028d6a915e789(_gostring_ _
 }
 
 
-intgo _wrap_lfb_counting_open_shared_file_native_c97028d6a915e789(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
+intgo _wrap_lfb_counting_open_shared_file_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
   char *arg1 = (char *) 0 ;
   lfb_options *arg2 = (lfb_options *) 0 ;
   lfb_counting **arg3 = (lfb_counting **) 0 ;
@@ -1193,7 +1193,7 @@ intgo _wrap_lfb_counting_open_shared_file_native_c97028d6a915e789(_gostring_ _sw
 }
 
 
-intgo _wrap_lfb_counting_flush_native_c97028d6a915e789(lfb_counting *_swig_go_0) {
+intgo _wrap_lfb_counting_flush_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0) {
   lfb_counting *arg1 = (lfb_counting *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1206,7 +1206,7 @@ intgo _wrap_lfb_counting_flush_native_c97028d6a915e789(lfb_counting *_swig_go_0)
 }
 
 
-intgo _wrap_lfb_scalable_create_native_c97028d6a915e789(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
+intgo _wrap_lfb_scalable_create_native_ec5b5f9f6d39b539(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   double arg3 ;
@@ -1243,7 +1243,7 @@ intgo _wrap_lfb_scalable_create_native_c97028d6a915e789(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_scalable_free_native_c97028d6a915e789(lfb_scalable *_swig_go_0) {
+void _wrap_lfb_scalable_free_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   
   arg1 = (lfb_scalable *)_swig_go_0; 
@@ -1253,7 +1253,7 @@ void _wrap_lfb_scalable_free_native_c97028d6a915e789(lfb_scalable *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_scalable_add_native_c97028d6a915e789(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_add_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1270,7 +1270,7 @@ intgo _wrap_lfb_scalable_add_native_c97028d6a915e789(lfb_scalable *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_scalable_contains_native_c97028d6a915e789(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_contains_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1287,7 +1287,7 @@ intgo _wrap_lfb_scalable_contains_native_c97028d6a915e789(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_add_many_native_c97028d6a915e789(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_add_many_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1310,7 +1310,7 @@ intgo _wrap_lfb_scalable_add_many_native_c97028d6a915e789(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_contains_many_native_c97028d6a915e789(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_scalable_contains_many_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1333,7 +1333,7 @@ intgo _wrap_lfb_scalable_contains_many_native_c97028d6a915e789(lfb_scalable *_sw
 }
 
 
-intgo _wrap_lfb_scalable_add_keys_native_c97028d6a915e789(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_scalable_add_keys_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1354,7 +1354,7 @@ intgo _wrap_lfb_scalable_add_keys_native_c97028d6a915e789(lfb_scalable *_swig_go
 }
 
 
-intgo _wrap_lfb_scalable_contains_keys_native_c97028d6a915e789(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_scalable_contains_keys_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1375,7 +1375,7 @@ intgo _wrap_lfb_scalable_contains_keys_native_c97028d6a915e789(lfb_scalable *_sw
 }
 
 
-intgo _wrap_lfb_scalable_filters_native_c97028d6a915e789(lfb_scalable *_swig_go_0) {
+intgo _wrap_lfb_scalable_filters_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1388,7 +1388,7 @@ intgo _wrap_lfb_scalable_filters_native_c97028d6a915e789(lfb_scalable *_swig_go_
 }
 
 
-intgo _wrap_lfb_scalable_stats_native_c97028d6a915e789(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_scalable_stats_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -1427,7 +1427,7 @@ intgo _wrap_lfb_scalable_stats_native_c97028d6a915e789(lfb_scalable *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_scalable_filter_stats_native_c97028d6a915e789(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_scalable_filter_stats_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1470,7 +1470,7 @@ intgo _wrap_lfb_scalable_filter_stats_native_c97028d6a915e789(lfb_scalable *_swi
 }
 
 
-intgo _wrap_lfb_scalable_remove_native_c97028d6a915e789(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_scalable_remove_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1487,7 +1487,7 @@ intgo _wrap_lfb_scalable_remove_native_c97028d6a915e789(lfb_scalable *_swig_go_0
 }
 
 
-intgo _wrap_lfb_scalable_ambiguous_removes_native_c97028d6a915e789(lfb_scalable *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_scalable_ambiguous_removes_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, long long *_swig_go_1) {
   lfb_scalable *arg1 = (lfb_scalable *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1502,7 +1502,7 @@ intgo _wrap_lfb_scalable_ambiguous_removes_native_c97028d6a915e789(lfb_scalable 
 }
 
 
-intgo _wrap_lfb_rotating_create_native_c97028d6a915e789(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
+intgo _wrap_lfb_rotating_create_native_ec5b5f9f6d39b539(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
   uint64_t arg1 ;
   double arg2 ;
   uint32_t arg3 ;
@@ -1539,7 +1539,7 @@ intgo _wrap_lfb_rotating_create_native_c97028d6a915e789(long long _swig_go_0, do
 }
 
 
-void _wrap_lfb_rotating_free_native_c97028d6a915e789(lfb_rotating *_swig_go_0) {
+void _wrap_lfb_rotating_free_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   
   arg1 = (lfb_rotating *)_swig_go_0; 
@@ -1549,7 +1549,7 @@ void _wrap_lfb_rotating_free_native_c97028d6a915e789(lfb_rotating *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_rotating_add_native_c97028d6a915e789(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_add_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1566,7 +1566,7 @@ intgo _wrap_lfb_rotating_add_native_c97028d6a915e789(lfb_rotating *_swig_go_0, v
 }
 
 
-intgo _wrap_lfb_rotating_contains_native_c97028d6a915e789(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_rotating_contains_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1583,7 +1583,7 @@ intgo _wrap_lfb_rotating_contains_native_c97028d6a915e789(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_add_many_native_c97028d6a915e789(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_add_many_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1606,7 +1606,7 @@ intgo _wrap_lfb_rotating_add_many_native_c97028d6a915e789(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_contains_many_native_c97028d6a915e789(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_rotating_contains_many_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1629,7 +1629,7 @@ intgo _wrap_lfb_rotating_contains_many_native_c97028d6a915e789(lfb_rotating *_sw
 }
 
 
-intgo _wrap_lfb_rotating_add_keys_native_c97028d6a915e789(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_rotating_add_keys_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1650,7 +1650,7 @@ intgo _wrap_lfb_rotating_add_keys_native_c97028d6a915e789(lfb_rotating *_swig_go
 }
 
 
-intgo _wrap_lfb_rotating_contains_keys_native_c97028d6a915e789(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_rotating_contains_keys_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1671,7 +1671,7 @@ intgo _wrap_lfb_rotating_contains_keys_native_c97028d6a915e789(lfb_rotating *_sw
 }
 
 
-intgo _wrap_lfb_rotating_rotate_native_c97028d6a915e789(lfb_rotating *_swig_go_0) {
+intgo _wrap_lfb_rotating_rotate_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1684,7 +1684,7 @@ intgo _wrap_lfb_rotating_rotate_native_c97028d6a915e789(lfb_rotating *_swig_go_0
 }
 
 
-intgo _wrap_lfb_rotating_tick_native_c97028d6a915e789(lfb_rotating *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_lfb_rotating_tick_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, long long _swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1699,7 +1699,7 @@ intgo _wrap_lfb_rotating_tick_native_c97028d6a915e789(lfb_rotating *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_rotating_rotations_native_c97028d6a915e789(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_rotating_rotations_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1714,7 +1714,7 @@ intgo _wrap_lfb_rotating_rotations_native_c97028d6a915e789(lfb_rotating *_swig_g
 }
 
 
-intgo _wrap_lfb_rotating_stats_native_c97028d6a915e789(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_lfb_rotating_stats_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   lfb_rotating *arg1 = (lfb_rotating *) 0 ;
   uint32_t arg2 ;
   lfb_stats *arg3 = (lfb_stats *) 0 ;
@@ -1755,7 +1755,7 @@ intgo _wrap_lfb_rotating_stats_native_c97028d6a915e789(lfb_rotating *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_create_native_c97028d6a915e789(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
+intgo _wrap_lfb_swap_create_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
   lfb_filter *arg1 = (lfb_filter *) 0 ;
   lfb_swap **arg2 = (lfb_swap **) 0 ;
   lfb_swap *handle2 = NULL ;
@@ -1772,7 +1772,7 @@ intgo _wrap_lfb_swap_create_native_c97028d6a915e789(lfb_filter *_swig_go_0, lfb_
 }
 
 
-void _wrap_lfb_swap_free_native_c97028d6a915e789(lfb_swap *_swig_go_0) {
+void _wrap_lfb_swap_free_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   
   arg1 = (lfb_swap *)_swig_go_0; 
@@ -1782,7 +1782,7 @@ void _wrap_lfb_swap_free_native_c97028d6a915e789(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_add_native_c97028d6a915e789(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1799,7 +1799,7 @@ intgo _wrap_lfb_swap_add_native_c97028d6a915e789(lfb_swap *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_lfb_swap_contains_native_c97028d6a915e789(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_contains_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1816,7 +1816,7 @@ intgo _wrap_lfb_swap_contains_native_c97028d6a915e789(lfb_swap *_swig_go_0, void
 }
 
 
-intgo _wrap_lfb_swap_add_many_native_c97028d6a915e789(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_add_many_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1839,7 +1839,7 @@ intgo _wrap_lfb_swap_add_many_native_c97028d6a915e789(lfb_swap *_swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_swap_contains_many_native_c97028d6a915e789(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
+intgo _wrap_lfb_swap_contains_many_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1862,7 +1862,7 @@ intgo _wrap_lfb_swap_contains_many_native_c97028d6a915e789(lfb_swap *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_add_keys_native_c97028d6a915e789(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_add_keys_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1883,7 +1883,7 @@ intgo _wrap_lfb_swap_add_keys_native_c97028d6a915e789(lfb_swap *_swig_go_0, _gos
 }
 
 
-intgo _wrap_lfb_swap_contains_keys_native_c97028d6a915e789(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_contains_keys_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_key *arg2 = (lfb_key *) 0 ;
   uint64_t arg3 ;
@@ -1904,7 +1904,7 @@ intgo _wrap_lfb_swap_contains_keys_native_c97028d6a915e789(lfb_swap *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_swap_stage_native_c97028d6a915e789(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_stage_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1919,7 +1919,7 @@ intgo _wrap_lfb_swap_stage_native_c97028d6a915e789(lfb_swap *_swig_go_0, lfb_fil
 }
 
 
-intgo _wrap_lfb_swap_add_staged_native_c97028d6a915e789(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_swap_add_staged_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1936,7 +1936,7 @@ intgo _wrap_lfb_swap_add_staged_native_c97028d6a915e789(lfb_swap *_swig_go_0, vo
 }
 
 
-intgo _wrap_lfb_swap_add_many_staged_native_c97028d6a915e789(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_lfb_swap_add_many_staged_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1957,7 +1957,7 @@ intgo _wrap_lfb_swap_add_many_staged_native_c97028d6a915e789(lfb_swap *_swig_go_
 }
 
 
-intgo _wrap_lfb_swap_publish_native_c97028d6a915e789(lfb_swap *_swig_go_0) {
+intgo _wrap_lfb_swap_publish_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1970,7 +1970,7 @@ intgo _wrap_lfb_swap_publish_native_c97028d6a915e789(lfb_swap *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_replace_native_c97028d6a915e789(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
+intgo _wrap_lfb_swap_replace_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_filter *arg2 = (lfb_filter *) 0 ;
   int result;
@@ -1985,7 +1985,7 @@ intgo _wrap_lfb_swap_replace_native_c97028d6a915e789(lfb_swap *_swig_go_0, lfb_f
 }
 
 
-intgo _wrap_lfb_swap_stats_native_c97028d6a915e789(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_lfb_swap_stats_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   lfb_stats *arg2 = (lfb_stats *) 0 ;
   lfb_stats stats2 ;
@@ -2024,7 +2024,7 @@ intgo _wrap_lfb_swap_stats_native_c97028d6a915e789(lfb_swap *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_lfb_swap_generation_native_c97028d6a915e789(lfb_swap *_swig_go_0, long long *_swig_go_1) {
+intgo _wrap_lfb_swap_generation_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, long long *_swig_go_1) {
   lfb_swap *arg1 = (lfb_swap *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -2039,7 +2039,7 @@ intgo _wrap_lfb_swap_generation_native_c97028d6a915e789(lfb_swap *_swig_go_0, lo
 }
 
 
-intgo _wrap_lfb_spec_struct_size_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_struct_size_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2052,7 +2052,7 @@ intgo _wrap_lfb_spec_struct_size_get_native_c97028d6a915e789(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_kind_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_kind_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2064,7 +2064,7 @@ void _wrap_lfb_spec_kind_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0
 }
 
 
-intgo _wrap_lfb_spec_kind_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_kind_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2077,7 +2077,7 @@ intgo _wrap_lfb_spec_kind_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_
 }
 
 
-void _wrap_lfb_spec_capacity_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_capacity_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -2089,7 +2089,7 @@ void _wrap_lfb_spec_capacity_set_native_c97028d6a915e789(struct lfb_spec *_swig_
 }
 
 
-long long _wrap_lfb_spec_capacity_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_capacity_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2102,7 +2102,7 @@ long long _wrap_lfb_spec_capacity_get_native_c97028d6a915e789(struct lfb_spec *_
 }
 
 
-void _wrap_lfb_spec_fpr_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_spec_fpr_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, double _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double arg2 ;
   
@@ -2114,7 +2114,7 @@ void _wrap_lfb_spec_fpr_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0,
 }
 
 
-double _wrap_lfb_spec_fpr_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+double _wrap_lfb_spec_fpr_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double result;
   double _swig_go_result;
@@ -2127,7 +2127,7 @@ double _wrap_lfb_spec_fpr_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_
 }
 
 
-void _wrap_lfb_spec_seed_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_seed_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -2139,7 +2139,7 @@ void _wrap_lfb_spec_seed_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0
 }
 
 
-long long _wrap_lfb_spec_seed_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_seed_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2152,7 +2152,7 @@ long long _wrap_lfb_spec_seed_get_native_c97028d6a915e789(struct lfb_spec *_swig
 }
 
 
-void _wrap_lfb_spec_memory_limit_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_memory_limit_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -2164,7 +2164,7 @@ void _wrap_lfb_spec_memory_limit_set_native_c97028d6a915e789(struct lfb_spec *_s
 }
 
 
-long long _wrap_lfb_spec_memory_limit_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_memory_limit_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2177,7 +2177,7 @@ long long _wrap_lfb_spec_memory_limit_get_native_c97028d6a915e789(struct lfb_spe
 }
 
 
-void _wrap_lfb_spec_counter_bits_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_counter_bits_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2189,7 +2189,7 @@ void _wrap_lfb_spec_counter_bits_set_native_c97028d6a915e789(struct lfb_spec *_s
 }
 
 
-intgo _wrap_lfb_spec_counter_bits_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_counter_bits_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2202,7 +2202,7 @@ intgo _wrap_lfb_spec_counter_bits_get_native_c97028d6a915e789(struct lfb_spec *_
 }
 
 
-void _wrap_lfb_spec_flags_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_flags_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2214,7 +2214,7 @@ void _wrap_lfb_spec_flags_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_
 }
 
 
-intgo _wrap_lfb_spec_flags_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_flags_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2227,7 +2227,7 @@ intgo _wrap_lfb_spec_flags_get_native_c97028d6a915e789(struct lfb_spec *_swig_go
 }
 
 
-void _wrap_lfb_spec_slots_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_slots_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -2239,7 +2239,7 @@ void _wrap_lfb_spec_slots_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_
 }
 
 
-long long _wrap_lfb_spec_slots_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_slots_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2252,7 +2252,7 @@ long long _wrap_lfb_spec_slots_get_native_c97028d6a915e789(struct lfb_spec *_swi
 }
 
 
-void _wrap_lfb_spec_hashes_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_hashes_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2264,7 +2264,7 @@ void _wrap_lfb_spec_hashes_set_native_c97028d6a915e789(struct lfb_spec *_swig_go
 }
 
 
-intgo _wrap_lfb_spec_hashes_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_hashes_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2277,7 +2277,7 @@ intgo _wrap_lfb_spec_hashes_get_native_c97028d6a915e789(struct lfb_spec *_swig_g
 }
 
 
-void _wrap_lfb_spec_reserved_set_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_reserved_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2289,7 +2289,7 @@ void _wrap_lfb_spec_reserved_set_native_c97028d6a915e789(struct lfb_spec *_swig_
 }
 
 
-intgo _wrap_lfb_spec_reserved_get_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_reserved_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2302,7 +2302,7 @@ intgo _wrap_lfb_spec_reserved_get_native_c97028d6a915e789(struct lfb_spec *_swig
 }
 
 
-struct lfb_spec *_wrap_new_lfb_spec_native_c97028d6a915e789() {
+struct lfb_spec *_wrap_new_lfb_spec_native_ec5b5f9f6d39b539() {
   struct lfb_spec *result = 0 ;
   struct lfb_spec *_swig_go_result;
   
@@ -2313,7 +2313,7 @@ struct lfb_spec *_wrap_new_lfb_spec_native_c97028d6a915e789() {
 }
 
 
-void _wrap_delete_lfb_spec_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) {
+void _wrap_delete_lfb_spec_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   
   arg1 = *(struct lfb_spec **)&_swig_go_0; 
@@ -2323,7 +2323,7 @@ void _wrap_delete_lfb_spec_native_c97028d6a915e789(struct lfb_spec *_swig_go_0) 
 }
 
 
-intgo _wrap_lfb_info_struct_size_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_struct_size_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2336,7 +2336,7 @@ intgo _wrap_lfb_info_struct_size_get_native_c97028d6a915e789(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_kind_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_kind_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2348,7 +2348,7 @@ void _wrap_lfb_info_kind_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0
 }
 
 
-intgo _wrap_lfb_info_kind_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_kind_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2361,7 +2361,7 @@ intgo _wrap_lfb_info_kind_get_native_c97028d6a915e789(struct lfb_info *_swig_go_
 }
 
 
-void _wrap_lfb_info_slots_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_slots_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2373,7 +2373,7 @@ void _wrap_lfb_info_slots_set_native_c97028d6a915e789(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_slots_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_slots_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2386,7 +2386,7 @@ long long _wrap_lfb_info_slots_get_native_c97028d6a915e789(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_slot_bits_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_slot_bits_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2398,7 +2398,7 @@ void _wrap_lfb_info_slot_bits_set_native_c97028d6a915e789(struct lfb_info *_swig
 }
 
 
-intgo _wrap_lfb_info_slot_bits_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_slot_bits_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2411,7 +2411,7 @@ intgo _wrap_lfb_info_slot_bits_get_native_c97028d6a915e789(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_hashes_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_hashes_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2423,7 +2423,7 @@ void _wrap_lfb_info_hashes_set_native_c97028d6a915e789(struct lfb_info *_swig_go
 }
 
 
-intgo _wrap_lfb_info_hashes_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_hashes_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2436,7 +2436,7 @@ intgo _wrap_lfb_info_hashes_get_native_c97028d6a915e789(struct lfb_info *_swig_g
 }
 
 
-void _wrap_lfb_info_bytes_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_bytes_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2448,7 +2448,7 @@ void _wrap_lfb_info_bytes_set_native_c97028d6a915e789(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_bytes_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_bytes_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2461,7 +2461,7 @@ long long _wrap_lfb_info_bytes_get_native_c97028d6a915e789(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_capacity_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_capacity_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2473,7 +2473,7 @@ void _wrap_lfb_info_capacity_set_native_c97028d6a915e789(struct lfb_info *_swig_
 }
 
 
-long long _wrap_lfb_info_capacity_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_capacity_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2486,7 +2486,7 @@ long long _wrap_lfb_info_capacity_get_native_c97028d6a915e789(struct lfb_info *_
 }
 
 
-void _wrap_lfb_info_target_fpr_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_target_fpr_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -2498,7 +2498,7 @@ void _wrap_lfb_info_target_fpr_set_native_c97028d6a915e789(struct lfb_info *_swi
 }
 
 
-double _wrap_lfb_info_target_fpr_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_target_fpr_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -2511,7 +2511,7 @@ double _wrap_lfb_info_target_fpr_get_native_c97028d6a915e789(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_seed_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_seed_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2523,7 +2523,7 @@ void _wrap_lfb_info_seed_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0
 }
 
 
-long long _wrap_lfb_info_seed_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_seed_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2536,7 +2536,7 @@ long long _wrap_lfb_info_seed_get_native_c97028d6a915e789(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_slots_set_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_slots_set_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2548,7 +2548,7 @@ void _wrap_lfb_info_slots_set_set_native_c97028d6a915e789(struct lfb_info *_swig
 }
 
 
-long long _wrap_lfb_info_slots_set_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_slots_set_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2561,7 +2561,7 @@ long long _wrap_lfb_info_slots_set_get_native_c97028d6a915e789(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_fill_ratio_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_fill_ratio_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -2573,7 +2573,7 @@ void _wrap_lfb_info_fill_ratio_set_native_c97028d6a915e789(struct lfb_info *_swi
 }
 
 
-double _wrap_lfb_info_fill_ratio_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_fill_ratio_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -2586,7 +2586,7 @@ double _wrap_lfb_info_fill_ratio_get_native_c97028d6a915e789(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_estimated_count_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_estimated_count_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -2598,7 +2598,7 @@ void _wrap_lfb_info_estimated_count_set_native_c97028d6a915e789(struct lfb_info 
 }
 
 
-double _wrap_lfb_info_estimated_count_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_estimated_count_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -2611,7 +2611,7 @@ double _wrap_lfb_info_estimated_count_get_native_c97028d6a915e789(struct lfb_inf
 }
 
 
-void _wrap_lfb_info_expected_fpr_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_expected_fpr_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -2623,7 +2623,7 @@ void _wrap_lfb_info_expected_fpr_set_native_c97028d6a915e789(struct lfb_info *_s
 }
 
 
-double _wrap_lfb_info_expected_fpr_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_expected_fpr_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -2636,7 +2636,7 @@ double _wrap_lfb_info_expected_fpr_get_native_c97028d6a915e789(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_near_capacity_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_near_capacity_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2648,7 +2648,7 @@ void _wrap_lfb_info_near_capacity_set_native_c97028d6a915e789(struct lfb_info *_
 }
 
 
-intgo _wrap_lfb_info_near_capacity_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_near_capacity_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2661,7 +2661,7 @@ intgo _wrap_lfb_info_near_capacity_get_native_c97028d6a915e789(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_reserved_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_reserved_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2673,7 +2673,7 @@ void _wrap_lfb_info_reserved_set_native_c97028d6a915e789(struct lfb_info *_swig_
 }
 
 
-intgo _wrap_lfb_info_reserved_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_reserved_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2686,7 +2686,7 @@ intgo _wrap_lfb_info_reserved_get_native_c97028d6a915e789(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_saturated_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_saturated_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2698,7 +2698,7 @@ void _wrap_lfb_info_saturated_set_native_c97028d6a915e789(struct lfb_info *_swig
 }
 
 
-long long _wrap_lfb_info_saturated_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_saturated_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2711,7 +2711,7 @@ long long _wrap_lfb_info_saturated_get_native_c97028d6a915e789(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_kicks_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_kicks_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2723,7 +2723,7 @@ void _wrap_lfb_info_kicks_set_native_c97028d6a915e789(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_kicks_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_kicks_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2736,7 +2736,7 @@ long long _wrap_lfb_info_kicks_get_native_c97028d6a915e789(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_failed_adds_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_failed_adds_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2748,7 +2748,7 @@ void _wrap_lfb_info_failed_adds_set_native_c97028d6a915e789(struct lfb_info *_sw
 }
 
 
-long long _wrap_lfb_info_failed_adds_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_failed_adds_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2761,7 +2761,7 @@ long long _wrap_lfb_info_failed_adds_get_native_c97028d6a915e789(struct lfb_info
 }
 
 
-void _wrap_lfb_info_duplicate_refusals_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_duplicate_refusals_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2773,7 +2773,7 @@ void _wrap_lfb_info_duplicate_refusals_set_native_c97028d6a915e789(struct lfb_in
 }
 
 
-long long _wrap_lfb_info_duplicate_refusals_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_duplicate_refusals_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2786,7 +2786,7 @@ long long _wrap_lfb_info_duplicate_refusals_get_native_c97028d6a915e789(struct l
 }
 
 
-void _wrap_lfb_info_reader_retries_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_reader_retries_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2798,7 +2798,7 @@ void _wrap_lfb_info_reader_retries_set_native_c97028d6a915e789(struct lfb_info *
 }
 
 
-long long _wrap_lfb_info_reader_retries_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_reader_retries_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2811,7 +2811,7 @@ long long _wrap_lfb_info_reader_retries_get_native_c97028d6a915e789(struct lfb_i
 }
 
 
-void _wrap_lfb_info_reader_gave_up_set_native_c97028d6a915e789(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_reader_gave_up_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2823,7 +2823,7 @@ void _wrap_lfb_info_reader_gave_up_set_native_c97028d6a915e789(struct lfb_info *
 }
 
 
-long long _wrap_lfb_info_reader_gave_up_get_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_reader_gave_up_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2836,7 +2836,7 @@ long long _wrap_lfb_info_reader_gave_up_get_native_c97028d6a915e789(struct lfb_i
 }
 
 
-struct lfb_info *_wrap_new_lfb_info_native_c97028d6a915e789() {
+struct lfb_info *_wrap_new_lfb_info_native_ec5b5f9f6d39b539() {
   struct lfb_info *result = 0 ;
   struct lfb_info *_swig_go_result;
   
@@ -2847,7 +2847,7 @@ struct lfb_info *_wrap_new_lfb_info_native_c97028d6a915e789() {
 }
 
 
-void _wrap_delete_lfb_info_native_c97028d6a915e789(struct lfb_info *_swig_go_0) {
+void _wrap_delete_lfb_info_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   
   arg1 = *(struct lfb_info **)&_swig_go_0; 
@@ -2857,7 +2857,7 @@ void _wrap_delete_lfb_info_native_c97028d6a915e789(struct lfb_info *_swig_go_0) 
 }
 
 
-intgo _wrap_lfb_create_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
+intgo _wrap_lfb_create_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_spec *arg1 = (lfb_spec *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -2874,7 +2874,7 @@ intgo _wrap_lfb_create_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, lfb_
 }
 
 
-void _wrap_lfb_free_native_c97028d6a915e789(lfb_handle *_swig_go_0) {
+void _wrap_lfb_free_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   
   arg1 = (lfb_handle *)_swig_go_0; 
@@ -2884,7 +2884,7 @@ void _wrap_lfb_free_native_c97028d6a915e789(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_kind_native_c97028d6a915e789(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_kind_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2897,7 +2897,7 @@ intgo _wrap_lfb_kind_native_c97028d6a915e789(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_add_native_c97028d6a915e789(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_add_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2914,7 +2914,7 @@ intgo _wrap_lfb_add_native_c97028d6a915e789(lfb_handle *_swig_go_0, void *_swig_
 }
 
 
-intgo _wrap_lfb_contains_native_c97028d6a915e789(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_contains_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2931,7 +2931,7 @@ intgo _wrap_lfb_contains_native_c97028d6a915e789(lfb_handle *_swig_go_0, void *_
 }
 
 
-intgo _wrap_lfb_remove_native_c97028d6a915e789(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_remove_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2948,7 +2948,7 @@ intgo _wrap_lfb_remove_native_c97028d6a915e789(lfb_handle *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_lfb_count_native_c97028d6a915e789(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_count_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2965,7 +2965,7 @@ intgo _wrap_lfb_count_native_c97028d6a915e789(lfb_handle *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_lfb_info_get_native_c97028d6a915e789(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_info_get_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2980,7 +2980,7 @@ intgo _wrap_lfb_info_get_native_c97028d6a915e789(lfb_handle *_swig_go_0, struct 
 }
 
 
-intgo _wrap_lfb_plan_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_plan_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_spec *arg1 = (lfb_spec *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2995,7 +2995,7 @@ intgo _wrap_lfb_plan_native_c97028d6a915e789(struct lfb_spec *_swig_go_0, struct
 }
 
 
-intgo _wrap_lfb_serialized_size_native_c97028d6a915e789(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_serialized_size_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3012,7 +3012,7 @@ intgo _wrap_lfb_serialized_size_native_c97028d6a915e789(lfb_handle *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_save_native_c97028d6a915e789(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_save_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3032,7 +3032,7 @@ intgo _wrap_lfb_save_native_c97028d6a915e789(lfb_handle *_swig_go_0, intgo _swig
 }
 
 
-intgo _wrap_lfb_load_native_c97028d6a915e789(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+intgo _wrap_lfb_load_native_ec5b5f9f6d39b539(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -3054,7 +3054,7 @@ intgo _wrap_lfb_load_native_c97028d6a915e789(intgo _swig_go_0, _goslice_ _swig_g
 }
 
 
-intgo _wrap_lfb_open_shared_native_c97028d6a915e789(_gostring_ _swig_go_0, struct lfb_spec *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, lfb_handle **_swig_go_4) {
+intgo _wrap_lfb_open_shared_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, struct lfb_spec *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, lfb_handle **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   lfb_spec *arg2 = (lfb_spec *) 0 ;
   uint32_t arg3 ;
@@ -3082,7 +3082,7 @@ intgo _wrap_lfb_open_shared_native_c97028d6a915e789(_gostring_ _swig_go_0, struc
 }
 
 
-intgo _wrap_lfb_flush_native_c97028d6a915e789(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_flush_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3095,7 +3095,7 @@ intgo _wrap_lfb_flush_native_c97028d6a915e789(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_copy_native_c97028d6a915e789(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
+intgo _wrap_lfb_copy_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -3112,7 +3112,7 @@ intgo _wrap_lfb_copy_native_c97028d6a915e789(lfb_handle *_swig_go_0, lfb_handle 
 }
 
 
-intgo _wrap_lfb_equal_native_c97028d6a915e789(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_equal_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -3127,7 +3127,37 @@ intgo _wrap_lfb_equal_native_c97028d6a915e789(lfb_handle *_swig_go_0, lfb_handle
 }
 
 
-intgo _wrap_lfb_geometry_get_native_c97028d6a915e789(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_union_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  lfb_handle *arg2 = (lfb_handle *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (lfb_handle *)_swig_go_1; 
+  
+  result = (int)lfb_union(arg1,(struct lfb_handle const *)arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_intersect_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  lfb_handle *arg2 = (lfb_handle *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (lfb_handle *)_swig_go_1; 
+  
+  result = (int)lfb_intersect(arg1,(struct lfb_handle const *)arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_geometry_get_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -3137,6 +3167,66 @@ intgo _wrap_lfb_geometry_get_native_c97028d6a915e789(lfb_handle *_swig_go_0, str
   arg2 = *(lfb_info **)&_swig_go_1; 
   
   result = (int)lfb_geometry_get((struct lfb_handle const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_clear_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  
+  result = (int)lfb_clear(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_create_any_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_swap **_swig_go_1) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  lfb_swap **arg2 = (lfb_swap **) 0 ;
+  lfb_swap *handle2 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = &handle2; 
+  
+  result = (int)lfb_swap_create_any(arg1,arg2);
+  _swig_go_result = result; 
+  if (_swig_go_1) *_swig_go_1 = handle2; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_stage_any_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, lfb_handle *_swig_go_1) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  lfb_handle *arg2 = (lfb_handle *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (lfb_handle *)_swig_go_1; 
+  
+  result = (int)lfb_swap_stage_any(arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_swap_replace_any_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, lfb_handle *_swig_go_1) {
+  lfb_swap *arg1 = (lfb_swap *) 0 ;
+  lfb_handle *arg2 = (lfb_handle *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_swap *)_swig_go_0; 
+  arg2 = (lfb_handle *)_swig_go_1; 
+  
+  result = (int)lfb_swap_replace_any(arg1,arg2);
   _swig_go_result = result; 
   return _swig_go_result;
 }

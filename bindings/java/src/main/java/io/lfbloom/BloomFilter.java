@@ -32,7 +32,7 @@ import java.nio.ByteOrder;
  * <p>Errors: {@code IllegalArgumentException} for bad arguments, {@code IllegalStateException}
  * after close, {@link LfbloomException} (with the C status code) for everything else.
  */
-public final class BloomFilter extends KeyFilter {
+public final class BloomFilter extends HandleFilter<BloomFilter> {
     /** Where a key's bits go. */
     public enum Layout {
         /** All of a key's bits in one 64-byte cache line: one cache miss per call. */
@@ -44,8 +44,32 @@ public final class BloomFilter extends KeyFilter {
          * full classic filters; give a classic filter never exchanged with Guava a non-zero seed.
          * {@link #BLOCKED} filters spread every key's probes whatever the seed.
          */
-        CLASSIC
+        CLASSIC,
+        /**
+         * Parquet's split-block filter (since 1.9): 8 bits, one in each 32-bit word of a 256-bit
+         * block, hashed with XXH64 (seed 0 is Parquet's); k is always 8. Scalable and rotating
+         * filters take BLOCKED or CLASSIC only.
+         */
+        SPLIT_BLOCK,
+        /** All of a key's bits in one 64-bit word (since 1.9): the fastest, at a higher rate for its bits. */
+        ONE_WORD,
+        /** All of a key's bits in one pair of 64-bit words (since 1.9). */
+        TWO_WORD;
+
+        /** The enum lfb_kind number. */
+        int kind() {
+            return switch (this) {
+                case BLOCKED -> Native.LAYOUT_BLOCKED;
+                case CLASSIC -> Native.LAYOUT_CLASSIC;
+                case SPLIT_BLOCK -> 4;
+                case ONE_WORD -> 5;
+                case TWO_WORD -> 6;
+            };
+        }
     }
+
+    /** Every Bloom layout's enum lfb_kind number: what a file opened or loaded as a BloomFilter may hold. */
+    private static final int[] KINDS = {1, 2, 4, 5, 6};
 
     /** Creation options; immutable. */
     public static final class Options {
@@ -81,6 +105,14 @@ public final class BloomFilter extends KeyFilter {
             return new Options(layout, memoryLimit, seed);
         }
 
+        /** An lfb_spec (the caller deletes it) with this layout, seed and memory limit. */
+        lfb_spec spec(long expectedInsertions, double fpp) {
+            lfb_spec spec = Plan.spec(layout.kind(), expectedInsertions, fpp);
+            spec.setSeed(seed);
+            spec.setMemory_limit(memoryLimit);
+            return spec;
+        }
+
         long[] toNative(int counterBits) {
             return new long[] {layout == Layout.CLASSIC ? Native.LAYOUT_CLASSIC : Native.LAYOUT_BLOCKED, memoryLimit, seed,
                 counterBits, 0};
@@ -88,8 +120,12 @@ public final class BloomFilter extends KeyFilter {
     }
 
     private BloomFilter(long nativeHandle) {
-        super(nativeHandle, LfbNative::lfb_filter_free, LfbNative::lfb_filter_add, LfbNative::lfb_filter_contains,
-                LfbNative::lfb_filter_add_many, LfbNative::lfb_filter_contains_many);
+        super(nativeHandle);
+    }
+
+    @Override
+    BloomFilter wrap(long nativeHandle) {
+        return new BloomFilter(nativeHandle);
     }
 
     /** A filter sized so that after {@code expectedInsertions} distinct puts the FPP is at most {@code fpp}. */
@@ -100,24 +136,35 @@ public final class BloomFilter extends KeyFilter {
     /** What {@code create(expectedInsertions, fpp, options)} would make, without making it (the memory limit is ignored). */
     public static Plan plan(long expectedInsertions, double fpp, Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
-        return Plan.of(options.layout == Layout.CLASSIC ? Native.LAYOUT_CLASSIC : Native.LAYOUT_BLOCKED, expectedInsertions, fpp, 4);
+        return Plan.of(options.layout.kind(), expectedInsertions, fpp, 4);
     }
 
     /** As {@link #create(long, double)}, with a layout, a memory limit and a seed. */
     public static BloomFilter create(long expectedInsertions, double fpp, Options options) {
-        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
-        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
-        Native.load();
-        long[] out = new long[1];
-        return new BloomFilter(Native.handleOf(LfbNative.lfb_filter_create(expectedInsertions, fpp, options.toNative(4), out), out));
+        if (options == null) throw new IllegalArgumentException("options is null");
+        return new BloomFilter(created(options.spec(expectedInsertions, fpp)));
     }
 
-    /** Exactly {@code bits} bits (a multiple of 512 blocked, 64 classic) and {@code hashes} probes (1..255). */
+    /**
+     * Exactly {@code bits} bits (a multiple of 512 blocked, 64 classic and one-word, 128 two-word,
+     * 256 split-block) and {@code hashes} probes (1..255; 8 split-block).
+     */
     public static BloomFilter withGeometry(long bits, int hashes, Options options) {
         if (bits <= 0 || hashes <= 0) throw new IllegalArgumentException("bits and hashes must be > 0");
+        if (options == null) throw new IllegalArgumentException("options is null");
+        return new BloomFilter(created(geometrySpec(options.layout.kind(), bits, hashes, options)));
+    }
+
+    /** An lfb_spec of an exact geometry (the caller deletes it). */
+    static lfb_spec geometrySpec(int kind, long slots, int hashes, Options options) {
         Native.load();
-        long[] out = new long[1];
-        return new BloomFilter(Native.handleOf(LfbNative.lfb_filter_create_geometry(bits, hashes, options.toNative(4), out), out));
+        lfb_spec spec = new lfb_spec();
+        spec.setKind(kind);
+        spec.setSlots(slots);
+        spec.setHashes(hashes);
+        spec.setSeed(options.seed);
+        spec.setMemory_limit(options.memoryLimit);
+        return spec;
     }
 
     /**
@@ -126,47 +173,34 @@ public final class BloomFilter extends KeyFilter {
      * atomics. Fails (LfbloomException, status -8) if the file exists.
      */
     public static BloomFilter createShared(java.nio.file.Path path, long expectedInsertions, double fpp, Options options) {
-        if (path == null) throw new IllegalArgumentException("path is null");
-        Native.load();
-        long[] out = new long[1];
-        return new BloomFilter(Native.handleOf(
-                LfbNative.lfb_filter_create_shared_file(path.toString(), expectedInsertions, fpp, options.toNative(4), out), out));
+        if (options == null) throw new IllegalArgumentException("options is null");
+        return new BloomFilter(opened(path, options.spec(expectedInsertions, fpp), SHARED_CREATE | SHARED_EXCLUSIVE));
     }
 
-    /** Maps the filter in a shared file made by createShared (in any process or language). */
+    /** Maps the filter in a shared file made by createShared (in any process or language); another kind's file throws LfbloomException (-4). */
     public static BloomFilter openShared(java.nio.file.Path path) {
-        if (path == null) throw new IllegalArgumentException("path is null");
-        Native.load();
-        long[] out = new long[1];
-        return new BloomFilter(Native.handleOf(LfbNative.lfb_filter_open_shared_file(path.toString(), null, out), out));
-    }
-
-    /** Writes a shared file's pages to disk (msync): durability across a machine crash only. */
-    public void flush() {
-        handle.call(LfbNative::lfb_filter_flush);
+        return new BloomFilter(ofKind(opened(path, null, 0), "a Bloom filter", KINDS));
     }
 
     // ---- whole-filter operations --------------------------------------------------------------
 
-    /** Zeroes the filter. Puts racing with it may be lost. */
-    public void clear() {
-        handle.call(LfbNative::lfb_filter_clear);
-    }
-
-    /** ORs {@code other} into this filter; both must have the same layout, size, hashes and seed. */
+    /** ORs {@code other} into this filter (Guava's putAll(BloomFilter)); both must have the same layout, size, hashes and seed. */
     public void merge(BloomFilter other) {
-        if (other == null) throw new IllegalArgumentException("other is null");
-        handle.callWith(other.handle, LfbNative::lfb_filter_merge);
+        union(other);
     }
 
-    @Override
-    public Stats stats() {
-        return Stats.of(handle.stats(LfbNative::lfb_filter_stats));
+    /**
+     * ANDs {@code other} into this filter (since 1.9): a key both held stays present; an absent key
+     * may answer "maybe" somewhat more often than in a filter built from the common keys. Same
+     * layout, size, hashes and seed, else LfbloomException (-4). Puts racing with it may be lost.
+     */
+    public void intersect(BloomFilter other) {
+        intersection(other);
     }
 
-    /** The number of bits, as Guava's bitSize. */
+    /** The number of bits, as Guava's bitSize: O(1). */
     public long bitSize() {
-        return stats().slots();
+        return slots();
     }
 
     // ---- streams ------------------------------------------------------------------------------
@@ -180,15 +214,6 @@ public final class BloomFilter extends KeyFilter {
         write(out, Native.FORMAT_GUAVA);
     }
 
-    /** Writes the filter in lfbloom's own format (any layout; versioned and checksummed). */
-    public void save(OutputStream out) throws IOException {
-        write(out, Native.FORMAT_NATIVE);
-    }
-
-    private void write(OutputStream out, int format) throws IOException {
-        handle.save(out, (h, size) -> LfbNative.lfb_filter_serialized_size(h, format, size),
-                (h, buffer, written) -> LfbNative.lfb_filter_save(h, format, buffer, written));
-    }
 
     /**
      * Reads a filter written by Guava's {@code BloomFilter.writeTo} (strategy MURMUR128_MITZ_64):
@@ -207,7 +232,8 @@ public final class BloomFilter extends KeyFilter {
         if (head[0] != 1) throw new IOException("unsupported Guava strategy ordinal " + head[0] + " (only 1, MURMUR128_MITZ_64)");
         int words = ByteBuffer.wrap(head, 2, 4).order(ByteOrder.BIG_ENDIAN).getInt();
         if (head[1] == 0 || words <= 0) throw new IOException("malformed Guava stream: k " + (head[1] & 0xff) + ", " + words + " words");
-        return load(Native.readSerialized(in, head, 6 + 8L * words, maxBytes), Native.FORMAT_GUAVA, maxBytes);
+        return new BloomFilter(loaded(Native.readSerialized(in, head, 6 + 8L * words, maxBytes), Native.FORMAT_GUAVA, maxBytes,
+                "a Bloom filter", KINDS));
     }
 
     /** Reads a filter written by {@link #save}; corrupt or foreign data throws IOException. */
@@ -217,17 +243,6 @@ public final class BloomFilter extends KeyFilter {
 
     /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. */
     public static BloomFilter load(InputStream in, long maxBytes) throws IOException {
-        return load(Native.readNative(in, maxBytes), Native.FORMAT_NATIVE, maxBytes);
-    }
-
-    private static BloomFilter load(ByteBuffer data, int format, long maxBytes) throws IOException {
-        Native.load();
-        long[] out = new long[1];
-        try {
-            return new BloomFilter(Native.handleOf(
-                    LfbNative.lfb_filter_load(format, data, Options.defaults().memoryLimit(maxBytes).toNative(4), out), out));
-        } catch (IllegalArgumentException | LfbloomException e) {
-            throw Native.loadFailure(e);
-        }
+        return new BloomFilter(loaded(in, maxBytes, "a Bloom filter", KINDS));
     }
 }

@@ -2,9 +2,6 @@ package io.lfbloom;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
  * A Bloom filter with a small saturating counter per slot, so keys can be removed; any number of
@@ -21,10 +18,14 @@ import java.util.List;
  * zero (the key was absent). {@link #remove} returns false and changes nothing if one of the
  * key's counters is zero.
  */
-public final class CountingBloomFilter extends KeyFilter {
+public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilter> {
     private CountingBloomFilter(long nativeHandle) {
-        super(nativeHandle, LfbNative::lfb_counting_free, LfbNative::lfb_counting_add, LfbNative::lfb_counting_contains,
-                LfbNative::lfb_counting_add_many, LfbNative::lfb_counting_contains_many);
+        super(nativeHandle);
+    }
+
+    @Override
+    CountingBloomFilter wrap(long nativeHandle) {
+        return new CountingBloomFilter(nativeHandle);
     }
 
     /** 4-bit counters, sized so that after {@code expectedInsertions} keys the FPP is at most {@code fpp}. */
@@ -39,96 +40,47 @@ public final class CountingBloomFilter extends KeyFilter {
 
     /** {@code counterBits} is 4 or 8; the options' layout is ignored (counting filters are blocked). */
     public static CountingBloomFilter create(long expectedInsertions, double fpp, int counterBits, BloomFilter.Options options) {
-        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
-        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
-        if (counterBits != 4 && counterBits != 8) throw new IllegalArgumentException("counterBits must be 4 or 8");
-        Native.load();
-        long[] out = new long[1];
-        return new CountingBloomFilter(
-                Native.handleOf(LfbNative.lfb_counting_create(expectedInsertions, fpp, options.toNative(counterBits), out), out));
-    }
-
-    /** Removes one copy of the key; false (nothing changed) if it is not present. */
-    public boolean remove(byte[] key) {
-        return removeKey(Native.buffers().key(key));
-    }
-
-    /** Removes one copy of the UTF-8 bytes of the key. */
-    public boolean remove(CharSequence key) {
-        return removeKey(Native.buffers().key(key));
-    }
-
-    /** Removes one copy of the 8 little-endian bytes of the key. */
-    public boolean remove(long key) {
-        return removeKey(Native.buffers().key(key));
+        if (options == null) throw new IllegalArgumentException("options is null");
+        lfb_spec spec = Plan.spec(Native.LAYOUT_COUNTING, expectedInsertions, fpp);
+        spec.setSeed(options.seed);
+        spec.setMemory_limit(options.memoryLimit);
+        spec.setCounter_bits(checkedBits(counterBits, spec));
+        return new CountingBloomFilter(created(spec));
     }
 
     /**
-     * Removes one copy of each key, in order, in one native call (keys are hashed and their cache
-     * lines fetched in groups, so this is much faster than a loop of {@link #remove}). Element i is
-     * what {@code remove(keys.get(i))} would have returned: false if that key was not present, in
-     * which case nothing changed for it.
+     * Exactly {@code counters} counters (a multiple of 128 for 4-bit counters, 64 for 8-bit) and
+     * {@code hashes} probes (1..255), since 1.9; the options' layout is ignored.
      */
-    public boolean[] removeAll(List<byte[]> keys) {
-        boolean[] removed = new boolean[keys == null ? 0 : keys.size()];
-        handle.batch(LfbNative::lfb_counting_remove_many, keys, removed);
-        return removed;
+    public static CountingBloomFilter withGeometry(long counters, int hashes, int counterBits, BloomFilter.Options options) {
+        if (counters <= 0 || hashes <= 0) throw new IllegalArgumentException("counters and hashes must be > 0");
+        if (options == null) throw new IllegalArgumentException("options is null");
+        lfb_spec spec = BloomFilter.geometrySpec(Native.LAYOUT_COUNTING, counters, hashes, options);
+        spec.setCounter_bits(checkedBits(counterBits, spec));
+        return new CountingBloomFilter(created(spec));
     }
 
-    private boolean removeKey(ByteBuffer key) {
-        int status = handle.callRaw(LfbNative::lfb_counting_remove, key);
-        if (status == Native.ERR_NOT_PRESENT) return false;
-        Native.check(status);
-        return true;
+    private static int checkedBits(int counterBits, lfb_spec spec) {
+        if (counterBits == 4 || counterBits == 8) return counterBits;
+        spec.delete();
+        throw new IllegalArgumentException("counterBits must be 4 or 8");
     }
 
-    /** The smallest of the key's counters: at least how often it was put (minus removed); 0 if absent. */
-    public int count(byte[] key) {
-        return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
-    }
-
-    /** As {@link #count(byte[])}, for the UTF-8 bytes of the key. */
-    public int count(CharSequence key) {
-        return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
-    }
-
-    /** As {@link #count(byte[])}, for the 8 little-endian bytes of the key. */
-    public int count(long key) {
-        return handle.call(LfbNative::lfb_counting_count, Native.buffers().key(key));
-    }
-
-    /** Zeroes every counter. Puts racing with it may be lost. */
-    public void clear() {
-        handle.call(LfbNative::lfb_counting_clear);
-    }
-
-    /** Adds {@code other}'s counters to this filter's, saturating; geometry, width and seed must match. */
+    /** Adds {@code other}'s counters to this filter's, saturating (a multiset sum); geometry, width and seed must match. */
     public void merge(CountingBloomFilter other) {
-        if (other == null) throw new IllegalArgumentException("other is null");
-        handle.callWith(other.handle, LfbNative::lfb_counting_merge);
+        union(other);
     }
 
-    @Override
-    public Stats stats() {
-        return Stats.of(handle.stats(LfbNative::lfb_counting_stats));
+    /**
+     * Lowers each counter to {@code other}'s where that is smaller (since 1.9): a key in both stays
+     * removable as often as the smaller filter allows. Geometry, width and seed must match.
+     */
+    public void intersect(CountingBloomFilter other) {
+        intersection(other);
     }
 
-    /** Writes the filter in lfbloom's own format. */
-    public void save(OutputStream out) throws IOException {
-        handle.save(out, LfbNative::lfb_counting_serialized_size, LfbNative::lfb_counting_save);
-    }
-
-    /** Reads a filter written by {@link #save}; corrupt or foreign data throws IOException. */
+    /** Reads a counting filter written by {@link #save}; corrupt or foreign data, or another kind, throws IOException. */
     public static CountingBloomFilter load(InputStream in) throws IOException {
-        long maxBytes = Native.defaultReadLimit();
-        ByteBuffer data = Native.readNative(in, maxBytes);
-        Native.load();
-        long[] out = new long[1];
-        try {
-            return new CountingBloomFilter(Native.handleOf(
-                    LfbNative.lfb_counting_load(data, BloomFilter.Options.defaults().memoryLimit(maxBytes).toNative(4), out), out));
-        } catch (IllegalArgumentException | LfbloomException e) {
-            throw Native.loadFailure(e);
-        }
+        return new CountingBloomFilter(loaded(in, Native.defaultReadLimit(), "a counting filter", Native.LAYOUT_COUNTING));
     }
 }

@@ -2,9 +2,7 @@ package io.lfbloom;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
  * A cuckoo filter: each key's fingerprint in one of two 64-bit buckets, which hold five 14-bit,
@@ -30,10 +28,8 @@ import java.util.List;
  * Queries never lock and never wait; puts and removes lock one stripe of buckets at a time.
  * {@link #save} makes puts and removes wait while it copies. {@link #close()} as for BloomFilter.
  */
-public final class CuckooFilter extends KeyFilter {
+public final class CuckooFilter extends RemovingFilter<CuckooFilter> {
     static final int KIND = 7;  // LFB_KIND_CUCKOO
-    private static final int OP_ADD = 1, OP_CONTAINS = 2, OP_REMOVE = 3;  // enum lfb_batch_op
-    private static final long SHARED_CREATE = 1;                          // LFB_SHARED_CREATE
 
     /**
      * What the filter holds and what its writers and readers did.
@@ -50,19 +46,13 @@ public final class CuckooFilter extends KeyFilter {
     public record Activity(Stats stats, long kicks, long failedPuts, long duplicateRefusals, long readerRetries,
             long readerGaveUp) {}
 
-    private final int shapeHash;  // hashCode: the shape and seed never change
-
     private CuckooFilter(long nativeHandle) {
-        super(nativeHandle, LfbNative::lfb_free, LfbNative::lfb_add, LfbNative::lfb_contains,
-                null,  // putAll is overridden: it reports where a refusal stopped it
-                (h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_CONTAINS, d, o, c, r, out, null));
-        lfb_info info = new lfb_info();
-        try {
-            Native.check(LfbNative.lfb_geometry_get(nativeHandle, info));  // O(1); no other thread has the handle yet
-            shapeHash = java.util.Objects.hash(info.getSlots(), info.getSlot_bits(), info.getSeed());
-        } finally {
-            info.delete();
-        }
+        super(nativeHandle);
+    }
+
+    @Override
+    CuckooFilter wrap(long nativeHandle) {
+        return new CuckooFilter(nativeHandle);
     }
 
     /**
@@ -137,12 +127,7 @@ public final class CuckooFilter extends KeyFilter {
     private static CuckooFilter create(long expectedInsertions, double fpp, int fingerprintBits, BloomFilter.Options options) {
         lfb_spec spec = specOf(expectedInsertions, fpp, options);
         spec.setCounter_bits(fingerprintBits);
-        try {
-            long[] out = new long[1];
-            return new CuckooFilter(Native.handleOf(LfbNative.lfb_create(spec, out), out));
-        } finally {
-            spec.delete();
-        }
+        return new CuckooFilter(created(spec));
     }
 
     /**
@@ -179,30 +164,12 @@ public final class CuckooFilter extends KeyFilter {
         if (path == null) throw new IllegalArgumentException("path is null");
         lfb_spec spec = specOf(expectedInsertions, fpp, options);
         spec.setCounter_bits(fingerprintBits);
-        try {
-            long[] out = new long[1];
-            return new CuckooFilter(Native.handleOf(LfbNative.lfb_open_shared(path.toString(), spec, SHARED_CREATE, 0666, out), out));
-        } finally {
-            spec.delete();
-        }
+        return new CuckooFilter(opened(path, spec, SHARED_CREATE));
     }
 
     /** The cuckoo filter in an existing shared file, whatever its size; a file of another kind throws LfbloomException (-4). */
     public static CuckooFilter openShared(java.nio.file.Path path) {
-        if (path == null) throw new IllegalArgumentException("path is null");
-        Native.load();
-        long[] out = new long[1];
-        long opened = Native.handleOf(LfbNative.lfb_open_shared(path.toString(), null, 0, 0, out), out);
-        if (LfbNative.lfb_kind(opened) != KIND) {
-            LfbNative.lfb_free(opened);
-            throw new LfbloomException(Native.ERR_INCOMPATIBLE, path + " holds a filter of another kind, not a cuckoo filter");
-        }
-        return new CuckooFilter(opened);
-    }
-
-    /** Writes a shared file's pages to disk (msync): durability across a machine crash only. */
-    public void flush() {
-        handle.call(LfbNative::lfb_flush);
+        return new CuckooFilter(ofKind(opened(path, null, 0), "a cuckoo filter", KIND));
     }
 
     private static lfb_spec specOf(long expectedInsertions, double fpp, BloomFilter.Options options) {
@@ -213,103 +180,10 @@ public final class CuckooFilter extends KeyFilter {
         return spec;
     }
 
-    /** Puts every key in one native call; returns how many were new. On a refusal see the class comment. */
-    @Override
-    public long putAll(List<byte[]> keys) {
-        long[] done = new long[1];
-        try {
-            return handle.batch((h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_ADD, d, o, c, r, out, done), keys, null);
-        } catch (LfbloomException e) {
-            if (e.isFull() || e.isTooManyDuplicates()) throw new LfbloomException(e, done[0]);
-            throw e;
-        }
-    }
-
-    /** Removes one copy of the key's fingerprint: true if one was there, false (nothing changed) if not. */
-    public boolean remove(byte[] key) {
-        return handle.call(LfbNative::lfb_remove, Native.buffers().key(key)) == 1;
-    }
-
-    /** As {@link #remove(byte[])}, for the UTF-8 bytes of the key. */
-    public boolean remove(CharSequence key) {
-        return handle.call(LfbNative::lfb_remove, Native.buffers().key(key)) == 1;
-    }
-
-    /** As {@link #remove(byte[])}, for the 8 little-endian bytes of the key. */
-    public boolean remove(long key) {
-        return handle.call(LfbNative::lfb_remove, Native.buffers().key(key)) == 1;
-    }
-
-    /** Removes one copy of each key in one native call; element i is what {@code remove(keys.get(i))} would return. */
-    public boolean[] removeAll(List<byte[]> keys) {
-        boolean[] removed = new boolean[keys == null ? 0 : keys.size()];
-        handle.batch((h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_REMOVE, d, o, c, r, out, null), keys, removed);
-        return removed;
-    }
-
-    /** Copies of the key's fingerprint in its two buckets (0 to 8); 0 means certainly absent. */
-    public int count(byte[] key) {
-        return handle.call(LfbNative::lfb_count, Native.buffers().key(key));
-    }
-
-    /** As {@link #count(byte[])}, for the UTF-8 bytes of the key. */
-    public int count(CharSequence key) {
-        return handle.call(LfbNative::lfb_count, Native.buffers().key(key));
-    }
-
-    /** As {@link #count(byte[])}, for the 8 little-endian bytes of the key. */
-    public int count(long key) {
-        return handle.call(LfbNative::lfb_count, Native.buffers().key(key));
-    }
-
-    /**
-     * A private copy in this process's memory (not shared, writable, also when this filter is a
-     * shared file): the same shape, seed and fingerprints, and a filter of its own from then on.
-     * Puts and removes wait while it copies; queries do not.
-     */
-    public CuckooFilter copy() {
-        long[] out = new long[1];
-        handle.call(h -> LfbNative.lfb_copy(h, out));
-        return new CuckooFilter(out[0]);
-    }
-
-    /**
-     * True if {@code other} is a cuckoo filter of the same shape, fingerprint width and seed holding
-     * the same fingerprints in the same buckets (then every key gets the same answer from both);
-     * the sizing they were created for is not compared. Reads both tables (O(size)): exact when
-     * neither is being changed. A closed filter equals only itself (Object's contract: equals
-     * does not throw, unlike this class's other methods after close).
-     */
-    @Override
-    public boolean equals(Object other) {
-        if (this == other) return true;
-        if (!(other instanceof CuckooFilter that) || shapeHash != that.shapeHash) return false;
-        try {
-            return handle.callWith(that.handle, LfbNative::lfb_equal) == 1;
-        } catch (IllegalStateException closed) {
-            return false;
-        }
-    }
-
-    /** Of the shape and seed, which never change (equal filters have equal shapes): O(1), also after close. */
-    @Override
-    public int hashCode() {
-        return shapeHash;
-    }
-
     /** Statistics and activity counters, read bucket by bucket (O(size)) while other threads may write. */
     public Activity activity() {
-        lfb_info info = new lfb_info();
-        try {
-            handle.call(h -> LfbNative.lfb_info_get(h, info));
-            Stats stats = new Stats("cuckoo", info.getSlots(), (int) info.getSlot_bits(), (int) info.getHashes(),
-                    info.getBytes(), info.getCapacity(), info.getTarget_fpr(), info.getSlots_set(), info.getSaturated(),
-                    info.getFill_ratio(), info.getEstimated_count(), info.getExpected_fpr(), info.getNear_capacity() != 0);
-            return new Activity(stats, info.getKicks(), info.getFailed_adds(), info.getDuplicate_refusals(),
-                    info.getReader_retries(), info.getReader_gave_up());
-        } finally {
-            info.delete();
-        }
+        return info(info -> new Activity(Stats.of(info), info.getKicks(), info.getFailed_adds(), info.getDuplicate_refusals(),
+                info.getReader_retries(), info.getReader_gave_up()));
     }
 
     /** As {@link #activity()}{@code .stats()}; nearCapacity is past 80% of the maximum load. */
@@ -318,28 +192,8 @@ public final class CuckooFilter extends KeyFilter {
         return activity().stats();
     }
 
-    /** Writes the filter in lfbloom's own format (docs/FORMAT.md, layout 7); puts and removes wait meanwhile. */
-    public void save(OutputStream out) throws IOException {
-        handle.save(out, (h, size) -> LfbNative.lfb_serialized_size(h, Native.FORMAT_NATIVE, size),
-                (h, buffer, written) -> LfbNative.lfb_save(h, Native.FORMAT_NATIVE, buffer, written));
-    }
-
     /** Reads a cuckoo filter written by {@link #save}; corrupt data, or a file of another kind, throws IOException. */
     public static CuckooFilter load(InputStream in) throws IOException {
-        long maxBytes = Native.defaultReadLimit();
-        ByteBuffer data = Native.readNative(in, maxBytes);
-        Native.load();
-        long[] out = new long[1];
-        long loaded;
-        try {
-            loaded = Native.handleOf(LfbNative.lfb_load(Native.FORMAT_NATIVE, data, maxBytes, out), out);
-        } catch (IllegalArgumentException | LfbloomException e) {
-            throw Native.loadFailure(e);
-        }
-        if (LfbNative.lfb_kind(loaded) != KIND) {
-            LfbNative.lfb_free(loaded);
-            throw new IOException("the data holds a filter of another kind, not a cuckoo filter");
-        }
-        return new CuckooFilter(loaded);
+        return new CuckooFilter(loaded(in, Native.defaultReadLimit(), "a cuckoo filter", KIND));
     }
 }

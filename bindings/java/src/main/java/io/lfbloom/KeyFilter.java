@@ -10,7 +10,7 @@ import java.util.function.LongConsumer;
  * use it (see NativeHandle), and put / mightContain for every key type, singly and in batches.
  * Each filter class names its native functions; this class holds no state of its own beyond them.
  */
-abstract class KeyFilter implements AutoCloseable {
+abstract class KeyFilter implements Filter {
     final NativeHandle handle;
     private final Cleaner.Cleanable cleanable;
     private final NativeHandle.KeyCall add;

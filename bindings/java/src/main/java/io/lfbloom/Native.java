@@ -30,6 +30,12 @@ final class Native {
     static final int LAYOUT_COUNTING = 3;
     static final int LAYOUT_CUCKOO = 7;
     static final int STATS_LENGTH = 13;
+    /** enum lfb_kind: the kinds' names, as Stats.layout and Plan.kind give them. */
+    private static final String[] KINDS = {"", "classic", "blocked", "counting", "split-block", "one-word", "two-word", "cuckoo"};
+
+    static String kindName(int kind) {
+        return kind > 0 && kind < KINDS.length ? KINDS[kind] : "layout " + kind;
+    }
 
     /** System property naming an installed liblfbloom_jni.so to load instead of the jar's copy. */
     static final String LIBRARY_PROPERTY = "lfbloom.library.path";

@@ -5,7 +5,7 @@ package io.lfbloom;
  * {@link CuckooFilter#plan}): what {@code create} with the same arguments would make, computed
  * without allocating it, so a terabyte filter can be planned on a laptop.
  *
- * @param kind        "classic", "blocked", "counting" or "cuckoo"
+ * @param kind        "classic", "blocked", "counting", "split-block", "one-word", "two-word" or "cuckoo"
  * @param slots       bits, counters, or cuckoo fingerprint slots
  * @param slotBits    1, the counter width 4 or 8, or 16 (cuckoo fingerprints)
  * @param hashes      k (2 for a cuckoo filter: buckets per key)
@@ -17,8 +17,6 @@ package io.lfbloom;
 public record Plan(String kind, long slots, int slotBits, int hashes, long bytes, long capacity, double targetFpp,
         double expectedFpp) {
 
-    private static final String[] KINDS = {"", "classic", "blocked", "counting", "split-block", "one-word", "two-word", "cuckoo"};
-
     /**
      * lfb_plan for an lfb_spec of this enum lfb_kind (the layouts classic, blocked and counting
      * have their kinds' numbers); invalid arguments throw IllegalArgumentException.
@@ -29,7 +27,7 @@ public record Plan(String kind, long slots, int slotBits, int hashes, long bytes
         try {
             spec.setCounter_bits(counterBits);
             Native.check(LfbNative.lfb_plan(spec, info));
-            return new Plan(KINDS[(int) info.getKind()], info.getSlots(), (int) info.getSlot_bits(), (int) info.getHashes(),
+            return new Plan(Native.kindName((int) info.getKind()), info.getSlots(), (int) info.getSlot_bits(), (int) info.getHashes(),
                     info.getBytes(), info.getCapacity(), info.getTarget_fpr(), info.getExpected_fpr());
         } finally {
             info.delete();

@@ -3,7 +3,7 @@ package io.lfbloom;
 /**
  * A snapshot of a filter's parameters and fill, read word by word while other threads may write.
  *
- * @param layout          "classic", "blocked", "counting" or "cuckoo"
+ * @param layout          "classic", "blocked", "counting", "split-block", "one-word", "two-word" or "cuckoo"
  * @param slots           bits of a bit filter, counters of a counting filter, fingerprint slots of a cuckoo filter
  * @param slotBits        1, the counter width (4 or 8), or the cuckoo fingerprint width (14, 16 or 17)
  * @param hashes          probes per key (k)
@@ -23,15 +23,15 @@ public record Stats(String layout, long slots, int slotBits, int hashes, long by
         boolean nearCapacity) {
 
     static Stats of(long[] v) {
-        String layout = switch ((int) v[0]) {
-            case Native.LAYOUT_CLASSIC -> "classic";
-            case Native.LAYOUT_BLOCKED -> "blocked";
-            case Native.LAYOUT_COUNTING -> "counting";
-            case Native.LAYOUT_CUCKOO -> "cuckoo";
-            default -> "layout " + v[0];
-        };
-        return new Stats(layout, v[1], (int) v[2], (int) v[3], v[4], v[5], Double.longBitsToDouble(v[6]),
+        return new Stats(Native.kindName((int) v[0]), v[1], (int) v[2], (int) v[3], v[4], v[5], Double.longBitsToDouble(v[6]),
                 v[7], v[8], Double.longBitsToDouble(v[9]), Double.longBitsToDouble(v[10]),
                 Double.longBitsToDouble(v[11]), v[12] != 0);
+    }
+
+    /** From lfb_info_get (any filter behind an lfb_handle). */
+    static Stats of(lfb_info i) {
+        return new Stats(Native.kindName((int) i.getKind()), i.getSlots(), (int) i.getSlot_bits(), (int) i.getHashes(), i.getBytes(),
+                i.getCapacity(), i.getTarget_fpr(), i.getSlots_set(), i.getSaturated(), i.getFill_ratio(),
+                i.getEstimated_count(), i.getExpected_fpr(), i.getNear_capacity() != 0);
     }
 }

@@ -30,18 +30,18 @@ public final class SwappableBloomFilter extends KeyFilter {
     /** A handle over {@code initial}, which it takes over (the object is closed). */
     public static SwappableBloomFilter create(BloomFilter initial) {
         long[] out = new long[1];
-        adopt(initial, f -> LfbNative.lfb_swap_create(f, out));
+        adopt(initial, f -> LfbNative.lfb_swap_create_any(f, out));
         return new SwappableBloomFilter(out[0]);
     }
 
     /** Replaces the filter with {@code next} (taken over); returns once the old one is freed. */
     public void replace(BloomFilter next) {
-        handle.call(h -> adopt(next, f -> LfbNative.lfb_swap_replace(h, f)));
+        handle.call(h -> adopt(next, f -> LfbNative.lfb_swap_replace_any(h, f)));
     }
 
     /** From now on every put also goes to {@code next} (taken over); a filter staged before is freed. */
     public void stage(BloomFilter next) {
-        handle.call(h -> adopt(next, f -> LfbNative.lfb_swap_stage(h, f)));
+        handle.call(h -> adopt(next, f -> LfbNative.lfb_swap_stage_any(h, f)));
     }
 
     /** Adds to the staged filter only (the rebuild); IllegalArgumentException if nothing is staged. */
@@ -88,7 +88,7 @@ public final class SwappableBloomFilter extends KeyFilter {
         if (filter == null) throw new IllegalArgumentException("filter is null");
         long f = filter.handle.detach();
         int status = call.applyAsInt(f);
-        if (status < 0) LfbNative.lfb_filter_free(f);  // refused: still ours, and its object is closed
+        if (status < 0) LfbNative.lfb_free(f);  // refused: still ours, and its object is closed
         return Native.check(status);
     }
 }
