@@ -113,9 +113,9 @@ typedef struct lfb_key {
  * struct_size before the call. */
 typedef struct lfb_bit_array {
     uint32_t struct_size;  /* sizeof(lfb_bit_array) as the caller compiled it */
-    uint32_t layout;       /* LFB_LAYOUT_CLASSIC or LFB_LAYOUT_BLOCKED */
+    uint32_t layout;       /* LFB_LAYOUT_CLASSIC or LFB_LAYOUT_BLOCKED (lfb_bit_array_get: the enum lfb_kind, 1, 2, 4, 5 or 6) */
     const uint64_t* words; /* bits / 64 words: bit b is bit b % 64 of words[b / 64] */
-    uint64_t bits;         /* m, a multiple of 512 (blocked) or 64 (classic) */
+    uint64_t bits;         /* m, a multiple of the layout's block (512 bits blocked, 64 classic; lfb_spec.slots) */
     uint64_t seed;         /* the hash seed */
     uint32_t hashes;       /* k */
     uint32_t reserved;
@@ -430,7 +430,8 @@ LFB_API int lfb_rotating_stats(const lfb_rotating* filter, uint32_t age, lfb_sta
 
 /* ---- hot-swappable filters (since 1.1) --------------------------------------------------------- */
 /*
- * A handle whose bit filter is replaced atomically while other threads use it: every call sees
+ * A handle whose filter (a bit filter; since 1.9 any Bloom layout or a counting filter, through
+ * the *_any calls) is replaced atomically while other threads use it: every call sees
  * the old or the new filter, never a freed one (readers count themselves in per-thread stripes;
  * a replace waits for readers of the old filter, then frees it). Adds and queries never wait.
  * Rebuilding without a gap: lfb_swap_stage(next) makes every add also go to next; fill next with
@@ -571,7 +572,7 @@ LFB_API int lfb_spec_init(lfb_spec* spec);
 /** Since 1.9: fills all `size` bytes of *spec (pass sizeof(lfb_spec) as compiled) with the
  *  defaults, every field this library does not know 0, and sets struct_size to `size`. */
 LFB_API int lfb_spec_init_size(lfb_spec* spec, uint32_t size);
-/** A filter of spec->kind sized for (capacity, fpr). */
+/** A filter of spec->kind sized for (capacity, fpr), or (since 1.9) of the exact (slots, hashes). */
 LFB_API int lfb_create(const lfb_spec* spec, lfb_handle** out);
 /** Releases the filter. NULL is a no-op. No other thread may be using it. */
 LFB_API void lfb_free(lfb_handle* handle);

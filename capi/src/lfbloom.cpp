@@ -451,12 +451,14 @@ lfbloom::filter_options composite_options(const lfb_options& o) {
     return core_options(o);
 }
 
-/// Runs a pinned call on a swap handle: op(current filter's impl, staged lfb_filter* or NULL).
+/// Runs a pinned call on a swap handle: op(current filter's impl, staged lfb_handle* or NULL).
 template <class Swap, class Op>
 int with_swap(Swap* swap, Op op) {
     return guarded([&] {
         const auto pinned = deref(swap).impl.pin();
-        return op(pinned->impl, pinned.staged());
+        // During a publish a call may see staged == current (swappable_filter::add): one filter then.
+        lfb_handle* staged = pinned.staged() == &*pinned ? nullptr : pinned.staged();
+        return op(pinned->impl, staged);
     });
 }
 

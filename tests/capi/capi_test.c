@@ -1886,6 +1886,7 @@ static void test_any_handle_geometry_clear_bit_array(void) {
     REFUSED(bad.fpr = 0.01);
     REFUSED((bad.slots = 0, bad.capacity = 1000, bad.fpr = 0.01)); /* hashes without slots */
     REFUSED(bad.reserved = 1);
+    REFUSED((bad.kind = LFB_KIND_SPLIT_BLOCK, bad.hashes = 5)); /* Parquet's k is 8: plan refuses what create does */
     REFUSED((bad.kind = LFB_KIND_CUCKOO, bad.slots = 4096));
     REFUSED((bad.kind = LFB_KIND_COUNTING, bad.slots = 64 * 3, bad.counter_bits = 4)); /* 4-bit lines hold 128 */
 #undef REFUSED

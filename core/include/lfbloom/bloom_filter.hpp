@@ -108,7 +108,8 @@ public:
     }
     /// The geometry with_geometry(bits, hashes) uses, its capacity and rate implied; pure, throws as it does.
     static geometry exact(std::uint64_t bits, std::uint32_t hashes) {
-        return detail::checked_geometry(bits, hashes, Layout::slot_multiple, Layout::expected_fpr);
+        const geometry g = detail::checked_geometry(bits, hashes, Layout::slot_multiple, Layout::expected_fpr);
+        return valid(g);  // the layout's own limits too (split-block: k = 8), as the constructor checks them
     }
 
     /// Sized so the expected FPR after `capacity` distinct adds is <= `fpr`. Throws

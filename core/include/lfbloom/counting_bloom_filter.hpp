@@ -118,7 +118,8 @@ public:
     /// The geometry with_geometry(counters, hashes, counter_bits) uses; pure, throws as it does.
     static geometry exact(std::uint64_t counters, std::uint32_t hashes, std::uint32_t counter_bits = 4) {
         const std::uint32_t per_line = slots_per_line(counter_bits);
-        return detail::checked_geometry(counters, hashes, per_line, expected_fpr_for(per_line));
+        const geometry g = detail::checked_geometry(counters, hashes, per_line, expected_fpr_for(per_line));
+        return valid(g, counter_bits);  // as the constructor checks it
     }
 
     basic_counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options)

@@ -113,7 +113,10 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
             return spec;
         }
 
+        /** For the per-kind composites (scalable, rotating), which take BLOCKED or CLASSIC only. */
         long[] toNative(int counterBits) {
+            if (layout != Layout.CLASSIC && layout != Layout.BLOCKED)
+                throw new IllegalArgumentException("scalable and rotating filters take the BLOCKED or CLASSIC layout, not " + layout);
             return new long[] {layout == Layout.CLASSIC ? Native.LAYOUT_CLASSIC : Native.LAYOUT_BLOCKED, memoryLimit, seed,
                 counterBits, 0};
         }
@@ -126,6 +129,12 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
     @Override
     BloomFilter wrap(long nativeHandle) {
         return new BloomFilter(nativeHandle);
+    }
+
+    /** {@inheritDoc} (Declared here so that its return type is this class, as since 1.8 for CuckooFilter.) */
+    @Override
+    public BloomFilter copy() {
+        return super.copy();
     }
 
     /** A filter sized so that after {@code expectedInsertions} distinct puts the FPP is at most {@code fpp}. */

@@ -28,6 +28,12 @@ public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilte
         return new CountingBloomFilter(nativeHandle);
     }
 
+    /** {@inheritDoc} (Declared here so that its return type is this class, as since 1.8 for CuckooFilter.) */
+    @Override
+    public CountingBloomFilter copy() {
+        return super.copy();
+    }
+
     /** 4-bit counters, sized so that after {@code expectedInsertions} keys the FPP is at most {@code fpp}. */
     public static CountingBloomFilter create(long expectedInsertions, double fpp) {
         return create(expectedInsertions, fpp, 4, BloomFilter.Options.defaults());
@@ -74,6 +80,7 @@ public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilte
     /**
      * Lowers each counter to {@code other}'s where that is smaller (since 1.9): a key in both stays
      * removable as often as the smaller filter allows. Geometry, width and seed must match.
+     * Any thread; puts racing with it may be lost.
      */
     public void intersect(CountingBloomFilter other) {
         intersection(other);

@@ -55,6 +55,12 @@ public final class CuckooFilter extends RemovingFilter<CuckooFilter> {
         return new CuckooFilter(nativeHandle);
     }
 
+    /** {@inheritDoc} (Declared here so that its return type is this class, as since 1.8 for CuckooFilter.) */
+    @Override
+    public CuckooFilter copy() {
+        return super.copy();
+    }
+
     /**
      * Stores one more copy of the key's fingerprint: true if none was in its buckets (the key was
      * new), false if it stored another copy. Locks one stripe of buckets at a time (queries never

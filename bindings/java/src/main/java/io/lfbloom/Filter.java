@@ -10,12 +10,14 @@ import java.util.List;
  * that only puts and queries can take any of them.
  *
  * <p><b>Contract.</b> {@code mightContain} never returns false for a key whose {@code put}
- * happened-before the query (and, for kinds that remove, was not removed since). Every method may
- * be called from any number of threads at once; puts racing with a query may or may not be seen.
+ * happened-before the query, until the kind's own way of forgetting takes it: a remove, a clear,
+ * a rotation's expiry ({@link RotatingBloomFilter}), a replace ({@link SwappableBloomFilter}).
+ * Every method may be called from any number of threads at once; puts racing with a query may or
+ * may not be seen.
  * {@link #close()} is idempotent and thread-safe: calls racing with it complete or throw
  * IllegalStateException, none can crash the JVM. A kind that can refuse a put (a cuckoo filter, a
- * scalable filter at its cap) throws {@link LfbloomException}, having changed nothing; its
- * {@link #putAll} reports how far it got ({@link LfbloomException#keysDone()}).
+ * scalable filter at its cap) throws {@link LfbloomException}, having changed nothing; a cuckoo
+ * filter's {@link #putAll} reports how far it got ({@link LfbloomException#keysDone()}).
  *
  * <p>Keys are bytes: a {@code byte[]}, the UTF-8 bytes of a {@code CharSequence}, the 8
  * little-endian bytes of a {@code long}, or the remaining bytes of a {@code ByteBuffer}.

@@ -67,7 +67,8 @@ abstract class HandleFilter<F extends HandleFilter<F>> extends KeyFilter {
     /**
      * A private copy in this process's memory (not shared, writable, also when this filter is a
      * shared or read-only file): the same shape, seed and contents, a filter of its own from then
-     * on. A cuckoo filter's puts and removes wait while it copies.
+     * on. Any thread; puts racing with it may or may not be in the copy. A cuckoo filter's puts
+     * and removes wait while it copies.
      */
     public F copy() {
         long[] out = new long[1];
@@ -135,12 +136,16 @@ abstract class HandleFilter<F extends HandleFilter<F>> extends KeyFilter {
         return info(Stats::of);
     }
 
-    /** Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to do otherwise. */
+    /** Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to do otherwise. Any thread. */
     public void flush() {
         handle.call(LfbNative::lfb_flush);
     }
 
-    /** Writes the filter in lfbloom's own format (docs/FORMAT.md); any process or language loads it. */
+    /**
+     * Writes the filter in lfbloom's own format (docs/FORMAT.md); any process or language loads
+     * it. Any thread: it holds every put that completed before it began; a cuckoo filter's puts
+     * and removes wait while it is written.
+     */
     public void save(OutputStream out) throws IOException {
         write(out, Native.FORMAT_NATIVE);
     }

@@ -39,7 +39,10 @@ abstract class RemovingFilter<F extends RemovingFilter<F>> extends HandleFilter<
         return removed;
     }
 
-    /** How often the key was put, at most (minus removes); 0 means certainly absent. */
+    /**
+     * A counting filter: the smallest of the key's counters, at least how often it was put (minus
+     * removed); a cuckoo filter: copies of its fingerprint in its buckets. 0 means certainly absent.
+     */
     public int count(byte[] key) {
         return handle.call(LfbNative::lfb_count, Native.buffers().key(key));
     }

@@ -108,6 +108,13 @@ class OneHandleTest {
         }
     }
 
+    /** The per-kind composites refuse the layouts they do not have, rather than making a blocked filter. */
+    @Test
+    void compositesRefuseNewLayouts() {
+        assertThrows(IllegalArgumentException.class, () -> ScalableBloomFilter.create(1000, 0.01, 2, 0.9, 8,
+                BloomFilter.Options.defaults().layout(BloomFilter.Layout.TWO_WORD)));
+    }
+
     /** A swap takes a filter of any Bloom layout. */
     @Test
     void swapsTakeEveryLayout() {
