@@ -105,9 +105,27 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
             return new Options(layout, memoryLimit, seed);
         }
 
-        /** An lfb_spec (the caller deletes it) with this layout, seed and memory limit. */
+        /** An lfb_spec (the caller deletes it) of this layout's kind with this seed and memory limit. */
         lfb_spec spec(long expectedInsertions, double fpp) {
-            lfb_spec spec = Plan.spec(layout.kind(), expectedInsertions, fpp);
+            return spec(layout.kind(), expectedInsertions, fpp);
+        }
+
+        /** An lfb_spec (the caller deletes it) of {@code kind} with this seed and memory limit. */
+        lfb_spec spec(int kind, long expectedInsertions, double fpp) {
+            return withOptions(Plan.spec(kind, expectedInsertions, fpp));
+        }
+
+        /** An lfb_spec (the caller deletes it) of {@code kind} and an exact geometry, with this seed and memory limit. */
+        lfb_spec geometrySpec(int kind, long slots, int hashes) {
+            Native.load();
+            lfb_spec spec = new lfb_spec();
+            spec.setKind(kind);
+            spec.setSlots(slots);
+            spec.setHashes(hashes);
+            return withOptions(spec);
+        }
+
+        private lfb_spec withOptions(lfb_spec spec) {
             spec.setSeed(seed);
             spec.setMemory_limit(memoryLimit);
             return spec;
@@ -161,19 +179,7 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
     public static BloomFilter withGeometry(long bits, int hashes, Options options) {
         if (bits <= 0 || hashes <= 0) throw new IllegalArgumentException("bits and hashes must be > 0");
         if (options == null) throw new IllegalArgumentException("options is null");
-        return new BloomFilter(created(geometrySpec(options.layout.kind(), bits, hashes, options)));
-    }
-
-    /** An lfb_spec of an exact geometry (the caller deletes it). */
-    static lfb_spec geometrySpec(int kind, long slots, int hashes, Options options) {
-        Native.load();
-        lfb_spec spec = new lfb_spec();
-        spec.setKind(kind);
-        spec.setSlots(slots);
-        spec.setHashes(hashes);
-        spec.setSeed(options.seed);
-        spec.setMemory_limit(options.memoryLimit);
-        return spec;
+        return new BloomFilter(created(options.geometrySpec(options.layout.kind(), bits, hashes)));
     }
 
     /**

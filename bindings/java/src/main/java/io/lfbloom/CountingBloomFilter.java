@@ -47,10 +47,9 @@ public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilte
     /** {@code counterBits} is 4 or 8; the options' layout is ignored (counting filters are blocked). */
     public static CountingBloomFilter create(long expectedInsertions, double fpp, int counterBits, BloomFilter.Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
-        lfb_spec spec = Plan.spec(Native.LAYOUT_COUNTING, expectedInsertions, fpp);
-        spec.setSeed(options.seed);
-        spec.setMemory_limit(options.memoryLimit);
-        spec.setCounter_bits(checkedBits(counterBits, spec));
+        checkedBits(counterBits);  // before the spec exists: nothing to delete on a throw
+        lfb_spec spec = options.spec(Native.LAYOUT_COUNTING, expectedInsertions, fpp);
+        spec.setCounter_bits(counterBits);
         return new CountingBloomFilter(created(spec));
     }
 
@@ -61,15 +60,14 @@ public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilte
     public static CountingBloomFilter withGeometry(long counters, int hashes, int counterBits, BloomFilter.Options options) {
         if (counters <= 0 || hashes <= 0) throw new IllegalArgumentException("counters and hashes must be > 0");
         if (options == null) throw new IllegalArgumentException("options is null");
-        lfb_spec spec = BloomFilter.geometrySpec(Native.LAYOUT_COUNTING, counters, hashes, options);
-        spec.setCounter_bits(checkedBits(counterBits, spec));
+        checkedBits(counterBits);  // before the spec exists: nothing to delete on a throw
+        lfb_spec spec = options.geometrySpec(Native.LAYOUT_COUNTING, counters, hashes);
+        spec.setCounter_bits(counterBits);
         return new CountingBloomFilter(created(spec));
     }
 
-    private static int checkedBits(int counterBits, lfb_spec spec) {
-        if (counterBits == 4 || counterBits == 8) return counterBits;
-        spec.delete();
-        throw new IllegalArgumentException("counterBits must be 4 or 8");
+    private static void checkedBits(int counterBits) {
+        if (counterBits != 4 && counterBits != 8) throw new IllegalArgumentException("counterBits must be 4 or 8");
     }
 
     /** Adds {@code other}'s counters to this filter's, saturating (a multiset sum); geometry, width and seed must match. */

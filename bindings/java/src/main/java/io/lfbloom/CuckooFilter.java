@@ -180,10 +180,7 @@ public final class CuckooFilter extends RemovingFilter<CuckooFilter> {
 
     private static lfb_spec specOf(long expectedInsertions, double fpp, BloomFilter.Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
-        lfb_spec spec = Plan.spec(KIND, expectedInsertions, fpp);
-        spec.setSeed(options.seed);
-        spec.setMemory_limit(options.memoryLimit);
-        return spec;
+        return options.spec(KIND, expectedInsertions, fpp);
     }
 
     /** Statistics and activity counters, read bucket by bucket (O(size)) while other threads may write. */
