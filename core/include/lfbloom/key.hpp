@@ -29,6 +29,14 @@ inline key_view as_key(std::string_view s) noexcept { return std::as_bytes(std::
 /// rolling schedule (their locked ORs seem to wait for the prefetches issued just before them).
 inline constexpr std::size_t batch_size = 64;
 
+/// How far a batch got: the keys it processed and, of those, the ones answered 1 (new, present,
+/// removed). A batch stopped by a refused add (a full cuckoo or scalable filter) has done = the
+/// refused key's index: the keys before it were added, it and the rest were not.
+struct batch_progress {
+    std::uint64_t done = 0;
+    std::uint64_t positive = 0;
+};
+
 /// CRTP base: Filter provides seed(), add_hash(h), contains_hash(h) and prefetch(h, for_write),
 /// and optionally on_key_call(), run once at the start of every key-level call or batch (a
 /// rotating filter reads its clock there, once per batch instead of once per key).
@@ -62,15 +70,24 @@ public:
 
     /// Adds `count` keys, `key_at(i)` giving the i-th as a key_view; writes 1/0 ("new") to
     /// `added[i]` when `added` is not null. Returns how many were new. If an add throws, the keys
-    /// before it were added and the rest were not.
+    /// before it were added and the rest were not, and `progress` (if given) says how far it got:
+    /// it is kept up to date key by key only where adds can throw, else written once at the end.
     template <class KeyAt>
-    std::uint64_t add_many(std::size_t count, KeyAt&& key_at, std::uint8_t* added = nullptr) noexcept(nothrow_add()) {
+    std::uint64_t add_many(std::size_t count, KeyAt&& key_at, std::uint8_t* added = nullptr,
+                           batch_progress* progress = nullptr) noexcept(nothrow_add()) {
         entered();
-        return for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
+        batch_progress local;
+        batch_progress& p = nothrow_add() || progress == nullptr ? local : *progress;
+        p = {};
+        for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
             const bool fresh = self().add_hash(h);
             if (added != nullptr) added[i] = fresh;
+            p.positive += fresh;
+            p.done = i + 1;
             return fresh;
         });
+        if (progress != nullptr) *progress = p;
+        return p.positive;
     }
     std::uint64_t add_many(std::span<const key_view> keys, std::uint8_t* added = nullptr) noexcept(nothrow_add()) {
         return add_many(keys.size(), [&](std::size_t i) { return keys[i]; }, added);

@@ -72,7 +72,7 @@ public:
     /// Throws invalid_argument (capacity 0, fpr outside (0,1) or NaN, generations outside
     /// 2..64), too_large or out_of_memory.
     basic_rotating_bloom_filter(std::uint64_t capacity, double fpr, rotating_options options = {})
-        : options_(checked(capacity, fpr, std::move(options))) {
+        : options_(checked(capacity, fpr, std::move(options))), capacity_(capacity), fpr_(fpr) {
         const std::uint32_t g = ring_size();
         const geometry shape = generation::size_for(options_.double_write ? 2 * capacity : capacity,
                                                               fpr / queried());
@@ -84,7 +84,12 @@ public:
     }
 
     std::uint64_t seed() const noexcept { return options_.filter.seed; }
+    std::uint64_t capacity() const noexcept { return capacity_; }  ///< the most keys added in one period
+    double fpr() const noexcept { return fpr_; }                   ///< the bound on a whole query's rate
     std::uint32_t generations() const noexcept { return options_.generations; }
+    /// Generations a query checks, ages 0 to queried() - 1: G, or in double-write mode G-1 (neither
+    /// the next one nor the oldest, which the next rotation clears).
+    std::uint32_t queried() const noexcept { return options_.generations - (options_.double_write ? 1 : 0); }
     /// Filters in the ring: G, or G+1 in double-write mode.
     std::uint32_t ring_size() const noexcept { return options_.generations + (options_.double_write ? 1 : 0); }
     /// Rotations so far (each one clears a generation).
@@ -149,9 +154,12 @@ public:
     /// Ring filter `age`: 0 = current, 1 = the one before, ...; the last one (age ring_size()-1)
     /// is the oldest in single-write mode, the next generation in double-write mode. Throws
     /// invalid_argument for age >= ring_size().
-    filter_stats stats(std::uint32_t age) const {
+    filter_stats stats(std::uint32_t age) const { return filter_at(age).stats(); }
+
+    /// Ring filter `age` itself (as stats(age)), for its shape; throws as stats(age) does.
+    const generation& filter_at(std::uint32_t age) const {
         if (age >= ring_size()) throw error(errc::invalid_argument, "no generation of age " + std::to_string(age));
-        return at(rotations() + ring_size() - age).stats();
+        return at(rotations() + ring_size() - age);
     }
 
 private:
@@ -164,9 +172,6 @@ private:
         return o;
     }
 
-    /// Generations a query checks: G, or in double-write mode G-1 (neither the next one nor the
-    /// oldest, which the next rotation clears).
-    std::uint32_t queried() const noexcept { return options_.generations - (options_.double_write ? 1 : 0); }
 
     generation& at(std::uint64_t epoch) const noexcept { return ring_[epoch % ring_.size()]; }
 
@@ -197,6 +202,8 @@ private:
 
     // mutable: a query may perform a due rotation (see tick)
     rotating_options options_;
+    std::uint64_t capacity_;
+    double fpr_;
     mutable std::vector<generation> ring_;
     mutable typename Sync::template atomic<std::uint64_t> epoch_{0};
     mutable typename Sync::template atomic<std::uint64_t> deadline_{0};

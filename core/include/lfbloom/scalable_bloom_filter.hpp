@@ -251,9 +251,15 @@ public:
 
     /// Sub-filter `index` (0 = oldest); throws invalid_argument past filters().
     sub_filter_stats stats(std::uint32_t index) const {
-        if (index >= filters()) throw error(errc::invalid_argument, "no sub-filter " + std::to_string(index));
+        (void)filter(index);
         const stage& s = stage_at(index);
         return {summary(s.filter), s.items.load(std::memory_order_relaxed)};  // relaxed: a statistic
+    }
+
+    /// Sub-filter `index` itself (as stats(index)), for its shape; throws as stats(index) does.
+    const sub_filter& filter(std::uint32_t index) const {
+        if (index >= filters()) throw error(errc::invalid_argument, "no sub-filter " + std::to_string(index));
+        return stage_at(index).filter;
     }
 
     /// The whole filter: sums of slots, bytes, capacity, set slots and estimated counts;
