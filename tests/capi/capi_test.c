@@ -937,8 +937,9 @@ static void test_swap(void) {
     lfb_swap_free(NULL);
 }
 
-/* 1.9: a swap over handles of any Bloom layout or a counting filter, mixed with per-kind filters;
- * cuckoo and read-only handles are refused and stay the caller's. */
+/* 1.9: a swap is a handle (lfb_create_swap) over handles of any Bloom layout or a counting filter,
+ * per-kind filters cast to lfb_handle among them; cuckoo and read-only handles are refused and stay
+ * the caller's. */
 static lfb_handle* made(uint32_t kind, uint64_t capacity) {
     lfb_spec spec;
     lfb_handle* h = NULL;
@@ -950,37 +951,43 @@ static lfb_handle* made(uint32_t kind, uint64_t capacity) {
     return h;
 }
 
+static lfb_info info_of(const lfb_handle* h);
+
 static void test_swap_any(void) {
     lfb_handle *split = made(LFB_KIND_SPLIT_BLOCK, 1000), *counting = made(LFB_KIND_COUNTING, 2000);
     lfb_handle *cuckoo = made(LFB_KIND_CUCKOO, 1000), *blocked = made(LFB_KIND_BLOCKED, 3000);
     lfb_filter* classic = NULL;
-    lfb_swap* h = NULL;
-    lfb_stats s;
-    CHECK(lfb_swap_create_any(cuckoo, &h) == LFB_ERR_INCOMPATIBLE && h == NULL);
+    lfb_handle* h = NULL;
+    lfb_info i;
+    CHECK(lfb_create_swap(cuckoo, &h) == LFB_ERR_INCOMPATIBLE && h == NULL);
     CHECK(lfb_add(cuckoo, "still mine", 10) == 1); /* refused: still the caller's */
-    CHECK(lfb_swap_create_any(NULL, &h) == LFB_ERR_INVALID_ARGUMENT && lfb_swap_create_any(split, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_create_swap(NULL, &h) == LFB_ERR_INVALID_ARGUMENT && lfb_create_swap(split, NULL) == LFB_ERR_INVALID_ARGUMENT);
     CHECK(lfb_add(split, "old", 3) == 1);
-    CHECK(lfb_swap_create_any(split, &h) == LFB_OK && lfb_swap_contains(h, "old", 3) == 1);
+    CHECK(lfb_create_swap(split, &h) == LFB_OK && lfb_contains(h, "old", 3) == 1 && lfb_kind(h) == LFB_KIND_SWAP);
+    CHECK(lfb_create_swap(h, &split) == LFB_ERR_INCOMPATIBLE); /* no swap of a swap */
     /* stage a counting filter: adds go to both, publish makes it current */
-    CHECK(lfb_swap_stage_any(h, counting) == LFB_OK);
-    CHECK(lfb_swap_add(h, "during", 6) == 1 && lfb_swap_add_staged(h, "source", 6) == 1);
-    CHECK(lfb_swap_publish(h) == LFB_OK);
-    CHECK(lfb_swap_contains(h, "during", 6) == 1 && lfb_swap_contains(h, "source", 6) == 1 && lfb_swap_contains(h, "old", 3) == 0);
-    memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    CHECK(lfb_swap_stats(h, &s) == LFB_OK && s.layout == LFB_KIND_COUNTING && s.capacity == 2000 && s.slot_bits == 4);
-    /* a per-kind filter still goes in, and a handle after it */
+    CHECK(lfb_stage(h, counting) == LFB_OK && info_of(h).parts == 2);
+    CHECK(lfb_add(h, "during", 6) == 1 && lfb_add_staged(h, "source", 6) == 1);
+    CHECK(lfb_publish(h) == LFB_OK && lfb_publish(h) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_contains(h, "during", 6) == 1 && lfb_contains(h, "source", 6) == 1 && lfb_contains(h, "old", 3) == 0);
+    i = info_of(h);
+    CHECK(i.kind == LFB_KIND_SWAP && i.sub_kind == LFB_KIND_COUNTING && i.capacity == 2000 && i.slot_bits == 4);
+    CHECK(i.generation == 1 && i.parts == 1);
+    CHECK(lfb_remove(h, "during", 6) == LFB_ERR_INCOMPATIBLE && lfb_contains(h, "during", 6) == 1);
+    /* a per-kind filter goes in as a handle, and a handle after it */
     CHECK(lfb_filter_create(1000, 0.01, NULL, &classic) == LFB_OK && add_str(classic, "per-kind") == 1);
-    CHECK(lfb_swap_replace(h, classic) == LFB_OK && lfb_swap_contains(h, "per-kind", 8) == 1);
-    CHECK(lfb_swap_replace_any(h, cuckoo) == LFB_ERR_INCOMPATIBLE && lfb_swap_stage_any(h, cuckoo) == LFB_ERR_INCOMPATIBLE);
-    CHECK(lfb_swap_replace_any(NULL, blocked) == LFB_ERR_INVALID_ARGUMENT && lfb_swap_replace_any(h, NULL) == LFB_ERR_INVALID_ARGUMENT);
-    CHECK(lfb_add(blocked, "fresh", 5) == 1); /* refused twice: still the caller's */
-    CHECK(lfb_swap_replace_any(h, blocked) == LFB_OK);
-    CHECK(lfb_swap_contains(h, "fresh", 5) == 1 && lfb_swap_contains(h, "per-kind", 8) == 0);
-    CHECK(lfb_swap_stats(h, &s) == LFB_OK && s.layout == LFB_KIND_BLOCKED && s.capacity == 3000);
+    CHECK(lfb_replace(h, (lfb_handle*)classic) == LFB_OK && lfb_contains(h, "per-kind", 8) == 1);
+    CHECK(lfb_replace(h, cuckoo) == LFB_ERR_INCOMPATIBLE && lfb_stage(h, cuckoo) == LFB_ERR_INCOMPATIBLE);
+    CHECK(lfb_replace(NULL, blocked) == LFB_ERR_INVALID_ARGUMENT && lfb_replace(h, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_replace(blocked, cuckoo) == LFB_ERR_INCOMPATIBLE && lfb_rotate(h) == LFB_ERR_INCOMPATIBLE);
+    CHECK(lfb_add(blocked, "fresh", 5) == 1); /* refused three times: still the caller's */
+    CHECK(lfb_replace(h, blocked) == LFB_OK);
+    CHECK(lfb_contains(h, "fresh", 5) == 1 && lfb_contains(h, "per-kind", 8) == 0);
+    i = info_of(h);
+    CHECK(i.sub_kind == LFB_KIND_BLOCKED && i.capacity == 3000 && i.generation == 3);
     CHECK(lfb_contains(cuckoo, "still mine", 10) == 1);
     lfb_free(cuckoo);
-    lfb_swap_free(h);
+    lfb_free(h);
 }
 
 /* The *_keys batch functions agree with the single calls, for every kind, and refuse bad arrays
@@ -1234,8 +1241,8 @@ static void test_any_handle_shared_files(void) {
         CHECK(lfb_add(ro, "new", 3) == LFB_ERR_READ_ONLY && lfb_contains(a, "new", 3) == 0);
         CHECK(lfb_clear(ro) == LFB_ERR_READ_ONLY && lfb_contains(ro, "key", 3) == 1);
         {
-            lfb_swap* sw = NULL;
-            CHECK(lfb_swap_create_any(ro, &sw) == LFB_ERR_READ_ONLY && sw == NULL && lfb_contains(ro, "key", 3) == 1);
+            lfb_handle* sw = NULL;
+            CHECK(lfb_create_swap(ro, &sw) == LFB_ERR_READ_ONLY && sw == NULL && lfb_contains(ro, "key", 3) == 1);
         }
         {
             lfb_bit_array words;

@@ -212,6 +212,11 @@ BOOST_AUTO_TEST_CASE(layouts_save_load_copy_and_compare_composites_refuse) {
             std::span<const std::byte> rest(bytes);
             auto loaded = load_filter(file_format::native, span_source(rest), 0, bytes.size());
             BOOST_CHECK(loaded->kind() == k);
+            std::span<const std::byte> again(bytes);  // a kind outside the accepted set: refused at the header
+            BOOST_CHECK(code_of([&] { load_filter(file_format::native, span_source(again), 0, bytes.size(), kinds({filter_kind::blocked == k ? filter_kind::classic : filter_kind::blocked})); }) ==
+                        errc::incompatible);
+            BOOST_CHECK_EQUAL(again.size(), bytes.size() - header_size);
+            BOOST_CHECK_EQUAL(saved_length(file_format::native, std::span<const std::byte>(bytes).first(header_size)), bytes.size());
             BOOST_CHECK(loaded->equals(*f));
             auto copy = f->copy();
             BOOST_CHECK(copy->equals(*f));

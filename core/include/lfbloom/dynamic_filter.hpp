@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -257,7 +258,11 @@ private:
     bool read_only_;
 };
 
-inline bool dynamic_filter::remove(key_view) { not_offered("remove (counting and cuckoo filters do)"); }
+// The writes a kind does not offer refuse a read-only filter as such first, as those it offers do.
+inline bool dynamic_filter::remove(key_view) {
+    writable();
+    not_offered("remove (counting and cuckoo filters do)");
+}
 inline std::uint32_t dynamic_filter::count(key_view) const { not_offered("count (counting and cuckoo filters do)"); }
 inline filter_info dynamic_filter::part_info(std::uint32_t index) const {
     if (index != 0) throw error(errc::invalid_argument, "a filter of one part has no part " + std::to_string(index));
@@ -267,9 +272,18 @@ inline std::uint64_t dynamic_filter::serialized_size(file_format) const { not_of
 inline void dynamic_filter::save(file_format, const byte_sink&) const { not_offered("a file format"); }
 inline std::unique_ptr<dynamic_filter> dynamic_filter::copy() const { not_offered("copies"); }
 inline bool dynamic_filter::equals(const dynamic_filter&) const { not_offered("comparison"); }
-inline void dynamic_filter::merge(const dynamic_filter&) { not_offered("union"); }
-inline void dynamic_filter::intersect(const dynamic_filter&) { not_offered("intersection"); }
-inline void dynamic_filter::clear() { not_offered("clear"); }
+inline void dynamic_filter::merge(const dynamic_filter&) {
+    writable();
+    not_offered("union");
+}
+inline void dynamic_filter::intersect(const dynamic_filter&) {
+    writable();
+    not_offered("intersection");
+}
+inline void dynamic_filter::clear() {
+    writable();
+    not_offered("clear");
+}
 inline bit_words dynamic_filter::bit_array() const { not_offered("a bit array (Bloom filters of one-bit slots do)"); }
 
 /// The swappable filter of the one interface: it holds layouts behind dynamic_filter.
@@ -445,6 +459,7 @@ public:
                 add_part(v, part);
                 v.capacity += part.capacity;
             }
+            if constexpr (F::removes) v.ambiguous_removes = f_.ambiguous_removes();
             return v;
         } else if constexpr (kind_v == filter_kind::rotating) {
             return rotating_shape();
@@ -663,7 +678,8 @@ inline void check_swappable(const dynamic_filter& f) {
     if (!is_layout(f.kind()) || f.kind() == filter_kind::cuckoo)
         throw error(errc::incompatible, "a swappable filter holds Bloom and counting filters (a cuckoo filter's adds can be refused)");
 }
-inline std::unique_ptr<dynamic_filter> make_swappable(std::unique_ptr<dynamic_filter> initial) {
+/// `initial` is moved from only once nothing can fail: on an exception it is the caller's still.
+inline std::unique_ptr<dynamic_filter> make_swappable(std::unique_ptr<dynamic_filter>&& initial) {
     if (!initial) throw error(errc::invalid_argument, "the filter is null");
     check_swappable(*initial);
     return std::make_unique<detail::held<dynamic_swappable>>(false, std::move(initial));
@@ -773,14 +789,48 @@ inline filter_info plan(const filter_spec& s) {
     return detail::info_of(p, s.kind, s.seed);
 }
 
+/// A set of kinds, bit k for filter_kind k: what a loader accepts.
+using kind_set = std::uint32_t;
+inline constexpr kind_set all_kinds = ~kind_set{0};
+constexpr kind_set kinds(std::initializer_list<filter_kind> members) noexcept {
+    kind_set set = 0;
+    for (const filter_kind k : members) set |= kind_set{1} << static_cast<std::uint32_t>(k);
+    return set;
+}
+
+namespace detail {
+inline void check_accepted(filter_kind kind, kind_set accepted) {
+    if ((accepted >> static_cast<std::uint32_t>(kind) & 1) == 0)
+        throw error(errc::incompatible, std::string("the data holds a ") + kind_name(kind) + " filter, which this call does not take");
+}
+}  // namespace detail
+
 /// Whatever filter `source` holds in `format` (native: any layout; guava: classic), validated
-/// before anything is allocated (see serialization.hpp).
+/// before anything is allocated (see serialization.hpp); a kind outside `accepted` is refused
+/// (incompatible) as soon as the header is read.
 inline std::unique_ptr<dynamic_filter> load_filter(file_format format, const byte_source& source, std::uint64_t memory_limit = 0,
-                                                   std::uint64_t available = unknown_length) {
-    if (format == file_format::guava) return make_dynamic(load_guava(source, memory_limit, available));
+                                                   std::uint64_t available = unknown_length, kind_set accepted = all_kinds) {
+    if (format == file_format::guava) {
+        detail::check_accepted(filter_kind::classic, accepted);
+        return make_dynamic(load_guava(source, memory_limit, available));
+    }
     if (format != file_format::native)
         throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
-    return make_dynamic(load_any(source, memory_limit, available));
+    const file_header h = read_header(source, memory_limit, available);
+    detail::check_accepted(kind_of(h.kind), accepted);
+    return detail::with_layout<std::unique_ptr<dynamic_filter>>(
+        kind_of(h.kind), [&]<class F>() { return make_dynamic(load_payload<F>(h, source, memory_limit, available)); });
+}
+
+/// The whole length of the saved filter whose first bytes are `head` (at least header_size, or
+/// guava_header_size for Guava's format), from its validated header, so a reader can take exactly
+/// one filter from a stream. Throws corrupt (also for a head too short), unsupported_version, or
+/// too_large past memory_limit (0 = none). Allocates nothing.
+inline std::uint64_t saved_length(file_format format, std::span<const std::byte> head, std::uint64_t memory_limit = 0) {
+    if (format == file_format::guava) return guava_header_size + read_guava_header(span_source(head), memory_limit).words * 8;
+    if (format != file_format::native)
+        throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
+    return header_size + read_header(span_source(head), memory_limit).payload_bytes + trailer_size;
 }
 
 /// How open_shared treats the file (shared_memory.hpp says what each does).
@@ -794,15 +844,16 @@ enum class open_mode {
 /// The filter in the shared file at `path`. With a spec the file must hold what make_filter(spec)
 /// would make (kind, size, seed, counter width; a cuckoo spec that leaves the width to the rate
 /// also takes a file it made with another), else incompatible; without one (opening only) whatever
-/// it holds. A new file gets `mode` less the umask. spec->process_shared must be false.
+/// it holds, refused past memory_limit (a spec carries its own). A new file gets `mode` less the
+/// umask. spec->process_shared must be false.
 inline std::unique_ptr<dynamic_filter> open_shared(const std::string& path, const filter_spec* spec, open_mode how,
-                                                   ::mode_t mode = default_file_mode) {
+                                                   ::mode_t mode = default_file_mode, std::uint64_t memory_limit = 0) {
     const bool creates = how == open_mode::open_or_create || how == open_mode::create;
     const bool writable = how != open_mode::read_only;
     if (creates) detail::check_mode(mode);
     if (spec == nullptr) {
         if (creates) throw error(errc::invalid_argument, "creating a shared file needs a spec");
-        return make_dynamic(detail::map_shared_file(path, 0, writable), !writable);
+        return make_dynamic(detail::map_shared_file(path, memory_limit, writable), !writable);
     }
     if (spec->process_shared) throw error(errc::invalid_argument, "a shared file is shared already: process_shared must be false");
     const filter_options o = detail::options_of(*spec);

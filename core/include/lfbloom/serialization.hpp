@@ -407,13 +407,17 @@ inline void save_guava(const classic_bloom_filter& filter, const byte_sink& sink
     detail::write_words(filter.words(), sink, [](std::uint64_t w) { return boost::endian::native_to_big(w); }, nullptr);
 }
 
-/// Reads Guava's writeTo format. Guava's stream holds no capacity or rate: capacity is the n for
-/// which k is optimal, the rate the expected FPR there. Throws corrupt (truncated, zero k or
-/// words), unsupported_version (a strategy other than MURMUR128_MITZ_64) or too_large before
-/// allocating (Guava itself trusts the word count: google/guava#8447).
-inline classic_bloom_filter load_guava(const byte_source& source, std::uint64_t memory_limit = 0,
-                                       std::uint64_t available = unknown_length) {
-    unsigned char header[6];
+/// The bytes before a Guava stream's words: strategy ordinal, k, big-endian int32 word count.
+inline constexpr std::size_t guava_header_size = 6;
+
+/// A Guava stream's header, validated (load_guava says how); allocates nothing.
+struct guava_header {
+    std::uint32_t hashes;
+    std::uint64_t words;
+};
+inline guava_header read_guava_header(const byte_source& source, std::uint64_t memory_limit = 0,
+                                      std::uint64_t available = unknown_length) {
+    unsigned char header[guava_header_size];
     detail::read_exact(source, header, sizeof header, "Guava header");
     if (header[0] != 1)
         throw error(errc::unsupported_version, "Guava strategy ordinal " + std::to_string(static_cast<int>(static_cast<signed char>(header[0]))) +
@@ -422,12 +426,20 @@ inline classic_bloom_filter load_guava(const byte_source& source, std::uint64_t 
     std::memcpy(&words, header + 2, 4);
     words = boost::endian::big_to_native(words);
     if (header[1] == 0 || words <= 0) detail::corrupt("Guava stream with zero hashes or a non-positive word count");
-    const std::uint64_t bits = static_cast<std::uint64_t>(words) * 64;
-    check_memory(bits / 8, memory_limit);
-    detail::check_available(6 + bits / 8, available);
-    return detail::read_filter([&] { return classic_bloom_filter::with_geometry(bits, header[1], {.memory_limit = memory_limit}); },
-                               static_cast<std::uint64_t>(words), available, source,
-                               [](std::uint64_t w) { return boost::endian::big_to_native(w); }, nullptr);
+    check_memory(static_cast<std::uint64_t>(words) * 8, memory_limit);
+    detail::check_available(guava_header_size + static_cast<std::uint64_t>(words) * 8, available);
+    return {header[1], static_cast<std::uint64_t>(words)};
+}
+
+/// Reads Guava's writeTo format. Guava's stream holds no capacity or rate: capacity is the n for
+/// which k is optimal, the rate the expected FPR there. Throws corrupt (truncated, zero k or
+/// words), unsupported_version (a strategy other than MURMUR128_MITZ_64) or too_large before
+/// allocating (Guava itself trusts the word count: google/guava#8447).
+inline classic_bloom_filter load_guava(const byte_source& source, std::uint64_t memory_limit = 0,
+                                       std::uint64_t available = unknown_length) {
+    const guava_header h = read_guava_header(source, memory_limit, available);
+    return detail::read_filter([&] { return classic_bloom_filter::with_geometry(h.words * 64, h.hashes, {.memory_limit = memory_limit}); },
+                               h.words, available, source, [](std::uint64_t w) { return boost::endian::big_to_native(w); }, nullptr);
 }
 
 // ---- Parquet's bitset ---------------------------------------------------------------------------
