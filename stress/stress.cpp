@@ -185,14 +185,14 @@ void writers_readers() {
             checks.fetch_add(local_checks, std::memory_order_relaxed);  // read after join
         });
         adds_total += check_after_join(*filter, progress, epoch);
-        const auto subs = filter->sub_filters();
-        for (std::size_t i = 0; i + 1 < subs.size(); ++i) {  // growth: full before the next, never piled into
-            const auto [items, capacity] = subs[i];
-            if (items < capacity || items > capacity + opt.threads)
-                violation(describe("epoch ", epoch, " sub-filter ", i, " of ", subs.size(), " holds ", items,
-                                   " items for capacity ", capacity));
+        const std::uint32_t parts = filter->info().parts;
+        for (std::uint32_t i = 0; i + 1 < parts; ++i) {  // growth: full before the next, never piled into
+            const lfbloom::filter_info sub = filter->part(i);
+            if (sub.items < sub.capacity || sub.items > sub.capacity + opt.threads)
+                violation(describe("epoch ", epoch, " sub-filter ", i, " of ", parts, " holds ", sub.items,
+                                   " items for capacity ", sub.capacity));
         }
-        if (!subs.empty() && epochs == 0) std::printf("growth: %zu sub-filters in the first epoch\n", subs.size());
+        if (parts > 1 && epochs == 0) std::printf("growth: %u sub-filters in the first epoch\n", parts);
         checks_total += checks.load(std::memory_order_relaxed);  // relaxed: after join
         ++epochs;
     } while (time_left(end));
@@ -220,7 +220,7 @@ void hot_keys() {
     std::uint64_t epochs = 0, total_new = 0;
     std::atomic<bool> running{true};
     auto between_epochs = [&]() noexcept {  // runs on one thread while all others wait at the barrier
-        const lfb_stats s = filter->stats();
+        const lfbloom::filter_info s = filter->info();
         const std::uint64_t answers = new_answers.exchange(0, std::memory_order_relaxed);  // the barrier orders it
         if (answers > s.slots_set)
             violation(describe("epoch ", epochs, ": ", answers, " 'new' answers but only ", s.slots_set, " slots set"));
@@ -303,7 +303,7 @@ void counting_churn() {
         for (const auto& [index, copies] : churn_held[t])
             for (unsigned c = 0; c < copies; ++c) reference->add(make_key(t, index).view());
     }
-    const lfb_stats got = filter->stats(), want = reference->stats();
+    const lfbloom::filter_info got = filter->info(), want = reference->info();
     if (got.saturated != 0 || want.saturated != 0)
         violation(describe("counters saturated (", got.saturated, ", reference ", want.saturated, "): raise --capacity"));
     if (got.slots_set != want.slots_set)
@@ -342,7 +342,7 @@ void counting_churn() {
                 if (!filter->remove(make_key(t, index).view()))
                     violation(describe("final remove refused: thread ", t, " churn key ", index));
     });
-    const lfb_stats empty = filter->stats();
+    const lfbloom::filter_info empty = filter->info();
     if (empty.slots_set != 0) violation(describe("after removing everything, ", empty.slots_set, " counters are non-zero"));
     std::printf("counting-churn: %u threads, counters equal the reference on %llu keys, empty after removing all\n",
                 threads, static_cast<unsigned long long>(compared));
@@ -359,9 +359,9 @@ void counting_churn() {
 // table holds exactly the permanent keys and the held copies; removing them all empties it.
 void cuckoo_churn() {
     const unsigned threads = opt.threads;
-    const std::unique_ptr<cuckoo_api> cuckoo = make_cuckoo(opt.spec);
-    cuckoo_api& filter = *cuckoo;
-    const std::uint64_t permanent_cap = filter.stats().buckets * 4 * 85 / 100 / threads;
+    const std::unique_ptr<filter_api> cuckoo = make_filter(opt.spec);
+    filter_api& filter = *cuckoo;
+    const std::uint64_t permanent_cap = filter.info().slots * 85 / 100 / threads;
     std::vector<progress_counter> published(threads);
     std::vector<std::map<std::uint64_t, unsigned>> churn_held(threads);  // owned by thread t until join
     std::atomic<std::uint64_t> refused{0};
@@ -408,7 +408,7 @@ void cuckoo_churn() {
             for (int q = 0; q < 4; ++q) check_published();
         }
     });
-    const lfbloom::cuckoo_stats s = filter.stats();
+    const lfbloom::filter_info s = filter.info();
     std::uint64_t expected = 0;
     for (unsigned t = 0; t < threads; ++t) {
         expected += published[t].value.load(std::memory_order_relaxed);  // relaxed: after the join
@@ -417,7 +417,7 @@ void cuckoo_churn() {
             if (filter.count(make_key(t, index).view()) < copies) violation(describe("held copies missing: thread ", t, " key ", index));
         }
     }
-    if (s.fingerprints != expected) violation(describe("the table holds ", s.fingerprints, " fingerprints, the threads ", expected));
+    if (s.slots_set != expected) violation(describe("the table holds ", s.slots_set, " fingerprints, the threads ", expected));
     run_threads(threads, [&](unsigned t) {
         for (std::uint64_t i = 0; i < published[t].value.load(std::memory_order_relaxed); ++i)  // relaxed: after the join
             if (!filter.remove(make_key(t, i).view())) violation(describe("final remove refused: thread ", t, " key ", i));
@@ -425,10 +425,10 @@ void cuckoo_churn() {
             for (unsigned c = 0; c < copies; ++c)
                 if (!filter.remove(make_key(t, index).view())) violation(describe("final remove refused: thread ", t, " churn key ", index));
     });
-    if (filter.stats().fingerprints != 0) violation("fingerprints left after removing everything");
+    if (filter.info().slots_set != 0) violation("fingerprints left after removing everything");
     std::printf("cuckoo-churn: %u threads, load %.3f, %llu kicks, %llu adds refused as full, %llu reader retries (%llu gave up), "
                 "exact after the run, empty after removing all\n",
-                threads, s.load, static_cast<unsigned long long>(s.kicks), static_cast<unsigned long long>(refused.load()),
+                threads, s.fill_ratio, static_cast<unsigned long long>(s.kicks), static_cast<unsigned long long>(refused.load()),
                 static_cast<unsigned long long>(s.reader_retries), static_cast<unsigned long long>(s.reader_gave_up));
 }
 
@@ -485,7 +485,7 @@ void over_remove() {
     for (unsigned t = 0; t < holders; ++t)
         for (const auto& [index, copies] : held[t])
             for (unsigned c = 0; c < copies; ++c) reference->add(make_key(t, index).view());
-    const lfb_stats got = filter->stats(), want = reference->stats();
+    const lfbloom::filter_info got = filter->info(), want = reference->info();
     if (got.saturated != 0) violation(describe(got.saturated, " saturated counters: raise --capacity"));
     if (got.slots_set != want.slots_set)
         violation(describe("non-zero counters: ", got.slots_set, ", reference built from held keys: ", want.slots_set));
@@ -534,7 +534,7 @@ void saturation() {
                 if (!filter->contains(keys[j].view())) violation(describe("hot key ", j, " absent while held"));
         }
     });
-    const lfb_stats s = filter->stats();
+    const lfbloom::filter_info s = filter->info();
     for (unsigned j = 0; j < hot; ++j)
         if (filter->count(keys[j].view()) == 0) violation(describe("hot key ", j, " absent at the end"));
     std::printf("saturation: %llu saturated counters, every held key present throughout\n",
@@ -561,7 +561,11 @@ void rotation() {
     const auto end = deadline();
     std::uint64_t epochs = 0, checks_total = 0, rotations_total = 0;
     do {
-        auto filter = make_rotating(opt.spec, g, opt.double_write);
+        filter_spec ring = opt.spec;
+        ring.layout = "rotating";
+        ring.generations = g;
+        ring.double_write = opt.double_write;
+        auto filter = make_filter(ring);
         std::vector<published_keys> pub(writers);
         for (auto& p : pub) p.rotations_before.resize(per_writer);
         std::atomic<unsigned> writers_done{0};
@@ -656,17 +660,29 @@ void swap() {
     const auto end = deadline();
     std::uint64_t epochs = 0, checks_total = 0, swaps_total = 0;
     do {
-        auto handle = make_swap(opt.spec);
+        filter_spec swappable = opt.spec;
+        swappable.layout = "swappable";
+        auto handle = make_filter(swappable);
         std::vector<progress_counter> recorded(writers), progress(writers);
         std::atomic<unsigned> writers_done{0};
         std::atomic<std::uint64_t> checks{0}, swaps{0};
         const std::uint64_t epoch = epochs;
         run_threads(writers + readers + 1, [&](unsigned t) {
             if (t < writers) {
-                for (std::uint64_t i = 0; i < per_writer && time_left(end); ++i) {
-                    recorded[t].value.store(i + 1, std::memory_order_seq_cst);  // seq_cst: against the rebuild's read
-                    handle->add(make_key(epoch << 32 | t, i).view());
-                    progress[t].value.store(i + 1, std::memory_order_release);  // the add happens-before readers' checks
+                // Even writers add one key at a time, odd ones in batches of 8 (one batch call each,
+                // which must reach the staged filter as a single add does).
+                const std::uint64_t group = t % 2 == 0 ? 1 : 8;
+                std::vector<key16> keys(group);
+                std::vector<key_view> views(group);
+                for (std::uint64_t i = 0; i + group <= per_writer && time_left(end); i += group) {
+                    recorded[t].value.store(i + group, std::memory_order_seq_cst);  // seq_cst: against the rebuild's read
+                    for (std::uint64_t j = 0; j < group; ++j) {
+                        keys[j] = make_key(epoch << 32 | t, i + j);
+                        views[j] = keys[j].view();
+                    }
+                    if (group == 1) handle->add(views[0]);
+                    else handle->add_many(views);
+                    progress[t].value.store(i + group, std::memory_order_release);  // the adds happen-before readers' checks
                 }
                 writers_done.fetch_add(1, std::memory_order_release);  // release: this writer's adds before readers stop
                 return;
@@ -723,7 +739,7 @@ int main(int argc, char** argv) {
     std::string scenario_help = "writers-readers, hot-keys, counting-churn, cuckoo-churn, over-remove, saturation, growth, rotation, swap, or all";
     bool soak = false;
     flags.add_options()("help,h", "this text")("scenario", po::value(&opt.scenario)->default_value("all"), scenario_help.c_str())(
-        "layout", po::value(&opt.spec.layout)->default_value("blocked"), "blocked, classic, counting, scalable or cuckoo (counting scenarios force counting, growth scalable, cuckoo-churn cuckoo)")(
+        "layout", po::value(&opt.spec.layout)->default_value("blocked"), "any layout (blocked, classic, counting, split-block, one-word, two-word, cuckoo) or scalable (counting scenarios force counting, growth scalable, cuckoo-churn cuckoo)")(
         "api", po::value(&opt.spec.api)->default_value("cpp"), "cpp (the core) or c (through liblfbloom's C ABI)")(
         "threads", po::value(&opt.threads)->default_value(8), "threads (more than cores is the point; up to 64)")(
         "seconds", po::value(&opt.seconds)->default_value(5), "seconds per scenario")(
@@ -750,8 +766,8 @@ int main(int argc, char** argv) {
     const std::map<std::string, void (*)()> scenarios = {
         {"writers-readers", writers_readers}, {"hot-keys", hot_keys}, {"counting-churn", counting_churn},
         {"cuckoo-churn", cuckoo_churn},        {"over-remove", over_remove}, {"saturation", saturation}, {"growth", writers_readers}, {"rotation", rotation}, {"swap", swap}};
-    const bool known_layout = opt.spec.layout == "blocked" || opt.spec.layout == "classic" || opt.spec.layout == "counting" ||
-                              opt.spec.layout == "scalable" || opt.spec.layout == "cuckoo";
+    const auto kind = lfbloom::parse_kind(opt.spec.layout);
+    const bool known_layout = kind && *kind != lfbloom::filter_kind::rotating && *kind != lfbloom::filter_kind::swappable;
     if ((opt.scenario != "all" && !scenarios.count(opt.scenario)) || !known_layout || (opt.spec.api != "cpp" && opt.spec.api != "c") ||
         opt.threads < 3 || opt.threads > 64 || !(opt.seconds > 0) || opt.generations < 2 || opt.generations > 64) {
         std::fprintf(stderr, "lfbloom-stress: bad arguments (see --help)\n");
