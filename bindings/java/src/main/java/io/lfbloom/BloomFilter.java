@@ -3,8 +3,8 @@ package io.lfbloom;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.stream.Collector;
 
 /**
  * A Bloom filter that any number of threads add to and query at once, without locks, backed by
@@ -21,7 +21,8 @@ import java.nio.ByteOrder;
  * {@code put} returns true when some bit changed: of racing puts of one new key at least one
  * returns true, and more than one may. {@link #clear()} racing with puts may lose them.
  * {@link #close()} is idempotent and thread-safe: calls racing with it either complete or throw
- * IllegalStateException, and none can crash the JVM.
+ * IllegalStateException, and none can crash the JVM; after it every method but equals, hashCode
+ * and toString throws IllegalStateException ({@link Filter}).
  *
  * <p>Keys are bytes: {@code byte[]}, the UTF-8 bytes of a {@code CharSequence} (as Guava's
  * {@code Funnels.stringFunnel(UTF_8)}), the 8 little-endian bytes of a {@code long} (as
@@ -30,9 +31,9 @@ import java.nio.ByteOrder;
  * ({@link #readFrom}, {@link #writeTo}); the blocked layout (the default) is faster.
  *
  * <p>Errors: {@code IllegalArgumentException} for bad arguments, {@code IllegalStateException}
- * after close, {@link LfbloomException} (with the C status code) for everything else.
+ * after close, {@link LfbloomException} (with the C status and its name) for everything else.
  */
-public final class BloomFilter extends HandleFilter<BloomFilter> {
+public final class BloomFilter extends HandleFilter {
     /** Where a key's bits go. */
     public enum Layout {
         /** All of a key's bits in one 64-byte cache line: one cache miss per call. */
@@ -48,7 +49,7 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
         /**
          * Parquet's split-block filter (since 1.9): 8 bits, one in each 32-bit word of a 256-bit
          * block, hashed with XXH64 (seed 0 is Parquet's); k is always 8. Scalable and rotating
-         * filters take BLOCKED or CLASSIC only.
+         * filters take BLOCKED only.
          */
         SPLIT_BLOCK,
         /** All of a key's bits in one 64-bit word (since 1.9): the fastest, at a higher rate for its bits. */
@@ -59,50 +60,64 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
         /** The enum lfb_kind number. */
         int kind() {
             return switch (this) {
-                case BLOCKED -> Native.LAYOUT_BLOCKED;
-                case CLASSIC -> Native.LAYOUT_CLASSIC;
-                case SPLIT_BLOCK -> 4;
-                case ONE_WORD -> 5;
-                case TWO_WORD -> 6;
+                case BLOCKED -> lfb_kind_enum.LFB_KIND_BLOCKED;
+                case CLASSIC -> lfb_kind_enum.LFB_KIND_CLASSIC;
+                case SPLIT_BLOCK -> lfb_kind_enum.LFB_KIND_SPLIT_BLOCK;
+                case ONE_WORD -> lfb_kind_enum.LFB_KIND_ONE_WORD;
+                case TWO_WORD -> lfb_kind_enum.LFB_KIND_TWO_WORD;
             };
         }
     }
 
-    /** Every Bloom layout's enum lfb_kind number: what a file opened or loaded as a BloomFilter may hold. */
-    private static final int[] KINDS = {1, 2, 4, 5, 6};
+    /** Every Bloom layout's enum lfb_kind: what a file opened or loaded as a BloomFilter may hold. */
+    private static final int[] KINDS = {lfb_kind_enum.LFB_KIND_CLASSIC, lfb_kind_enum.LFB_KIND_BLOCKED,
+        lfb_kind_enum.LFB_KIND_SPLIT_BLOCK, lfb_kind_enum.LFB_KIND_ONE_WORD, lfb_kind_enum.LFB_KIND_TWO_WORD};
 
-    /** Creation options; immutable. */
+    /** Creation options of every kind of filter; immutable. */
     public static final class Options {
+        private static final int DEFAULT_FILE_MODE = 0666;
         final Layout layout;
         final long memoryLimit;
         final long seed;
+        final int fileMode;
 
-        private Options(Layout layout, long memoryLimit, long seed) {
+        private Options(Layout layout, long memoryLimit, long seed, int fileMode) {
             this.layout = layout;
             this.memoryLimit = memoryLimit;
             this.seed = seed;
+            this.fileMode = fileMode;
         }
 
-        /** Blocked layout, no memory limit beyond the machine's, seed 0. */
+        /** Blocked layout, no memory limit beyond the machine's, seed 0, shared files created with mode 0666. */
         public static Options defaults() {
-            return new Options(Layout.BLOCKED, 0, 0);
+            return new Options(Layout.BLOCKED, 0, 0, DEFAULT_FILE_MODE);
         }
 
-        /** BLOCKED (the default) or CLASSIC (Guava-compatible). */
+        /** BLOCKED (the default), CLASSIC (Guava-compatible), SPLIT_BLOCK, ONE_WORD or TWO_WORD. */
         public Options layout(Layout layout) {
             if (layout == null) throw new IllegalArgumentException("layout is null");
-            return new Options(layout, memoryLimit, seed);
+            return new Options(layout, memoryLimit, seed, fileMode);
         }
 
         /** Refuse filters over this many bytes (0: only the machine's memory bounds them). */
         public Options memoryLimit(long bytes) {
             if (bytes < 0) throw new IllegalArgumentException("memory limit must be >= 0");
-            return new Options(layout, bytes, seed);
+            return new Options(layout, bytes, seed, fileMode);
         }
 
         /** The hash seed (Guava's is 0); filters merge only with equal seeds. */
         public Options seed(long seed) {
-            return new Options(layout, memoryLimit, seed);
+            return new Options(layout, memoryLimit, seed, fileMode);
+        }
+
+        /**
+         * The permission bits (0 to 0777, e.g. {@code 0640}) of a shared file that
+         * {@code createShared} or {@code openShared} creates, less the process's umask; 0666 by
+         * default. An existing file keeps its own. Since 1.9.
+         */
+        public Options fileMode(int mode) {
+            if (mode < 0 || mode > 0777) throw new IllegalArgumentException("file mode must be in 0..0777, got 0" + Integer.toOctalString(mode));
+            return new Options(layout, memoryLimit, seed, mode);
         }
 
         /** An lfb_spec (the caller deletes it) of this layout's kind with this seed and memory limit. */
@@ -115,9 +130,15 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
             return withOptions(Plan.spec(kind, expectedInsertions, fpp));
         }
 
+        /** As spec, for the composites of Bloom sub-filters (scalable, rotating), which are blocked. */
+        lfb_spec blockedSpec(int kind, long expectedInsertions, double fpp) {
+            if (layout != Layout.BLOCKED)
+                throw new IllegalArgumentException("scalable and rotating filters take the BLOCKED layout, not " + layout);
+            return spec(kind, expectedInsertions, fpp);
+        }
+
         /** An lfb_spec (the caller deletes it) of {@code kind} and an exact geometry, with this seed and memory limit. */
         lfb_spec geometrySpec(int kind, long slots, int hashes) {
-            Native.load();
             lfb_spec spec = new lfb_spec();
             spec.setKind(kind);
             spec.setSlots(slots);
@@ -130,29 +151,19 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
             spec.setMemory_limit(memoryLimit);
             return spec;
         }
-
-        /** For the per-kind composites (scalable, rotating), which take BLOCKED or CLASSIC only. */
-        long[] toNative(int counterBits) {
-            if (layout != Layout.CLASSIC && layout != Layout.BLOCKED)
-                throw new IllegalArgumentException("scalable and rotating filters take the BLOCKED or CLASSIC layout, not " + layout);
-            return new long[] {layout == Layout.CLASSIC ? Native.LAYOUT_CLASSIC : Native.LAYOUT_BLOCKED, memoryLimit, seed,
-                counterBits, 0};
-        }
     }
 
     private BloomFilter(long nativeHandle) {
         super(nativeHandle);
     }
 
-    @Override
-    BloomFilter wrap(long nativeHandle) {
-        return new BloomFilter(nativeHandle);
-    }
-
-    /** {@inheritDoc} (Declared here so that its return type is this class, as since 1.8 for CuckooFilter.) */
-    @Override
+    /**
+     * A private copy in this process's memory (not shared, writable, also when this filter is a
+     * shared or read-only file): the same layout, shape, seed and bits, a filter of its own from
+     * then on. Any thread; puts racing with it may or may not be in the copy.
+     */
     public BloomFilter copy() {
-        return super.copy();
+        return new BloomFilter(copied());
     }
 
     /** A filter sized so that after {@code expectedInsertions} distinct puts the FPP is at most {@code fpp}. */
@@ -183,23 +194,67 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
     }
 
     /**
-     * Creates the file {@code path} holding a new filter that other processes (a Go service, C,
-     * another JVM) open with {@link #openShared} and use at the same time, with the same lock-free
-     * atomics. Fails (LfbloomException, status -8) if the file exists.
+     * A collector that puts the UTF-8 bytes of every element into a new filter made by
+     * {@link #create(long, double)}, as Guava's {@code BloomFilter.toBloomFilter(funnel, n, fpp)}
+     * with {@code Funnels.stringFunnel(UTF_8)}. Concurrent and unordered: a parallel stream puts
+     * into one filter from all its threads. Bad arguments throw IllegalArgumentException here,
+     * not when the stream runs. Since 1.9.
      */
-    public static BloomFilter createShared(java.nio.file.Path path, long expectedInsertions, double fpp, Options options) {
-        if (options == null) throw new IllegalArgumentException("options is null");
-        return new BloomFilter(opened(path, options.spec(expectedInsertions, fpp), SHARED_CREATE | SHARED_EXCLUSIVE));
+    public static Collector<CharSequence, ?, BloomFilter> toBloomFilter(long expectedInsertions, double fpp) {
+        return toBloomFilter(expectedInsertions, fpp, Options.defaults());
     }
 
-    /** Maps the filter in a shared file made by createShared (in any process or language); another kind's file throws LfbloomException (-4). */
-    public static BloomFilter openShared(java.nio.file.Path path) {
-        return new BloomFilter(ofKind(opened(path, null, 0), "a Bloom filter", KINDS));
+    /** As {@link #toBloomFilter(long, double)}, with a layout, a memory limit and a seed. Since 1.9. */
+    public static Collector<CharSequence, ?, BloomFilter> toBloomFilter(long expectedInsertions, double fpp, Options options) {
+        plan(expectedInsertions, fpp, options);  // checks the arguments now
+        return Collector.of(() -> create(expectedInsertions, fpp, options), BloomFilter::put, (a, b) -> {
+            a.merge(b);
+            b.close();
+            return a;
+        }, Collector.Characteristics.UNORDERED, Collector.Characteristics.CONCURRENT);
+    }
+
+    // ---- shared files -------------------------------------------------------------------------
+
+    /**
+     * Creates the file {@code path} holding a new filter that other processes (a Go service, C,
+     * another JVM) open with {@link #openShared} and use at the same time, with the same lock-free
+     * atomics; the file gets the options' {@link Options#fileMode file mode}. Fails
+     * (LfbloomException, status -8, "io") if the file exists.
+     */
+    public static BloomFilter createShared(Path path, long expectedInsertions, double fpp, Options options) {
+        if (options == null) throw new IllegalArgumentException("options is null");
+        return new BloomFilter(opened(path, options.spec(expectedInsertions, fpp), true, false, options.fileMode));
+    }
+
+    /**
+     * The filter in the shared file at {@code path}, created for these arguments (with the
+     * options' file mode) if the file does not exist: of processes racing to open one path, one
+     * creates it and all share its filter. An existing file must hold the filter these arguments
+     * make (layout, size, seed), else LfbloomException (status -4, "incompatible"). Since 1.9.
+     */
+    public static BloomFilter openShared(Path path, long expectedInsertions, double fpp, Options options) {
+        if (options == null) throw new IllegalArgumentException("options is null");
+        return new BloomFilter(opened(path, options.spec(expectedInsertions, fpp), false, false, options.fileMode));
+    }
+
+    /** Maps the filter in an existing shared file (made in any process or language); another kind's file throws LfbloomException (-4). */
+    public static BloomFilter openShared(Path path) {
+        return new BloomFilter(ofKind(opened(path, null, false, false, 0), "a Bloom filter", KINDS));
+    }
+
+    /**
+     * Maps the filter in an existing shared file read-only (read permission is enough): it sees
+     * the puts of the processes that write it; its own puts and clears throw LfbloomException
+     * ({@link LfbloomException#isReadOnly()}). Since 1.9.
+     */
+    public static BloomFilter openSharedReadOnly(Path path) {
+        return new BloomFilter(ofKind(opened(path, null, false, true, 0), "a Bloom filter", KINDS));
     }
 
     // ---- whole-filter operations --------------------------------------------------------------
 
-    /** ORs {@code other} into this filter (Guava's putAll(BloomFilter)); both must have the same layout, size, hashes and seed. */
+    /** ORs {@code other} into this filter (Guava's putAll(BloomFilter)); both must have the same layout, size, hashes and seed. Any thread. */
     public void merge(BloomFilter other) {
         union(other);
     }
@@ -207,33 +262,46 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
     /**
      * ANDs {@code other} into this filter (since 1.9): a key both held stays present; an absent key
      * may answer "maybe" somewhat more often than in a filter built from the common keys. Same
-     * layout, size, hashes and seed, else LfbloomException (-4). Puts racing with it may be lost.
+     * layout, size, hashes and seed, else LfbloomException (-4). Any thread; puts racing with it may be lost.
      */
     public void intersect(BloomFilter other) {
         intersection(other);
     }
 
-    /** The number of bits, as Guava's bitSize: O(1). */
-    public long bitSize() {
-        return slots();
+    /** Empties the filter. Any thread; puts racing with it may be lost. */
+    public void clear() {
+        handle.call(LfbNative::lfb_clear);
+    }
+
+    /** Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to do otherwise. Any thread. */
+    public void flush() {
+        handle.call(LfbNative::lfb_flush);
     }
 
     // ---- streams ------------------------------------------------------------------------------
 
     /**
-     * Writes the filter in Guava's {@code BloomFilter.writeTo} format; Guava's {@code readFrom}
-     * then answers exactly as this filter. Classic layout, seed 0, at most 2^31-1 words (Guava's
-     * limits): otherwise LfbloomException.
+     * Writes the filter in lfbloom's own format (docs/FORMAT.md); any process or language loads
+     * it. Any thread: it holds every put that completed before it began.
      */
-    public void writeTo(OutputStream out) throws IOException {
-        write(out, Native.FORMAT_GUAVA);
+    public void save(OutputStream out) throws IOException {
+        write(out, lfb_format_enum.LFB_FORMAT_NATIVE);
     }
 
+    /**
+     * Writes the filter in Guava's {@code BloomFilter.writeTo} format; Guava's {@code readFrom}
+     * then answers exactly as this filter. Classic layout, seed 0, at most 2^31-1 words (Guava's
+     * limits): otherwise LfbloomException. Any thread.
+     */
+    public void writeTo(OutputStream out) throws IOException {
+        write(out, lfb_format_enum.LFB_FORMAT_GUAVA);
+    }
 
     /**
      * Reads a filter written by Guava's {@code BloomFilter.writeTo} (strategy MURMUR128_MITZ_64):
-     * a classic-layout filter answering exactly as Guava's. Malformed streams (truncated, another
-     * strategy, an absurd word count) throw IOException before any large allocation.
+     * a classic-layout filter answering exactly as Guava's. Reads exactly the filter's bytes, so
+     * more data may follow it in the stream. Malformed streams (truncated, another strategy, an
+     * absurd word count) throw IOException before any large allocation.
      */
     public static BloomFilter readFrom(InputStream in) throws IOException {
         return readFrom(in, Native.defaultReadLimit());
@@ -241,23 +309,16 @@ public final class BloomFilter extends HandleFilter<BloomFilter> {
 
     /** As {@link #readFrom(InputStream)}, refusing filters over {@code maxBytes}. */
     public static BloomFilter readFrom(InputStream in, long maxBytes) throws IOException {
-        if (in == null) throw new IllegalArgumentException("in is null");
-        byte[] head = new byte[6];
-        Native.readFully(in, head);
-        if (head[0] != 1) throw new IOException("unsupported Guava strategy ordinal " + head[0] + " (only 1, MURMUR128_MITZ_64)");
-        int words = ByteBuffer.wrap(head, 2, 4).order(ByteOrder.BIG_ENDIAN).getInt();
-        if (head[1] == 0 || words <= 0) throw new IOException("malformed Guava stream: k " + (head[1] & 0xff) + ", " + words + " words");
-        return new BloomFilter(loaded(Native.readSerialized(in, head, 6 + 8L * words, maxBytes), Native.FORMAT_GUAVA, maxBytes,
-                "a Bloom filter", KINDS));
+        return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_GUAVA, maxBytes, "a Bloom filter", KINDS));
     }
 
-    /** Reads a filter written by {@link #save}; corrupt or foreign data throws IOException. */
+    /** Reads a filter written by {@link #save}, exactly its bytes; corrupt or foreign data throws IOException. */
     public static BloomFilter load(InputStream in) throws IOException {
         return load(in, Native.defaultReadLimit());
     }
 
     /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. */
     public static BloomFilter load(InputStream in, long maxBytes) throws IOException {
-        return new BloomFilter(loaded(in, maxBytes, "a Bloom filter", KINDS));
+        return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a Bloom filter", KINDS));
     }
 }

@@ -2,6 +2,8 @@ package io.lfbloom;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
 
 /**
  * A Bloom filter with a small saturating counter per slot, so keys can be removed; any number of
@@ -16,22 +18,20 @@ import java.io.InputStream;
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once;
  * {@link #close()} as for BloomFilter. {@code put} returns true if one of the key's counters was
  * zero (the key was absent). {@link #remove} returns false and changes nothing if one of the
- * key's counters is zero.
+ * key's counters is zero: an answer, not an exception.
  */
-public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilter> {
+public final class CountingBloomFilter extends RemovingFilter {
     private CountingBloomFilter(long nativeHandle) {
         super(nativeHandle);
     }
 
-    @Override
-    CountingBloomFilter wrap(long nativeHandle) {
-        return new CountingBloomFilter(nativeHandle);
-    }
-
-    /** {@inheritDoc} (Declared here so that its return type is this class, as since 1.8 for CuckooFilter.) */
-    @Override
+    /**
+     * A private copy in this process's memory (not shared, writable, also when this filter is a
+     * shared or read-only file): the same shape, seed and counters. Any thread; puts and removes
+     * racing with it may or may not be in the copy.
+     */
     public CountingBloomFilter copy() {
-        return super.copy();
+        return new CountingBloomFilter(copied());
     }
 
     /** 4-bit counters, sized so that after {@code expectedInsertions} keys the FPP is at most {@code fpp}. */
@@ -41,16 +41,12 @@ public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilte
 
     /** What {@code create(expectedInsertions, fpp, counterBits, options)} would make, without making it. */
     public static Plan plan(long expectedInsertions, double fpp, int counterBits) {
-        return Plan.of(Native.LAYOUT_COUNTING, expectedInsertions, fpp, counterBits);
+        return Plan.of(lfb_kind_enum.LFB_KIND_COUNTING, expectedInsertions, fpp, counterBits);
     }
 
     /** {@code counterBits} is 4 or 8; the options' layout is ignored (counting filters are blocked). */
     public static CountingBloomFilter create(long expectedInsertions, double fpp, int counterBits, BloomFilter.Options options) {
-        if (options == null) throw new IllegalArgumentException("options is null");
-        checkedBits(counterBits);  // before the spec exists: nothing to delete on a throw
-        lfb_spec spec = options.spec(Native.LAYOUT_COUNTING, expectedInsertions, fpp);
-        spec.setCounter_bits(counterBits);
-        return new CountingBloomFilter(created(spec));
+        return new CountingBloomFilter(created(specOf(expectedInsertions, fpp, counterBits, options)));
     }
 
     /**
@@ -61,7 +57,7 @@ public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilte
         if (counters <= 0 || hashes <= 0) throw new IllegalArgumentException("counters and hashes must be > 0");
         if (options == null) throw new IllegalArgumentException("options is null");
         checkedBits(counterBits);  // before the spec exists: nothing to delete on a throw
-        lfb_spec spec = options.geometrySpec(Native.LAYOUT_COUNTING, counters, hashes);
+        lfb_spec spec = options.geometrySpec(lfb_kind_enum.LFB_KIND_COUNTING, counters, hashes);
         spec.setCounter_bits(counterBits);
         return new CountingBloomFilter(created(spec));
     }
@@ -70,7 +66,49 @@ public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilte
         if (counterBits != 4 && counterBits != 8) throw new IllegalArgumentException("counterBits must be 4 or 8");
     }
 
-    /** Adds {@code other}'s counters to this filter's, saturating (a multiset sum); geometry, width and seed must match. */
+    private static lfb_spec specOf(long expectedInsertions, double fpp, int counterBits, BloomFilter.Options options) {
+        if (options == null) throw new IllegalArgumentException("options is null");
+        checkedBits(counterBits);  // before the spec exists: nothing to delete on a throw
+        lfb_spec spec = options.spec(lfb_kind_enum.LFB_KIND_COUNTING, expectedInsertions, fpp);
+        spec.setCounter_bits(counterBits);
+        return spec;
+    }
+
+    // ---- shared files (since 1.9) -------------------------------------------------------------
+
+    /**
+     * Creates the file {@code path} holding a new counting filter that other processes (JVMs, C,
+     * Go) open and use at the same time, with the options' file mode; LfbloomException (-8, "io")
+     * if the file exists. As {@link BloomFilter#createShared}.
+     */
+    public static CountingBloomFilter createShared(Path path, long expectedInsertions, double fpp, int counterBits,
+            BloomFilter.Options options) {
+        return new CountingBloomFilter(opened(path, specOf(expectedInsertions, fpp, counterBits, options), true, false, options.fileMode));
+    }
+
+    /**
+     * The counting filter in the shared file at {@code path}, created for these arguments if it
+     * does not exist (of processes racing, one creates it and all share it); an existing file must
+     * hold what these arguments make, counter width included, else LfbloomException (-4).
+     */
+    public static CountingBloomFilter openShared(Path path, long expectedInsertions, double fpp, int counterBits,
+            BloomFilter.Options options) {
+        return new CountingBloomFilter(opened(path, specOf(expectedInsertions, fpp, counterBits, options), false, false, options.fileMode));
+    }
+
+    /** The counting filter in an existing shared file, whatever its size; another kind's file throws LfbloomException (-4). */
+    public static CountingBloomFilter openShared(Path path) {
+        return new CountingBloomFilter(ofKind(opened(path, null, false, false, 0), "a counting filter", lfb_kind_enum.LFB_KIND_COUNTING));
+    }
+
+    /** As {@link #openShared(Path)}, mapped read-only: puts, removes and clears throw LfbloomException ({@link LfbloomException#isReadOnly()}). */
+    public static CountingBloomFilter openSharedReadOnly(Path path) {
+        return new CountingBloomFilter(ofKind(opened(path, null, false, true, 0), "a counting filter", lfb_kind_enum.LFB_KIND_COUNTING));
+    }
+
+    // ---- whole-filter operations --------------------------------------------------------------
+
+    /** Adds {@code other}'s counters to this filter's, saturating (a multiset sum); geometry, width and seed must match. Any thread. */
     public void merge(CountingBloomFilter other) {
         union(other);
     }
@@ -84,8 +122,32 @@ public final class CountingBloomFilter extends RemovingFilter<CountingBloomFilte
         intersection(other);
     }
 
-    /** Reads a counting filter written by {@link #save}; corrupt or foreign data, or another kind, throws IOException. */
+    /** Zeroes every counter. Any thread; puts and removes racing with it may be lost. */
+    public void clear() {
+        handle.call(LfbNative::lfb_clear);
+    }
+
+    /** Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to do otherwise. Any thread. */
+    public void flush() {
+        handle.call(LfbNative::lfb_flush);
+    }
+
+    /**
+     * Writes the filter in lfbloom's own format (docs/FORMAT.md). Any thread: it holds every key
+     * held throughout it; a remove that overlaps it may be captured in part.
+     */
+    public void save(OutputStream out) throws IOException {
+        write(out, lfb_format_enum.LFB_FORMAT_NATIVE);
+    }
+
+    /** Reads a counting filter written by {@link #save}, exactly its bytes; corrupt or foreign data, or another kind, throws IOException. */
     public static CountingBloomFilter load(InputStream in) throws IOException {
-        return new CountingBloomFilter(loaded(in, Native.defaultReadLimit(), "a counting filter", Native.LAYOUT_COUNTING));
+        return load(in, Native.defaultReadLimit());
+    }
+
+    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. Since 1.9. */
+    public static CountingBloomFilter load(InputStream in, long maxBytes) throws IOException {
+        return new CountingBloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a counting filter",
+                lfb_kind_enum.LFB_KIND_COUNTING));
     }
 }

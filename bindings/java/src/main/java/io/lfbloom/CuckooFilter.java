@@ -2,7 +2,9 @@ package io.lfbloom;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 
 /**
  * A cuckoo filter: each key's fingerprint in one of two 64-bit buckets, which hold five 14-bit,
@@ -27,9 +29,9 @@ import java.nio.ByteBuffer;
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once.
  * Queries never lock and never wait; puts and removes lock one stripe of buckets at a time.
  * {@link #save} makes puts and removes wait while it copies. {@link #close()} as for BloomFilter.
+ * {@link #remove} of a key that is not there returns false: an answer, not an exception.
  */
-public final class CuckooFilter extends RemovingFilter<CuckooFilter> {
-    static final int KIND = 7;  // LFB_KIND_CUCKOO
+public final class CuckooFilter extends RemovingFilter {
 
     /**
      * What the filter holds and what its writers and readers did.
@@ -50,15 +52,13 @@ public final class CuckooFilter extends RemovingFilter<CuckooFilter> {
         super(nativeHandle);
     }
 
-    @Override
-    CuckooFilter wrap(long nativeHandle) {
-        return new CuckooFilter(nativeHandle);
-    }
-
-    /** {@inheritDoc} (Declared here so that its return type is this class, as since 1.8 for CuckooFilter.) */
-    @Override
+    /**
+     * A private copy in this process's memory (not shared, writable): the same shape, seed and
+     * fingerprints. Any thread; puts and removes wait while it copies. A filter mapped read-only
+     * cannot make them wait, and throws LfbloomException ({@link LfbloomException#isReadOnly()}).
+     */
     public CuckooFilter copy() {
-        return super.copy();
+        return new CuckooFilter(copied());
     }
 
     /**
@@ -91,12 +91,12 @@ public final class CuckooFilter extends RemovingFilter<CuckooFilter> {
 
     /** What {@code create(expectedInsertions, fpp)} would make, without making it. */
     public static Plan plan(long expectedInsertions, double fpp) {
-        return Plan.of(KIND, expectedInsertions, fpp, 0);
+        return Plan.of(lfb_kind_enum.LFB_KIND_CUCKOO, expectedInsertions, fpp, 0);
     }
 
     /** What {@code create(expectedInsertions, fpp, fingerprintBits)} would make, without making it. */
     public static Plan plan(long expectedInsertions, double fpp, int fingerprintBits) {
-        return Plan.of(KIND, expectedInsertions, fpp, checkedBits(fingerprintBits));
+        return Plan.of(lfb_kind_enum.LFB_KIND_CUCKOO, expectedInsertions, fpp, checkedBits(fingerprintBits));
     }
 
     /** Sized so that {@code expectedInsertions} keys fit and an absent key's FPP is at most {@code fpp}. */
@@ -139,64 +139,112 @@ public final class CuckooFilter extends RemovingFilter<CuckooFilter> {
     /**
      * The cuckoo filter in the shared file at {@code path}, which several processes (JVMs, C, Go)
      * map and use at once; the file is created for (expectedInsertions, fpp) and the options' seed
-     * and memory limit if it does not exist, with mode 0666 less the umask. Of processes racing to
-     * open one path, one creates it and all share its filter. An existing file must hold the filter
-     * these arguments make (at any fingerprint width these arguments can make; see the overload
-     * with a width), else {@link LfbloomException} (status -4, incompatible).
+     * and memory limit if it does not exist, with the options' file mode (0666 by default) less
+     * the umask. Of processes racing to open one path, one creates it and all share its filter.
+     * An existing file must hold the filter these arguments make (at any fingerprint width these
+     * arguments can make; see the overload with a width), else {@link LfbloomException} (status
+     * -4, incompatible).
      *
      * <p>The stripe locks live in the file. A process that dies holding one (killed mid-put) stops
      * other processes' puts and removes on that stripe only until it has ended;
      * they then take the lock over, and nothing is lost. Every process writing the file must run
      * in one pid namespace (one container): the file records it, and others are refused (-4).
      */
-    public static CuckooFilter openShared(java.nio.file.Path path, long expectedInsertions, double fpp, BloomFilter.Options options) {
-        return openSharedWith(path, expectedInsertions, fpp, 0, options);
+    public static CuckooFilter openShared(Path path, long expectedInsertions, double fpp, BloomFilter.Options options) {
+        return shared(path, expectedInsertions, fpp, 0, options, false);
     }
 
     /**
-     * As {@link #openShared(java.nio.file.Path, long, double, BloomFilter.Options)}, with
-     * fingerprints of {@code fingerprintBits} (14, 16 or 17, as {@link #create(long, double, int)}).
-     * An existing file must hold that width too. Without a width, a file of another width that
-     * these arguments made is opened as it is (files of lfbloom 1.5 and 1.6 are all 16 bits).
+     * As {@link #openShared(Path, long, double, BloomFilter.Options)}, with fingerprints of
+     * {@code fingerprintBits} (14, 16 or 17, as {@link #create(long, double, int)}). An existing
+     * file must hold that width too. Without a width, a file of another width that these
+     * arguments made is opened as it is (files of lfbloom 1.5 and 1.6 are all 16 bits).
      */
-    public static CuckooFilter openShared(java.nio.file.Path path, long expectedInsertions, double fpp, int fingerprintBits,
+    public static CuckooFilter openShared(Path path, long expectedInsertions, double fpp, int fingerprintBits,
             BloomFilter.Options options) {
-        return openSharedWith(path, expectedInsertions, fpp, checkedBits(fingerprintBits), options);
+        return shared(path, expectedInsertions, fpp, checkedBits(fingerprintBits), options, false);
+    }
+
+    /**
+     * Creates the file {@code path} holding a new cuckoo filter, as
+     * {@link #openShared(Path, long, double, BloomFilter.Options)} would, but fails
+     * (LfbloomException, status -8, "io") if the file exists. Since 1.9.
+     */
+    public static CuckooFilter createShared(Path path, long expectedInsertions, double fpp, BloomFilter.Options options) {
+        return shared(path, expectedInsertions, fpp, 0, options, true);
+    }
+
+    /** As {@link #createShared(Path, long, double, BloomFilter.Options)}, with fingerprints of {@code fingerprintBits}. Since 1.9. */
+    public static CuckooFilter createShared(Path path, long expectedInsertions, double fpp, int fingerprintBits,
+            BloomFilter.Options options) {
+        return shared(path, expectedInsertions, fpp, checkedBits(fingerprintBits), options, true);
     }
 
     /** fingerprintBits 0: the fewest bytes for fpp, or the width of a file these arguments made. */
-    private static CuckooFilter openSharedWith(java.nio.file.Path path, long expectedInsertions, double fpp, int fingerprintBits,
-            BloomFilter.Options options) {
+    private static CuckooFilter shared(Path path, long expectedInsertions, double fpp, int fingerprintBits,
+            BloomFilter.Options options, boolean exclusive) {
         if (path == null) throw new IllegalArgumentException("path is null");
         lfb_spec spec = specOf(expectedInsertions, fpp, options);
         spec.setCounter_bits(fingerprintBits);
-        return new CuckooFilter(opened(path, spec, SHARED_CREATE));
+        return new CuckooFilter(opened(path, spec, exclusive, false, options.fileMode));
     }
 
     /** The cuckoo filter in an existing shared file, whatever its size; a file of another kind throws LfbloomException (-4). */
-    public static CuckooFilter openShared(java.nio.file.Path path) {
-        return new CuckooFilter(ofKind(opened(path, null, 0), "a cuckoo filter", KIND));
+    public static CuckooFilter openShared(Path path) {
+        return new CuckooFilter(ofKind(opened(path, null, false, false, 0), "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
+    }
+
+    /**
+     * As {@link #openShared(Path)}, mapped read-only (read permission is enough): queries see the
+     * writers' puts and removes; puts, removes, clears, copies and saves throw LfbloomException
+     * ({@link LfbloomException#isReadOnly()}: they would need to pause the writers). Since 1.9.
+     */
+    public static CuckooFilter openSharedReadOnly(Path path) {
+        return new CuckooFilter(ofKind(opened(path, null, false, true, 0), "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
     }
 
     private static lfb_spec specOf(long expectedInsertions, double fpp, BloomFilter.Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
-        return options.spec(KIND, expectedInsertions, fpp);
+        return options.spec(lfb_kind_enum.LFB_KIND_CUCKOO, expectedInsertions, fpp);
     }
 
-    /** Statistics and activity counters, read bucket by bucket (O(size)) while other threads may write. */
+    /** Statistics and activity counters, read bucket by bucket (O(size)) while other threads may write. Any thread. */
     public Activity activity() {
-        return info(info -> new Activity(Stats.of(info), info.getKicks(), info.getFailed_adds(), info.getDuplicate_refusals(),
+        return info(LfbNative::lfb_info_get, info -> new Activity(Stats.of(info), info.getKicks(), info.getFailed_adds(), info.getDuplicate_refusals(),
                 info.getReader_retries(), info.getReader_gave_up()));
     }
 
-    /** As {@link #activity()}{@code .stats()}; nearCapacity is past 80% of the maximum load. */
+    /** As {@link #activity()}{@code .stats()}; nearCapacity is past 80% of the maximum load. Any thread. */
     @Override
     public Stats stats() {
         return activity().stats();
     }
 
-    /** Reads a cuckoo filter written by {@link #save}; corrupt data, or a file of another kind, throws IOException. */
+    /** Zeroes every fingerprint slot. Any thread; puts and removes racing with it may be lost. */
+    public void clear() {
+        handle.call(LfbNative::lfb_clear);
+    }
+
+    /** Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to do otherwise. Any thread. */
+    public void flush() {
+        handle.call(LfbNative::lfb_flush);
+    }
+
+    /**
+     * Writes the filter in lfbloom's own format (docs/FORMAT.md); any process or language loads
+     * it. Any thread: puts and removes wait while it is written.
+     */
+    public void save(OutputStream out) throws IOException {
+        write(out, lfb_format_enum.LFB_FORMAT_NATIVE);
+    }
+
+    /** Reads a cuckoo filter written by {@link #save}, exactly its bytes; corrupt data, or a file of another kind, throws IOException. */
     public static CuckooFilter load(InputStream in) throws IOException {
-        return new CuckooFilter(loaded(in, Native.defaultReadLimit(), "a cuckoo filter", KIND));
+        return load(in, Native.defaultReadLimit());
+    }
+
+    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. Since 1.9. */
+    public static CuckooFilter load(InputStream in, long maxBytes) throws IOException {
+        return new CuckooFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
     }
 }

@@ -3,157 +3,410 @@ package io.lfbloom;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.ConcurrentModificationException;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
+import java.util.PrimitiveIterator;
 import java.util.function.Function;
+import java.util.function.LongPredicate;
+import java.util.function.Predicate;
+import java.util.stream.LongStream;
 
 /**
- * A filter behind one {@code lfb_handle}, lfbloom.h's handle for every kind (Bloom filters of each
- * layout, counting and cuckoo filters). What they share lives here once, through the generic C
- * calls: puts, queries and batches (a batch reports where a refused put stopped it), copies,
- * equality, clearing, statistics, the O(1) geometry, saving, loading and flushing. Each subclass
- * adds what its kind means (removes, unions, Guava's format) and its factories.
- *
- * @param <F> the subclass: what {@link #copy()} returns and what set operations take
+ * The one base of every filter class: a filter of any kind behind one {@code lfb_handle},
+ * lfbloom.h's handle for every kind, reached through the generic C calls only. What every kind
+ * does lives here once: puts and queries of every key type, singly and in chunked batches (a
+ * batch reports where a refusal stopped it), statistics, the O(1) geometry, closing, equality.
+ * What only some kinds do (copies, removes, saving, rotations, swaps) is a package-private
+ * helper here or a one-line call in the class of the kinds that have it, so no class shows a
+ * method its kind refuses.
  */
-abstract class HandleFilter<F extends HandleFilter<F>> extends KeyFilter {
-    static final int OP_ADD = 1, OP_CONTAINS = 2, OP_REMOVE = 3; // enum lfb_batch_op
-    static final long SHARED_CREATE = 1, SHARED_EXCLUSIVE = 2;  // LFB_SHARED_*
-
-    private final int kind;       // enum lfb_kind
-    private final long slots;     // the shape never changes: read once, O(1)
-    private final int shapeHash;  // hashCode: of the shape and seed
+abstract class HandleFilter implements Filter {
+    final NativeHandle handle;
+    private final Cleaner.Cleanable cleanable;
+    private final String kind;           // lfb_kind_name: never changes
+    private final boolean composite;     // scalable, rotating or swap: no copy or comparison of contents
+    private final String shape;          // a layout's slots, width, hashes and seed, for toString: never change
+    private final int shapeHash;         // hashCode: of the shape, which equal filters share
 
     HandleFilter(long nativeHandle) {
-        super(nativeHandle, LfbNative::lfb_free, LfbNative::lfb_add, LfbNative::lfb_contains,
-                null, // putAll is overridden: it reports where a refusal stopped it
-                (h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_CONTAINS, d, o, c, r, out, null));
+        Cleaner.Cleanable[] cleanable = new Cleaner.Cleanable[1];
+        this.handle = NativeHandle.register(this, nativeHandle, cleanable);
+        this.cleanable = cleanable[0];
         lfb_info info = new lfb_info();
         try {
-            Native.check(LfbNative.lfb_geometry_get(nativeHandle, info)); // O(1); no other thread has the handle yet
-            kind = (int) info.getKind();
-            slots = info.getSlots();
-            shapeHash = java.util.Objects.hash(kind, slots, info.getSlot_bits(), info.getHashes(), info.getSeed());
+            Native.check(LfbNative.lfb_geometry_get(nativeHandle, info));  // O(1); no other thread has the handle yet
+            int k = (int) info.getKind();
+            kind = Native.kindName(k);
+            composite = k == lfb_kind_enum.LFB_KIND_SCALABLE || k == lfb_kind_enum.LFB_KIND_ROTATING || k == lfb_kind_enum.LFB_KIND_SWAP;
+            shape = composite ? "" : ", " + info.getSlots() + " slots of " + info.getSlot_bits() + " bits, " + info.getHashes()
+                    + " hashes, seed " + info.getSeed();
+            shapeHash = composite ? System.identityHashCode(this)
+                    : Objects.hash(k, info.getSlots(), info.getSlot_bits(), info.getHashes(), info.getSeed());
         } finally {
             info.delete();
         }
     }
 
-    /** This kind's filter over a new native handle (a copy). */
-    abstract F wrap(long nativeHandle);
+    // ---- single keys --------------------------------------------------------------------------
 
-    /** The enum lfb_kind number. */
-    final int kind() {
-        return kind;
+    /** Adds a key; true if it was new (what "new" means is the kind's). Any thread. */
+    @Override
+    public boolean put(byte[] key) {
+        return handle.call(LfbNative::lfb_add, key) == 1;
     }
 
-    /** Bits, counters or fingerprint slots: O(1). */
-    final long slots() {
-        return slots;
+    /** Adds the UTF-8 bytes of the key. Any thread. */
+    @Override
+    public boolean put(CharSequence key) {
+        return handle.call(LfbNative::lfb_add, key) == 1;
     }
 
-    /** Puts every key in one native call; returns how many were new. A refused put: see {@link Filter}. */
+    /** Adds the 8 little-endian bytes of the key. Any thread. */
+    @Override
+    public boolean put(long key) {
+        return handle.call(LfbNative::lfb_add, key) == 1;
+    }
+
+    /** Adds the bytes from the buffer's position to its limit; the buffer's position is unchanged. Any thread. */
+    @Override
+    public boolean put(ByteBuffer key) {
+        return handle.call(LfbNative::lfb_add, key) == 1;
+    }
+
+    /**
+     * True if the key may have been put; false means it certainly was not (for a put that
+     * happened-before this call). Any thread, lock-free.
+     */
+    @Override
+    public boolean mightContain(byte[] key) {
+        return handle.call(LfbNative::lfb_contains, key) == 1;
+    }
+
+    /** As {@link #mightContain(byte[])}, for the UTF-8 bytes of the key. Any thread, lock-free. */
+    @Override
+    public boolean mightContain(CharSequence key) {
+        return handle.call(LfbNative::lfb_contains, key) == 1;
+    }
+
+    /** As {@link #mightContain(byte[])}, for the 8 little-endian bytes of the key. Any thread, lock-free. */
+    @Override
+    public boolean mightContain(long key) {
+        return handle.call(LfbNative::lfb_contains, key) == 1;
+    }
+
+    /** As {@link #mightContain(byte[])}, for the bytes from the buffer's position to its limit. Any thread, lock-free. */
+    @Override
+    public boolean mightContain(ByteBuffer key) {
+        return handle.call(LfbNative::lfb_contains, key) == 1;
+    }
+
+    /** {@link #mightContain(CharSequence)} as a predicate; it throws IllegalStateException once this filter is closed. Any thread. */
+    @Override
+    public Predicate<CharSequence> asPredicate() {
+        handle.ensureOpen();
+        return this::mightContain;
+    }
+
+    /** {@link #mightContain(long)} as a predicate; it throws IllegalStateException once this filter is closed. Any thread. */
+    @Override
+    public LongPredicate asLongPredicate() {
+        handle.ensureOpen();
+        return this::mightContain;
+    }
+
+    // ---- batches ------------------------------------------------------------------------------
+
+    /**
+     * Puts every key, in order, in native calls of up to {@value Native#CHUNK_KEYS} keys; returns
+     * how many were new. A null key throws IllegalArgumentException before any key is put. A
+     * refused put: see {@link Filter}. Any thread.
+     */
     @Override
     public long putAll(List<byte[]> keys) {
-        long[] done = new long[1];
-        try {
-            return handle.batch((h, d, o, c, r, out) -> LfbNative.lfb_java_batch(h, OP_ADD, d, o, c, r, out, done), keys, null);
-        } catch (LfbloomException e) {
-            if (e.isFull() || e.isTooManyDuplicates()) throw new LfbloomException(e, done[0]);
-            throw e;
-        }
+        return batch(lfb_batch_op_enum.LFB_OP_ADD, bytes(keys), null);
+    }
+
+    /** As {@link #putAll(List)}, for the UTF-8 bytes of each key. Any thread. */
+    @Override
+    public long putAll(Collection<? extends CharSequence> keys) {
+        return batch(lfb_batch_op_enum.LFB_OP_ADD, chars(keys), null);
+    }
+
+    /** As {@link #putAll(List)}, for the 8 little-endian bytes of each key. Any thread. */
+    @Override
+    public long putAll(long[] keys) {
+        return batch(lfb_batch_op_enum.LFB_OP_ADD, longs(keys), null);
     }
 
     /**
-     * A private copy in this process's memory (not shared, writable, also when this filter is a
-     * shared or read-only file): the same shape, seed and contents, a filter of its own from then
-     * on. Any thread; puts racing with it may or may not be in the copy. A cuckoo filter's puts
-     * and removes wait while it copies.
+     * As {@link #putAll(List)}, for the 8 little-endian bytes of each key the stream gives; the
+     * stream is consumed (sequentially), chunk by chunk, never held whole. Any thread.
      */
-    public F copy() {
-        long[] out = new long[1];
-        handle.call(h -> LfbNative.lfb_copy(h, out));
-        return wrap(out[0]);
+    @Override
+    public long putAll(LongStream keys) {
+        handle.ensureOpen();
+        if (keys == null) throw new IllegalArgumentException("keys is null");
+        return batch(lfb_batch_op_enum.LFB_OP_ADD, longs(keys.iterator()), null);
+    }
+
+    /** Queries every key in native calls of up to {@value Native#CHUNK_KEYS} keys; element i answers for keys.get(i). Any thread. */
+    @Override
+    public boolean[] mightContainAll(List<byte[]> keys) {
+        return answers(lfb_batch_op_enum.LFB_OP_CONTAINS, keys, bytes(keys));
+    }
+
+    /** As {@link #mightContainAll(List)}, for the UTF-8 bytes of each key, in iteration order. Any thread. */
+    @Override
+    public boolean[] mightContainAll(Collection<? extends CharSequence> keys) {
+        return answers(lfb_batch_op_enum.LFB_OP_CONTAINS, keys, chars(keys));
+    }
+
+    /** As {@link #mightContainAll(List)}, for the 8 little-endian bytes of each key. Any thread. */
+    @Override
+    public boolean[] mightContainAll(long[] keys) {
+        KeySource source = longs(keys);
+        boolean[] answers = new boolean[keys.length];
+        batch(lfb_batch_op_enum.LFB_OP_CONTAINS, source, answers);
+        return answers;
+    }
+
+    /** Appends the next key to this thread's batch buffers; false when none is left. */
+    interface KeySource {
+        boolean next(Native.Buffers into);
+    }
+
+    /** The keys, checked first (open, not null, no null key), so that a bad batch does nothing. */
+    final KeySource bytes(List<byte[]> keys) {
+        checkKeys(keys);
+        Iterator<byte[]> it = keys.iterator();
+        return b -> {
+            if (!it.hasNext()) return false;
+            b.add(it.next());
+            return true;
+        };
+    }
+
+    final KeySource chars(Collection<? extends CharSequence> keys) {
+        checkKeys(keys);
+        Iterator<? extends CharSequence> it = keys.iterator();
+        return b -> {
+            if (!it.hasNext()) return false;
+            b.add(it.next());
+            return true;
+        };
+    }
+
+    final KeySource longs(long[] keys) {
+        handle.ensureOpen();
+        if (keys == null) throw new IllegalArgumentException("keys is null");
+        return longs(LongStream.of(keys).iterator());
+    }
+
+    private static KeySource longs(PrimitiveIterator.OfLong it) {
+        return b -> {
+            if (!it.hasNext()) return false;
+            b.add(it.nextLong());
+            return true;
+        };
+    }
+
+    private void checkKeys(Collection<?> keys) {
+        handle.ensureOpen();
+        if (keys == null) throw new IllegalArgumentException("keys is null");
+        for (Object k : keys) if (k == null) throw new IllegalArgumentException("a key in the batch is null");
+    }
+
+    /** A batch with an answer per key (queries, removes). */
+    final boolean[] answers(int op, Collection<?> keys, KeySource source) {
+        boolean[] answers = new boolean[keys.size()];  // source checked keys: not null
+        batch(op, source, answers);
+        return answers;
     }
 
     /**
-     * True if {@code other} is a filter of the same class, shape, seed and probe rule holding the
-     * same bits, counters or fingerprints (then every key gets the same answer from both), as
-     * Guava's equals; the sizing they were created for is not compared. Reads both (O(size)):
-     * exact when neither is being changed. A closed filter equals only itself (Object's contract:
-     * equals does not throw, unlike this class's other methods after close).
+     * Runs {@code op} (enum lfb_batch_op) over the keys in chunks of up to CHUNK_KEYS keys or
+     * about CHUNK_BYTES bytes, one native call each; returns the keys answered 1 (new, present,
+     * removed) and fills {@code answers} if not null. A chunk refused midway throws with
+     * keysDone counted over the whole batch.
      */
-    @Override
-    public boolean equals(Object other) {
-        if (this == other) return true;
-        if (other == null || other.getClass() != getClass()) return false;
-        HandleFilter<?> that = (HandleFilter<?>) other;
-        if (shapeHash != that.shapeHash) return false;
+    final long batch(int op, KeySource keys, boolean[] answers) {
+        Native.Buffers b = Native.buffers();
+        if (b.busy) b = new Native.Buffers();  // a batch started by a key source on this thread: its own buffers
+        b.busy = true;
         try {
-            return handle.callWith(that.handle, LfbNative::lfb_equal) == 1;
-        } catch (IllegalStateException closed) {
-            return false;
+            long processed = 0, positive = 0;
+            long[] chunkPositive = new long[1], done = new long[1];
+            for (;;) {
+                b.begin();
+                while (!b.full() && keys.next(b)) {}
+                int n = b.count();
+                if (n == 0) return positive;
+                if (answers != null && processed + n > answers.length)
+                    throw new ConcurrentModificationException("the collection grew during the batch");
+                b.finish();
+                Native.Buffers chunk = b;
+                ByteBuffer results = answers == null ? null : b.results();
+                int status = handle.callRaw(
+                        h -> LfbNative.lfb_java_batch(h, op, chunk.data(), chunk.offsets(), n, results, chunkPositive, done));
+                long answered = status < 0 ? done[0] : n;
+                for (int i = 0; answers != null && i < answered; i++) answers[(int) processed + i] = results.get(i) != 0;
+                if (status < 0) throw Native.failure(status, processed + done[0]);
+                positive += chunkPositive[0];
+                processed += n;
+            }
+        } finally {
+            b.busy = false;
         }
     }
 
-    /** Of the shape and seed, which never change (equal filters have equal shapes): O(1), also after close. */
-    @Override
-    public int hashCode() {
-        return shapeHash;
+    // ---- what the filter is -------------------------------------------------------------------
+
+    /** lfb_info_get, lfb_geometry_get or lfb_part_info into a fresh lfb_info. */
+    interface InfoCall {
+        int apply(long handle, lfb_info info);
     }
 
-    /** Empties the filter. Puts (and removes) racing with it may be lost. */
-    public void clear() {
-        handle.call(LfbNative::lfb_clear);
-    }
-
-    /** lfb_union: adds other's keys to this filter (compatible filters only, else LfbloomException -4). */
-    final void union(F other) {
-        if (other == null) throw new IllegalArgumentException("other is null");
-        handle.callWith(other.handle, LfbNative::lfb_union);
-    }
-
-    /** lfb_intersect: keeps what both hold (compatible filters only, else LfbloomException -4). */
-    final void intersection(F other) {
-        if (other == null) throw new IllegalArgumentException("other is null");
-        handle.callWith(other.handle, LfbNative::lfb_intersect);
-    }
-
-    /** lfb_info_get, read into {@code read} while the info is alive. */
-    final <T> T info(Function<lfb_info, T> read) {
+    /** Runs an info call and reads the lfb_info it filled while it is alive. */
+    final <T> T info(InfoCall call, Function<lfb_info, T> read) {
+        handle.ensureOpen();
         lfb_info info = new lfb_info();
         try {
-            handle.call(h -> LfbNative.lfb_info_get(h, info));
+            handle.call(h -> call.apply(h, info));
             return read.apply(info);
         } finally {
             info.delete();
         }
     }
 
-    /** Parameters and fill, read slot by slot (O(size)) while other threads may write. */
-    @Override
-    public Stats stats() {
-        return info(Stats::of);
+    /** A composite's part {@code index} (lfb_part_info); IllegalArgumentException past the last. */
+    final <T> T part(int index, Function<lfb_info, T> read) {
+        handle.ensureOpen();
+        if (index < 0) throw new IllegalArgumentException("index must be >= 0");
+        return info((h, i) -> LfbNative.lfb_part_info(h, index, i), read);
     }
 
-    /** Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to do otherwise. Any thread. */
-    public void flush() {
-        handle.call(LfbNative::lfb_flush);
+    /** Parameters and fill, read slot by slot (O(size)) while other threads may write. Any thread. */
+    @Override
+    public Stats stats() {
+        return info(LfbNative::lfb_info_get, Stats::of);
+    }
+
+    /** The shape and counters, without reading the contents: O(1) (composites: O(sub-filters)). Any thread. */
+    @Override
+    public Geometry geometry() {
+        return info(LfbNative::lfb_geometry_get, Geometry::of);
+    }
+
+    /** The bits of the filter's arrays (bytes × 8): O(1). Any thread. */
+    @Override
+    public long bitSize() {
+        return info(LfbNative::lfb_geometry_get, i -> i.getBytes() * 8);
+    }
+
+    /** Distinct keys estimated from the fill, as Guava's approximateElementCount. Any thread. */
+    @Override
+    public long approximateElementCount() {
+        double n = stats().estimatedCount();
+        return Double.isInfinite(n) ? Long.MAX_VALUE : Math.round(n);
+    }
+
+    /** The false-positive probability expected now, from the fill, as Guava's expectedFpp. Any thread. */
+    @Override
+    public double expectedFpp() {
+        return stats().estimatedFpp();
+    }
+
+    // ---- closing and identity -----------------------------------------------------------------
+
+    /** Frees the native filter. Idempotent and thread-safe; later calls but equals, hashCode and toString throw IllegalStateException. */
+    @Override
+    public void close() {
+        cleanable.clean();
     }
 
     /**
-     * Writes the filter in lfbloom's own format (docs/FORMAT.md); any process or language loads
-     * it. Any thread: it holds every put that completed before it began; a cuckoo filter's puts
-     * and removes wait while it is written.
+     * A plain filter (Bloom, counting, cuckoo): true if {@code other} is a filter of the same
+     * class, shape, seed and probe rule holding the same bits, counters or fingerprints (then
+     * every key gets the same answer from both), as Guava's equals; the sizing they were created
+     * for is not compared. Reads both (O(size)): exact when neither is being changed. A
+     * composite (scalable, rotating, swappable) equals only itself. Never throws: a closed filter,
+     * or a cuckoo filter mapped read-only (whose writers a comparison cannot pause), equals only
+     * itself. Any thread.
      */
-    public void save(OutputStream out) throws IOException {
-        write(out, Native.FORMAT_NATIVE);
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) return true;
+        if (composite || other == null || other.getClass() != getClass()) return false;
+        HandleFilter that = (HandleFilter) other;
+        if (shapeHash != that.shapeHash) return false;
+        try {
+            return handle.callWith(that.handle, LfbNative::lfb_equal) == 1;
+        } catch (IllegalStateException | LfbloomException cannotCompare) {
+            return false;
+        }
     }
 
-    final void write(OutputStream out, int format) throws IOException {
-        handle.save(out, (h, size) -> LfbNative.lfb_serialized_size(h, format, size),
-                (h, buffer, written) -> LfbNative.lfb_save(h, format, buffer, written));
+    /** Of the shape and seed, which never change (equal filters have equal shapes); a composite's is its identity's. O(1), also after close. */
+    @Override
+    public int hashCode() {
+        return shapeHash;
     }
+
+    /** The class, kind and a plain filter's shape, and whether it is closed: no native call, also after close. */
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + kind + shape + (handle.isClosed() ? ", closed" : "") + "]";
+    }
+
+    // ---- what some kinds do: their classes make these public ----------------------------------
+
+    /** lfb_copy: a new handle with this filter's shape and contents. */
+    final long copied() {
+        long[] out = new long[1];
+        handle.call(h -> LfbNative.lfb_copy(h, out));
+        return out[0];
+    }
+
+    /** lfb_union: adds other's keys to this filter (compatible filters only, else LfbloomException "incompatible"). */
+    final void union(HandleFilter other) {
+        handle.ensureOpen();
+        if (other == null) throw new IllegalArgumentException("other is null");
+        handle.callWith(other.handle, LfbNative::lfb_union);
+    }
+
+    /** lfb_intersect: keeps what both hold (compatible filters only, else LfbloomException "incompatible"). */
+    final void intersection(HandleFilter other) {
+        handle.ensureOpen();
+        if (other == null) throw new IllegalArgumentException("other is null");
+        handle.callWith(other.handle, LfbNative::lfb_intersect);
+    }
+
+    /** Writes the filter in {@code format} (enum lfb_format): its exact size, a direct buffer, lfb_save, then the stream. */
+    final void write(OutputStream out, int format) throws IOException {
+        handle.ensureOpen();
+        if (out == null) throw new IllegalArgumentException("out is null");
+        long[] size = new long[1];
+        ByteBuffer buffer;
+        long h = handle.acquire();
+        try {
+            Native.check(LfbNative.lfb_serialized_size(h, format, size));
+            if (size[0] > Integer.MAX_VALUE - 16)
+                throw new IOException("filter too large for one stream buffer: " + size[0] + " bytes");
+            buffer = ByteBuffer.allocateDirect((int) size[0]);
+            Native.check(LfbNative.lfb_save(h, format, buffer, null));
+        } finally {
+            handle.release();
+        }
+        Native.write(buffer, out);
+    }
+
+    // ---- making handles -----------------------------------------------------------------------
 
     /** Creates the filter a spec describes; the spec is deleted. */
     static long created(lfb_spec spec) {
@@ -165,39 +418,44 @@ abstract class HandleFilter<F extends HandleFilter<F>> extends KeyFilter {
         }
     }
 
-    /** Opens (or with flags, creates) a shared file; the spec (may be null) is deleted. */
-    static long opened(java.nio.file.Path path, lfb_spec spec, long flags) {
+    /**
+     * lfb_open_shared: with a spec, creates the file if it does not exist (LFB_SHARED_CREATE,
+     * exclusively if asked) with {@code mode} less the umask, else opens it; without one, opens
+     * an existing file, read-only if asked. The spec (may be null) is deleted.
+     */
+    static long opened(Path path, lfb_spec spec, boolean exclusive, boolean readOnly, int mode) {
         try {
             if (path == null) throw new IllegalArgumentException("path is null");
-            Native.load();
+            long flags = spec == null ? (readOnly ? LfbNativeConstants.LFB_SHARED_READ_ONLY : 0)
+                    : LfbNativeConstants.LFB_SHARED_CREATE | (exclusive ? LfbNativeConstants.LFB_SHARED_EXCLUSIVE : 0);
             long[] out = new long[1];
-            return Native.handleOf(LfbNative.lfb_open_shared(path.toString(), spec, flags, 0666, out), out);
+            return Native.handleOf(LfbNative.lfb_open_shared(path.toString(), spec, flags, mode, out), out);
         } finally {
             if (spec != null) spec.delete();
         }
     }
 
-    /** {@code handle} if it holds one of {@code kinds}, else it is freed and LfbloomException (-4) thrown. */
+    /** {@code handle} if it holds one of {@code kinds} (enum lfb_kind), else it is freed and LfbloomException "incompatible" thrown. */
     static long ofKind(long handle, String what, int... kinds) {
         int kind = LfbNative.lfb_kind(handle);
         for (int k : kinds) if (k == kind) return handle;
         LfbNative.lfb_free(handle);
-        throw new LfbloomException(Native.ERR_INCOMPATIBLE, "it holds a filter of another kind (" + Native.kindName(kind) + "), not " + what);
+        throw new LfbloomException(lfb_status_enum.LFB_ERR_INCOMPATIBLE,
+                "it holds a filter of another kind (" + Native.kindName(kind) + "), not " + what, -1);
     }
 
-    /** Loads a filter of one of {@code kinds} from serialized data; anything else throws IOException. */
-    static long loaded(ByteBuffer data, int format, long maxBytes, String what, int... kinds) throws IOException {
-        Native.load();
+    /**
+     * Reads exactly one saved filter in {@code format} from the stream (Native.readSaved) and
+     * loads it: a filter of one of {@code kinds}; anything else (corrupt, truncated, over
+     * maxBytes, another kind) throws IOException.
+     */
+    static long loaded(InputStream in, int format, long maxBytes, String what, int... kinds) throws IOException {
+        ByteBuffer data = Native.readSaved(in, format, maxBytes);
         long[] out = new long[1];
         try {
             return ofKind(Native.handleOf(LfbNative.lfb_load(format, data, maxBytes, out), out), what, kinds);
         } catch (IllegalArgumentException | LfbloomException e) {
             throw Native.loadFailure(e);
         }
-    }
-
-    /** As {@link #loaded}, from a stream in lfbloom's own format. */
-    static long loaded(InputStream in, long maxBytes, String what, int... kinds) throws IOException {
-        return loaded(Native.readNative(in, maxBytes), Native.FORMAT_NATIVE, maxBytes, what, kinds);
     }
 }

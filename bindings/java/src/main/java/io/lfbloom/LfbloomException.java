@@ -1,36 +1,35 @@
 package io.lfbloom;
 
 /**
- * A failure reported by the native library that is not a bad argument: out of memory, a filter
- * too large for the memory limit, incompatible filters, corrupt or unsupported data. Carries the C
- * status code ({@code LFB_ERR_*} of {@code lfbloom.h}). The filter involved is unchanged.
+ * A failure reported by the native library that is not a bad argument: a refusal (a full filter,
+ * too many duplicates, an ambiguous remove), out of memory, a filter too large for the memory
+ * limit, incompatible filters, corrupt or unsupported data, a write to a read-only file. Carries
+ * the C status ({@code LFB_ERR_*} of {@code lfbloom.h}) and its name. A single call that fails
+ * changed nothing; a batch that stops says where ({@link #keysDone()}).
  */
 public final class LfbloomException extends RuntimeException {
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
     private final int status;
+    private final String statusName;
     private final long keysDone;
 
-    LfbloomException(int status, String message) {
-        super(message + " (lfbloom status " + status + ")");
+    /** {@code keysDone} is -1 outside a batch. */
+    LfbloomException(int status, String message, long keysDone) {
+        super(message + " (lfbloom status " + status + ", " + LfbNative.lfb_status_name(status) + ")"
+                + (keysDone >= 0 ? "; the batch stopped at key " + keysDone + ", the keys before it were processed" : ""));
         this.status = status;
-        this.keysDone = -1;
-    }
-
-    /** The failure of a batch that stopped at key index {@code keysDone}. */
-    LfbloomException(LfbloomException cause, long keysDone) {
-        super(cause.getMessage() + "; the batch stopped at key " + keysDone + ", the keys before it were added", cause);
-        this.status = cause.status;
+        this.statusName = LfbNative.lfb_status_name(status);  // kept: the exception may outlive or leave this JVM
         this.keysDone = keysDone;
     }
 
     /** True for LFB_ERR_FULL: a scalable filter reached its cap on sub-filters or memory, or a cuckoo filter found no free slot. */
     public boolean isFull() {
-        return status == Native.ERR_FULL;
+        return status == lfb_status_enum.LFB_ERR_FULL;
     }
 
     /** True for LFB_ERR_TOO_MANY_DUPLICATES: a cuckoo filter holds eight copies of the key's fingerprint (ten at 14 bits). */
     public boolean isTooManyDuplicates() {
-        return status == Native.ERR_TOO_MANY_DUPLICATES;
+        return status == lfb_status_enum.LFB_ERR_TOO_MANY_DUPLICATES;
     }
 
     /**
@@ -38,12 +37,19 @@ public final class LfbloomException extends RuntimeException {
      * two sub-filters, refused (nothing removed) because the copy taken could be another key's.
      */
     public boolean isAmbiguous() {
-        return status == Native.ERR_AMBIGUOUS;
+        return status == lfb_status_enum.LFB_ERR_AMBIGUOUS;
+    }
+
+    /** True for LFB_ERR_READ_ONLY: a put, remove or clear of a filter opened read-only (since 1.9: openSharedReadOnly). */
+    public boolean isReadOnly() {
+        return status == lfb_status_enum.LFB_ERR_READ_ONLY;
     }
 
     /**
-     * For a batch that stopped at a refused key (a cuckoo filter's putAll): that key's index, the
-     * number of keys before it, which were added. -1 for every other failure.
+     * For a batch that stopped (a {@code putAll} refused midway, a {@code removeAll} that met an
+     * ambiguous key): the index, in the whole collection, array or stream, of the key it stopped
+     * at; the keys before it were processed, that key and the ones after it were not. -1 for a
+     * failure outside a batch.
      */
     public long keysDone() {
         return keysDone;
@@ -52,5 +58,13 @@ public final class LfbloomException extends RuntimeException {
     /** The C status code, a negative {@code LFB_ERR_*} value. */
     public int status() {
         return status;
+    }
+
+    /**
+     * The status's name, as lfbloom.h's {@code lfb_status_name} spells it and every binding
+     * reports it: "full", "too_many_duplicates", "ambiguous", "read_only", "incompatible", ...
+     */
+    public String statusName() {
+        return statusName;
     }
 }

@@ -12,34 +12,24 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.List;
 
-/** Loading the native library, status codes, and the per-thread buffers keys travel in. */
+/**
+ * Loading the native library, turning statuses into exceptions, reading saved filters from
+ * streams, and the per-thread buffers keys travel in. Every status, kind and format number comes
+ * from lfbloom.h through the SWIG constants; none is restated here.
+ */
 final class Native {
-    static final int OK = 0;
-    static final int ERR_INVALID_ARGUMENT = -1;
-    static final int ERR_NOT_PRESENT = -5;
-    static final int ERR_INCOMPATIBLE = -4;
-    static final int ERR_FULL = -10;
-    static final int ERR_TOO_MANY_DUPLICATES = -12;
-    static final int ERR_AMBIGUOUS = -13;
-    static final int FORMAT_NATIVE = 1;
-    static final int FORMAT_GUAVA = 2;
-    static final int LAYOUT_CLASSIC = 1;
-    static final int LAYOUT_BLOCKED = 2;
-    static final int LAYOUT_COUNTING = 3;
-    static final int LAYOUT_CUCKOO = 7;
-    static final int STATS_LENGTH = 13;
-    /** enum lfb_kind: the kinds' names, as Stats.layout and Plan.kind give them. */
-    private static final String[] KINDS = {"", "classic", "blocked", "counting", "split-block", "one-word", "two-word", "cuckoo"};
-
-    static String kindName(int kind) {
-        return kind > 0 && kind < KINDS.length ? KINDS[kind] : "layout " + kind;
-    }
-
     /** System property naming an installed liblfbloom_jni.so to load instead of the jar's copy. */
     static final String LIBRARY_PROPERTY = "lfbloom.library.path";
     private static final String RESOURCE = "/io/lfbloom/native/linux-x86_64/liblfbloom_jni.so";
+
+    /**
+     * Keys per native batch call, and the bytes after which a chunk ends early: a batch over a
+     * big collection goes in chunks, so its buffers stay near 1 MiB however many keys there are,
+     * while each call still amortizes its JNI cost and prefetches over thousands of keys.
+     */
+    static final int CHUNK_KEYS = 4096;
+    static final int CHUNK_BYTES = 1 << 20;
 
     static {
         String installed = System.getProperty(LIBRARY_PROPERTY);
@@ -75,12 +65,21 @@ final class Native {
         }
     }
 
-    /** Returns a non-negative status; throws for a negative one with the native message. */
+    /**
+     * Returns a non-negative status; throws for a negative one, as lfb_status_class classes it:
+     * the caller's mistake (LFB_CLASS_ARGUMENT) is an IllegalArgumentException, anything else an
+     * LfbloomException with this thread's native message.
+     */
     static int check(int status) {
         if (status >= 0) return status;
+        throw failure(status, -1);
+    }
+
+    /** The exception for a failed status; {@code keysDone} >= 0 for a batch that stopped at that key. */
+    static RuntimeException failure(int status, long keysDone) {
         String message = LfbNative.lfb_last_error();
-        if (status == ERR_INVALID_ARGUMENT) throw new IllegalArgumentException(message);
-        throw new LfbloomException(status, message);
+        if (LfbNative.lfb_status_class(status) == lfb_status_class_enum.LFB_CLASS_ARGUMENT) return new IllegalArgumentException(message);
+        return new LfbloomException(status, message, keysDone);
     }
 
     static long handleOf(int status, long[] out) {
@@ -88,26 +87,51 @@ final class Native {
         return out[0];
     }
 
+    /** lfb_kind_name: "blocked", "cuckoo", "scalable", ... */
+    static String kindName(long kind) {
+        String name = LfbNative.lfb_kind_name(kind);
+        return name != null ? name : "kind " + kind;
+    }
+
+    /** A string's UTF-8 bytes and a terminating 0, as C takes it (the SWIG typemap's side in Java). */
+    static byte[] cString(String s) {
+        if (s == null) return null;
+        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        for (byte b : utf8) if (b == 0) throw new IllegalArgumentException("a string with a NUL character has no C form");
+        return java.util.Arrays.copyOf(utf8, utf8.length + 1);
+    }
+
     // ---- streams ------------------------------------------------------------------------------
 
     /**
-     * Reads a serialized filter of {@code total} bytes whose first bytes ({@code head}) are read
-     * already, into a direct buffer. Refuses totals over {@code limit} before allocating, and grows
-     * the buffer only as data arrives, so a stream that lies about its size costs at most twice
-     * what it really sent.
+     * Reads exactly one saved filter in {@code format} from the stream, leaving the stream at its
+     * end: the header, then the whole length lfb_load_size reads from that header (the format is
+     * the C library's to parse). A header that is corrupt, or declares a filter over
+     * {@code maxBytes}, throws IOException before anything is allocated; the buffer then grows
+     * only as data arrives, so a stream that lies about its size costs at most twice what it sent.
      */
-    static ByteBuffer readSerialized(InputStream in, byte[] head, long total, long limit) throws IOException {
-        if (total > limit || total > Integer.MAX_VALUE - 16)
-            throw new IOException("the stream declares a filter of " + total + " bytes, over the limit of "
-                    + Math.min(limit, Integer.MAX_VALUE - 16));
-        ByteBuffer buffer = ByteBuffer.allocateDirect((int) Math.min(total, 1 << 20));
+    static ByteBuffer readSaved(InputStream in, int format, long maxBytes) throws IOException {
+        if (in == null) throw new IllegalArgumentException("in is null");
+        if (maxBytes < 0) throw new IllegalArgumentException("maxBytes must be >= 0");
+        byte[] head = new byte[format == lfb_format_enum.LFB_FORMAT_GUAVA ? LfbNativeConstants.LFB_GUAVA_HEADER_BYTES
+                : LfbNativeConstants.LFB_NATIVE_HEADER_BYTES];
+        readFully(in, head);
+        long[] total = new long[1];
+        try {
+            check(LfbNative.lfb_load_size(format, buffers().key(head), maxBytes, total));
+        } catch (IllegalArgumentException | LfbloomException e) {
+            throw loadFailure(e);
+        }
+        if (total[0] > Integer.MAX_VALUE - 16)
+            throw new IOException("the stream declares a filter of " + total[0] + " bytes, more than one buffer holds");
+        ByteBuffer buffer = ByteBuffer.allocateDirect((int) Math.min(total[0], 1 << 20));
         buffer.put(head);
         byte[] chunk = new byte[1 << 16];
-        while (buffer.position() < total) {
-            int n = in.read(chunk, 0, (int) Math.min(chunk.length, total - buffer.position()));
-            if (n < 0) throw new java.io.EOFException("truncated filter stream: " + buffer.position() + " of " + total + " bytes");
+        while (buffer.position() < total[0]) {
+            int n = in.read(chunk, 0, (int) Math.min(chunk.length, total[0] - buffer.position()));
+            if (n < 0) throw new java.io.EOFException("truncated filter stream: " + buffer.position() + " of " + total[0] + " bytes");
             if (buffer.remaining() < n) {
-                ByteBuffer bigger = ByteBuffer.allocateDirect((int) Math.min(total, 2L * buffer.capacity()));
+                ByteBuffer bigger = ByteBuffer.allocateDirect((int) Math.min(total[0], 2L * buffer.capacity()));
                 bigger.put(buffer.flip());
                 buffer = bigger;
             }
@@ -116,17 +140,7 @@ final class Native {
         return buffer.flip();
     }
 
-    /** Reads one stream in lfbloom's own format (80-byte header, payload, 8-byte trailer). */
-    static ByteBuffer readNative(InputStream in, long maxBytes) throws IOException {
-        if (in == null) throw new IllegalArgumentException("in is null");
-        byte[] head = new byte[80];
-        readFully(in, head);
-        long payload = ByteBuffer.wrap(head, 64, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
-        if (payload < 0) throw new IOException("malformed lfbloom stream: payload of " + payload + " bytes");
-        return readSerialized(in, head, 80 + payload + 8, maxBytes);
-    }
-
-    static void readFully(InputStream in, byte[] into) throws IOException {
+    private static void readFully(InputStream in, byte[] into) throws IOException {
         int at = 0;
         while (at < into.length) {
             int n = in.read(into, at, into.length - at);
@@ -162,13 +176,18 @@ final class Native {
         return BUFFERS.get();
     }
 
-    /** One thread's buffers. A key or batch is valid only until the thread's next call. */
+    /**
+     * One thread's buffers: one key, or one chunk of a batch (its keys end to end, count + 1
+     * native-order uint64 offsets, a result byte per key). Valid until the thread's next call.
+     */
     static final class Buffers {
         private ByteBuffer key = direct(64);
         private long keyAddress = addressOf(key);
-        private ByteBuffer data = direct(4096);
-        private ByteBuffer offsets = direct(8 * 257);
-        private ByteBuffer results = direct(256);
+        private ByteBuffer data = direct(CHUNK_BYTES / 4).order(ByteOrder.LITTLE_ENDIAN);  // long keys are little-endian
+        private final ByteBuffer offsets = direct(8 * (CHUNK_KEYS + 1));
+        private final ByteBuffer results = direct(CHUNK_KEYS);
+        private int count;
+        boolean busy;  // a batch is filling these buffers: one started inside it (by a key source) takes fresh ones
         private final CharsetEncoder utf8 = StandardCharsets.UTF_8.newEncoder()
                 .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
 
@@ -176,10 +195,13 @@ final class Native {
             return ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
         }
 
-        private static ByteBuffer room(ByteBuffer b, long needed) {
-            if (needed > Integer.MAX_VALUE) throw new IllegalArgumentException("batch too large: " + needed + " bytes");
-            if (b.capacity() >= needed) return b.clear();
-            return direct((int) Math.max(needed, 2L * b.capacity()));
+        /** {@code b}, or a bigger buffer holding its bytes before the position, with room for {@code more}. */
+        private static ByteBuffer room(ByteBuffer b, long more) {
+            long needed = b.position() + more;
+            if (needed > Integer.MAX_VALUE - 16) throw new IllegalArgumentException("key too large: " + more + " bytes");
+            if (b.remaining() >= more) return b;
+            ByteBuffer bigger = direct((int) Math.min(Integer.MAX_VALUE - 16, Math.max(needed, 2L * b.capacity()))).order(b.order());
+            return bigger.put(b.flip());
         }
 
         /** The native address of a direct buffer: this thread's key buffer's is kept, others are asked for. */
@@ -193,19 +215,19 @@ final class Native {
             return address;
         }
 
-        /** Makes room for a key of {@code length} bytes, keeping the key buffer's address current. */
-        private void keyRoom(long length) {
-            ByteBuffer b = room(key, length);
+        /** Empties the key buffer with room for {@code length} bytes, keeping its address current. */
+        private ByteBuffer keyRoom(long length) {
+            ByteBuffer b = room(key.clear(), length);
             if (b != key) {
                 key = b;
                 keyAddress = addressOf(b);
             }
+            return key;
         }
 
         ByteBuffer key(byte[] bytes) {
             if (bytes == null) throw new IllegalArgumentException("key is null");
-            keyRoom(bytes.length);
-            return key.put(bytes).flip();
+            return keyRoom(bytes.length).put(bytes).flip();
         }
 
         /** The 8 little-endian bytes of {@code value}, as Guava's longFunnel. */
@@ -217,34 +239,71 @@ final class Native {
         /** The UTF-8 bytes of {@code s} (unpaired surrogates become '?', as String.getBytes does). */
         ByteBuffer key(CharSequence s) {
             if (s == null) throw new IllegalArgumentException("key is null");
-            keyRoom(3L * s.length());
-            utf8.reset();
-            CoderResult r = utf8.encode(CharBuffer.wrap(s), key, true);
-            if (r.isError() || r.isOverflow()) throw new IllegalStateException("UTF-8 encoding failed: " + r);
-            utf8.flush(key);
+            encode(s, keyRoom(3L * s.length()));
             return key.flip();
         }
 
-        /** Packs keys for a batch call: data and count + 1 native-order uint64 offsets. */
-        void batch(List<byte[]> keys) {
-            long total = 0;
-            for (byte[] k : keys) {
-                if (k == null) throw new IllegalArgumentException("a key in the batch is null");
-                total += k.length;
-            }
-            data = room(data, total);
-            offsets = room(offsets, 8L * (keys.size() + 1));
-            results = room(results, keys.size());
-            long at = 0;
-            offsets.putLong(0);
-            for (byte[] k : keys) {
-                data.put(k);
-                at += k.length;
-                offsets.putLong(at);
-            }
+        /** The remaining bytes of {@code b}: b itself if direct, else a copy in the key buffer. */
+        ByteBuffer key(ByteBuffer b) {
+            if (b == null) throw new IllegalArgumentException("key is null");
+            if (b.isDirect()) return b;
+            return keyRoom(b.remaining()).put(b.duplicate()).flip();
+        }
+
+        private void encode(CharSequence s, ByteBuffer into) {
+            utf8.reset();
+            CoderResult r = utf8.encode(CharBuffer.wrap(s), into, true);
+            if (r.isError() || r.isOverflow()) throw new IllegalStateException("UTF-8 encoding failed: " + r);
+            utf8.flush(into);
+        }
+
+        // ---- one chunk of a batch ----
+
+        /** Starts a chunk; a data buffer a huge key grew past 4 chunks' worth is dropped. */
+        void begin() {
+            if (data.capacity() > 4 * CHUNK_BYTES) data = direct(CHUNK_BYTES / 4).order(ByteOrder.LITTLE_ENDIAN);
+            data.clear();
+            offsets.clear().putLong(0);
+            count = 0;
+        }
+
+        /** True once the chunk holds CHUNK_KEYS keys or CHUNK_BYTES bytes. */
+        boolean full() {
+            return count == CHUNK_KEYS || data.position() >= CHUNK_BYTES;
+        }
+
+        void add(byte[] k) {
+            if (k == null) throw new IllegalArgumentException("a key in the batch is null");
+            data = room(data, k.length).put(k);
+            end();
+        }
+
+        void add(CharSequence k) {
+            if (k == null) throw new IllegalArgumentException("a key in the batch is null");
+            data = room(data, 3L * k.length());
+            encode(k, data);
+            end();
+        }
+
+        void add(long k) {
+            data = room(data, 8).putLong(k);
+            end();
+        }
+
+        private void end() {
+            offsets.putLong(data.position());
+            count++;
+        }
+
+        int count() {
+            return count;
+        }
+
+        /** Ends the chunk: its buffers are ready for lfb_java_batch. */
+        void finish() {
             data.flip();
             offsets.flip();
-            results.limit(keys.size());
+            results.clear().limit(count);
         }
 
         ByteBuffer data() {

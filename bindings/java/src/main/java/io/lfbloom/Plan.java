@@ -7,7 +7,7 @@ package io.lfbloom;
  *
  * @param kind        "classic", "blocked", "counting", "split-block", "one-word", "two-word" or "cuckoo"
  * @param slots       bits, counters, or cuckoo fingerprint slots
- * @param slotBits    1, the counter width 4 or 8, or 16 (cuckoo fingerprints)
+ * @param slotBits    1, the counter width 4 or 8, or the cuckoo fingerprint width 14, 16 or 17
  * @param hashes      k (2 for a cuckoo filter: buckets per key)
  * @param bytes       memory of the filter's arrays
  * @param capacity    the keys it is sized for
@@ -18,8 +18,8 @@ public record Plan(String kind, long slots, int slotBits, int hashes, long bytes
         double expectedFpp) {
 
     /**
-     * lfb_plan for an lfb_spec of this enum lfb_kind (the layouts classic, blocked and counting
-     * have their kinds' numbers); invalid arguments throw IllegalArgumentException.
+     * lfb_plan for an lfb_spec of this enum lfb_kind (a layout); invalid arguments throw
+     * IllegalArgumentException.
      */
     static Plan of(int kind, long capacity, double fpp, int counterBits) {
         lfb_spec spec = spec(kind, capacity, fpp);
@@ -27,7 +27,7 @@ public record Plan(String kind, long slots, int slotBits, int hashes, long bytes
         try {
             spec.setCounter_bits(counterBits);
             Native.check(LfbNative.lfb_plan(spec, info));
-            return new Plan(Native.kindName((int) info.getKind()), info.getSlots(), (int) info.getSlot_bits(), (int) info.getHashes(),
+            return new Plan(Native.kindName(info.getKind()), info.getSlots(), (int) info.getSlot_bits(), (int) info.getHashes(),
                     info.getBytes(), info.getCapacity(), info.getTarget_fpr(), info.getExpected_fpr());
         } finally {
             info.delete();
@@ -35,11 +35,10 @@ public record Plan(String kind, long slots, int slotBits, int hashes, long bytes
         }
     }
 
-    /** A new lfb_spec (the caller deletes it) for (kind, capacity, fpp), checked; loads the library. */
+    /** A new lfb_spec (the caller deletes it) for (kind, capacity, fpp), checked. */
     static lfb_spec spec(int kind, long capacity, double fpp) {
         if (capacity <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
         if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
-        Native.load();
         lfb_spec spec = new lfb_spec();
         spec.setKind(kind);
         spec.setCapacity(capacity);

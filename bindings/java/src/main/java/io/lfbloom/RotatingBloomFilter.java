@@ -18,9 +18,10 @@ import java.time.Duration;
  * precise queries for twice the writes and more memory.
  *
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once; puts
- * and queries never wait for a rotation. {@link #close()} as for BloomFilter.
+ * and queries never wait for a rotation. {@link #close()} as for BloomFilter. A rotating filter
+ * has no copy, comparison or file format: it equals only itself.
  */
-public final class RotatingBloomFilter extends KeyFilter {
+public final class RotatingBloomFilter extends HandleFilter {
     /** Creation options; immutable. */
     public static final class Options {
         final int generations;
@@ -75,12 +76,8 @@ public final class RotatingBloomFilter extends KeyFilter {
         }
     }
 
-    private static final int DOUBLE_WRITE = 1;
-    private static final int MANUAL_TICK = 2;
-
     private RotatingBloomFilter(long nativeHandle) {
-        super(nativeHandle, LfbNative::lfb_rotating_free, LfbNative::lfb_rotating_add, LfbNative::lfb_rotating_contains,
-                LfbNative::lfb_rotating_add_many, LfbNative::lfb_rotating_contains_many);
+        super(nativeHandle);
     }
 
     /**
@@ -88,50 +85,51 @@ public final class RotatingBloomFilter extends KeyFilter {
      * @param fpp                the false-positive probability of a whole query, in (0, 1)
      */
     public static RotatingBloomFilter create(long expectedInsertions, double fpp, Options options) {
-        if (expectedInsertions <= 0) throw new IllegalArgumentException("expectedInsertions must be > 0");
-        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
         if (options == null) throw new IllegalArgumentException("options is null");
-        int flags = (options.doubleWrite ? DOUBLE_WRITE : 0) | (options.manualClock ? MANUAL_TICK : 0);
-        Native.load();
-        long[] out = new long[1];
-        return new RotatingBloomFilter(Native.handleOf(LfbNative.lfb_rotating_create(expectedInsertions, fpp,
-                options.generations, saturatedNanos(options.period), flags, options.filter.toNative(4), out), out));
+        lfb_spec spec = options.filter.blockedSpec(lfb_kind_enum.LFB_KIND_ROTATING, expectedInsertions, fpp);
+        spec.setGenerations(options.generations);
+        spec.setPeriod_ns(saturatedNanos(options.period));
+        spec.setRotating_flags((options.doubleWrite ? LfbNativeConstants.LFB_ROTATING_DOUBLE_WRITE : 0)
+                | (options.manualClock ? LfbNativeConstants.LFB_ROTATING_MANUAL_TICK : 0));
+        return new RotatingBloomFilter(created(spec));
     }
 
     private static long saturatedNanos(Duration d) {
         return d.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : d.toNanos();
     }
 
-    /** One rotation now; waits only for another rotation in progress. */
+    /** One rotation now; waits only for another rotation in progress. Any thread. */
     public void rotate() {
-        handle.call(LfbNative::lfb_rotating_rotate);
+        handle.call(LfbNative::lfb_rotate);
     }
 
     /**
      * Performs the rotations due at {@code nowNanos}: one per period passed, at most G. The clock
-     * is CLOCK_MONOTONIC (System.nanoTime on Linux), or with a manual clock yours, from 0 at creation.
+     * is CLOCK_MONOTONIC (System.nanoTime on Linux), or with a manual clock yours, from 0 at
+     * creation. Any thread.
      */
     public void tick(long nowNanos) {
+        handle.ensureOpen();
         if (nowNanos < 0) throw new IllegalArgumentException("nowNanos must be >= 0");
-        handle.call(h -> LfbNative.lfb_rotating_tick(h, nowNanos));
+        handle.call(h -> LfbNative.lfb_tick(h, nowNanos));
     }
 
-    /** Rotations so far. */
+    /** Rotations so far: O(1). Any thread. */
     public long rotations() {
-        long[] n = new long[1];
-        handle.call(h -> LfbNative.lfb_rotating_rotations(h, n));
-        return n[0];
+        return geometry().generation();
     }
 
-    /** The current generation's statistics. */
+    /** The current generation's statistics. Any thread. */
     @Override
     public Stats stats() {
         return stats(0);
     }
 
-    /** Generation {@code age}: 0 current, 1 the one before...; with double write the last is the next one. */
+    /**
+     * Generation {@code age}: 0 current, 1 the one before...; with double write the last is the
+     * next one. IllegalArgumentException past the ring ({@link Geometry#parts()} generations). Any thread.
+     */
     public Stats stats(int age) {
-        if (age < 0) throw new IllegalArgumentException("age must be >= 0");
-        return Stats.of(handle.stats((h, v) -> LfbNative.lfb_rotating_stats(h, age, v)));
+        return part(age, Stats::of);
     }
 }

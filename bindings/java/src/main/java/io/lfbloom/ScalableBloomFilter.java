@@ -10,13 +10,14 @@ package io.lfbloom;
  * <p><b>Contract.</b> As {@link BloomFilter}: no false negative for a key whose put
  * happened-before the query, also while the filter grows. When the cap on sub-filters or memory
  * is reached, a put of a new key throws {@link LfbloomException} with {@link LfbloomException#isFull()}
- * and changes nothing; {@code putAll} then has added the keys before the refused one.
+ * and changes nothing; {@code putAll} then has added the keys before the refused one, and
+ * {@link LfbloomException#keysDone()} is that key's index.
  *
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once. Growth
  * is lock-free: nobody waits; one successor is installed per sub-filter. {@link #close()} as for
- * BloomFilter.
+ * BloomFilter. A scalable filter has no copy, comparison or file format: it equals only itself.
  */
-public final class ScalableBloomFilter extends KeyFilter {
+public final class ScalableBloomFilter extends HandleFilter {
     /**
      * One sub-filter, as RedisBloom's BF.INFO lists them: its statistics and the puts it counted
      * as new (a {@link ScalableCuckooFilter}'s: the copies stored in it, less
@@ -25,8 +26,7 @@ public final class ScalableBloomFilter extends KeyFilter {
     public record SubFilter(Stats stats, long items) {}
 
     private ScalableBloomFilter(long nativeHandle) {
-        super(nativeHandle, LfbNative::lfb_scalable_free, LfbNative::lfb_scalable_add, LfbNative::lfb_scalable_contains,
-                LfbNative::lfb_scalable_add_many, LfbNative::lfb_scalable_contains_many);
+        super(nativeHandle);
     }
 
     /** Starts at {@code initialCapacity} keys; growth 2, tightening 0.5, at most 32 sub-filters. */
@@ -43,55 +43,47 @@ public final class ScalableBloomFilter extends KeyFilter {
     public static ScalableBloomFilter create(long initialCapacity, double fpp, double growth, double tightening,
             int maxFilters, BloomFilter.Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
-        return new ScalableBloomFilter(createNative(initialCapacity, fpp, growth, tightening, maxFilters, options.toNative(4)));
+        checkGrowth(growth, tightening, maxFilters);
+        return new ScalableBloomFilter(created(spec(options.blockedSpec(lfb_kind_enum.LFB_KIND_SCALABLE, initialCapacity, fpp),
+                lfb_kind_enum.LFB_KIND_BLOCKED, growth, tightening, maxFilters)));
     }
 
-    /** The C filter, after the checks both kinds of sub-filter share; nativeOptions is an lfb_options. */
-    static long createNative(long initialCapacity, double fpp, double growth, double tightening, int maxFilters,
-            long[] nativeOptions) {
-        if (initialCapacity <= 0) throw new IllegalArgumentException("initialCapacity must be > 0");
-        if (!(fpp > 0 && fpp < 1)) throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
+    /** Checked here: the C spec reads 0 as "the default", which these parameters must not mean. */
+    static void checkGrowth(double growth, double tightening, int maxFilters) {
         if (!(growth >= 1 && growth <= 1024)) throw new IllegalArgumentException("growth must be in [1, 1024]");
         if (!(tightening > 0 && tightening < 1)) throw new IllegalArgumentException("tightening must be in (0, 1)");
         if (maxFilters < 1 || maxFilters > 64) throw new IllegalArgumentException("maxFilters must be in 1..64");
-        Native.load();
-        long[] out = new long[1];
-        return Native.handleOf(
-                LfbNative.lfb_scalable_create(initialCapacity, fpp, growth, tightening, maxFilters, nativeOptions, out), out);
     }
 
-    /** Sub-filters so far (at least 1). */
+    /** A scalable spec (kind, capacity, rate, seed and memory limit set) completed with its sub-filters' kind and growth. */
+    static lfb_spec spec(lfb_spec spec, int subKind, double growth, double tightening, int maxFilters) {
+        spec.setSub_kind(subKind);
+        spec.setGrowth(growth);
+        spec.setTightening(tightening);
+        spec.setMax_filters(maxFilters);
+        return spec;
+    }
+
+    /** Sub-filters so far (at least 1): O(1) (lfb_geometry_get). Any thread. */
     public int subFilters() {
-        return subFilters(handle);
+        return geometry().parts();
     }
 
-    /** Sub-filter {@code index}, 0 the oldest. */
+    /** Sub-filter {@code index}, 0 the oldest: O(its size). IllegalArgumentException past the newest. Any thread. */
     public SubFilter subFilter(int index) {
-        return subFilter(handle, index);
+        return part(index, ScalableBloomFilter::subFilterOf);
+    }
+
+    static SubFilter subFilterOf(lfb_info info) {
+        return new SubFilter(Stats.of(info), info.getItems());
     }
 
     /**
      * The whole filter: sums over sub-filters; targetFpp is the configured bound; nearCapacity is
-     * true once the newest is near capacity and no further sub-filter is allowed.
+     * true once the newest is near capacity and no further sub-filter is allowed. Any thread.
      */
     @Override
     public Stats stats() {
-        return stats(handle);
-    }
-
-    // Shared with ScalableCuckooFilter, the same C handle type.
-    static int subFilters(NativeHandle handle) {
-        return handle.call(LfbNative::lfb_scalable_filters);
-    }
-
-    static SubFilter subFilter(NativeHandle handle, int index) {
-        if (index < 0) throw new IllegalArgumentException("index must be >= 0");
-        long[] items = new long[1];
-        Stats stats = Stats.of(handle.stats((h, v) -> LfbNative.lfb_scalable_filter_stats(h, index, v, items)));
-        return new SubFilter(stats, items[0]);
-    }
-
-    static Stats stats(NativeHandle handle) {
-        return Stats.of(handle.stats(LfbNative::lfb_scalable_stats));
+        return super.stats();
     }
 }

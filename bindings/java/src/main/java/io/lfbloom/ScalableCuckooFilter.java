@@ -20,12 +20,12 @@ package io.lfbloom;
  *
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once. Queries
  * never lock; puts and removes lock one stripe of buckets of one sub-filter at a time; growth is
- * lock-free. {@link #close()} as for BloomFilter.
+ * lock-free. {@link #close()} as for BloomFilter. It has no copy, comparison or file format: it
+ * equals only itself.
  */
-public final class ScalableCuckooFilter extends KeyFilter {
+public final class ScalableCuckooFilter extends RemovingFilter {
     private ScalableCuckooFilter(long nativeHandle) {
-        super(nativeHandle, LfbNative::lfb_scalable_free, LfbNative::lfb_scalable_add, LfbNative::lfb_scalable_contains,
-                LfbNative::lfb_scalable_add_many, LfbNative::lfb_scalable_contains_many);
+        super(nativeHandle);
     }
 
     /** Starts at {@code initialCapacity} keys; growth 2, tightening 0.5, at most 32 sub-filters. */
@@ -41,53 +41,64 @@ public final class ScalableCuckooFilter extends KeyFilter {
     public static ScalableCuckooFilter create(long initialCapacity, double fpp, double growth, double tightening,
             int maxFilters, BloomFilter.Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
-        long[] nativeOptions = options.toNative(4);
-        nativeOptions[0] = Native.LAYOUT_CUCKOO;
-        return new ScalableCuckooFilter(
-                ScalableBloomFilter.createNative(initialCapacity, fpp, growth, tightening, maxFilters, nativeOptions));
+        ScalableBloomFilter.checkGrowth(growth, tightening, maxFilters);
+        return new ScalableCuckooFilter(created(ScalableBloomFilter.spec(options.spec(lfb_kind_enum.LFB_KIND_SCALABLE, initialCapacity, fpp),
+                lfb_kind_enum.LFB_KIND_CUCKOO, growth, tightening, maxFilters)));
     }
 
     /**
-     * Removes one copy of the key: true if one was removed, false if no sub-filter holds one. A
-     * key that matches in two sub-filters (its own second copy after a growth, or another key of
-     * the same fingerprint and buckets there) is not removed, since the copy taken could be
-     * another key's: that throws {@link LfbloomException} with {@link LfbloomException#isAmbiguous()},
-     * and the key stays (a false positive). Blocks only on writers of the same bucket stripe.
+     * Removes one copy of the key: true if one was removed, false if no sub-filter holds one (an
+     * answer, not an exception). A key that matches in two sub-filters (its own second copy after
+     * a growth, or another key of the same fingerprint and buckets there) is not removed, since
+     * the copy taken could be another key's: that throws {@link LfbloomException} with
+     * {@link LfbloomException#isAmbiguous()}, and the key stays (a false positive). Blocks only on
+     * writers of the same bucket stripe. Any thread.
      */
+    @Override
     public boolean remove(byte[] key) {
-        return handle.call(LfbNative::lfb_scalable_remove, Native.buffers().key(key)) == 1;
+        return super.remove(key);
     }
 
-    /** As {@link #remove(byte[])}, for the UTF-8 bytes of the key. */
+    /** As {@link #remove(byte[])}, for the UTF-8 bytes of the key. Any thread. */
+    @Override
     public boolean remove(CharSequence key) {
-        return handle.call(LfbNative::lfb_scalable_remove, Native.buffers().key(key)) == 1;
+        return super.remove(key);
     }
 
-    /** As {@link #remove(byte[])}, for the 8 little-endian bytes of the key. */
+    /** As {@link #remove(byte[])}, for the 8 little-endian bytes of the key. Any thread. */
+    @Override
     public boolean remove(long key) {
-        return handle.call(LfbNative::lfb_scalable_remove, Native.buffers().key(key)) == 1;
+        return super.remove(key);
     }
 
-    /** Removes refused as ambiguous so far. */
+    /**
+     * As {@link RemovingFilter#removeAll}, except that an ambiguous key (see {@link #remove(byte[])})
+     * stops the batch there: LfbloomException with {@link LfbloomException#isAmbiguous()} and
+     * {@link LfbloomException#keysDone()} its index; the keys before it were removed. Since 1.9.
+     */
+    @Override
+    public boolean[] removeAll(java.util.List<byte[]> keys) {
+        return super.removeAll(keys);
+    }
+
+    /** Removes refused as ambiguous so far: O(1). Any thread. */
     public long ambiguousRemoves() {
-        long[] n = new long[1];
-        handle.call(h -> LfbNative.lfb_scalable_ambiguous_removes(h, n));
-        return n[0];
+        return geometry().ambiguousRemoves();
     }
 
-    /** Sub-filters so far (at least 1). */
+    /** Sub-filters so far (at least 1): O(1). Any thread. */
     public int subFilters() {
-        return ScalableBloomFilter.subFilters(handle);
+        return geometry().parts();
     }
 
-    /** Sub-filter {@code index}, 0 the oldest. */
+    /** Sub-filter {@code index}, 0 the oldest: O(its size). IllegalArgumentException past the newest. Any thread. */
     public ScalableBloomFilter.SubFilter subFilter(int index) {
-        return ScalableBloomFilter.subFilter(handle, index);
+        return part(index, ScalableBloomFilter::subFilterOf);
     }
 
-    /** The whole filter, as {@link ScalableBloomFilter#stats()}: layout "cuckoo", slots are fingerprint slots. */
+    /** The whole filter, as {@link ScalableBloomFilter#stats()}: layout "cuckoo", slots are fingerprint slots. Any thread. */
     @Override
     public Stats stats() {
-        return ScalableBloomFilter.stats(handle);
+        return super.stats();
     }
 }

@@ -1,7 +1,8 @@
 package io.lfbloom;
 
 /**
- * A snapshot of a filter's parameters and fill, read word by word while other threads may write.
+ * A snapshot of a filter's parameters and fill, read word by word while other threads may write
+ * ({@link Filter#stats()}; its shape alone, in O(1): {@link Filter#geometry()}).
  *
  * @param layout          "classic", "blocked", "counting", "split-block", "one-word", "two-word" or "cuckoo"
  * @param slots           bits of a bit filter, counters of a counting filter, fingerprint slots of a cuckoo filter
@@ -22,16 +23,13 @@ public record Stats(String layout, long slots, int slotBits, int hashes, long by
         long slotsSet, long saturated, double fillRatio, double estimatedCount, double estimatedFpp,
         boolean nearCapacity) {
 
-    static Stats of(long[] v) {
-        return new Stats(Native.kindName((int) v[0]), v[1], (int) v[2], (int) v[3], v[4], v[5], Double.longBitsToDouble(v[6]),
-                v[7], v[8], Double.longBitsToDouble(v[9]), Double.longBitsToDouble(v[10]),
-                Double.longBitsToDouble(v[11]), v[12] != 0);
-    }
-
-    /** From lfb_info_get (any filter behind an lfb_handle). */
+    /**
+     * From lfb_info_get or lfb_part_info (any filter behind an lfb_handle); the layout is the one
+     * holding the keys (a composite's sub_kind), so a scalable cuckoo filter's stats say "cuckoo".
+     */
     static Stats of(lfb_info i) {
-        return new Stats(Native.kindName((int) i.getKind()), i.getSlots(), (int) i.getSlot_bits(), (int) i.getHashes(), i.getBytes(),
-                i.getCapacity(), i.getTarget_fpr(), i.getSlots_set(), i.getSaturated(), i.getFill_ratio(),
-                i.getEstimated_count(), i.getExpected_fpr(), i.getNear_capacity() != 0);
+        return new Stats(Native.kindName(i.getSub_kind() != 0 ? i.getSub_kind() : i.getKind()), i.getSlots(), (int) i.getSlot_bits(),
+                (int) i.getHashes(), i.getBytes(), i.getCapacity(), i.getTarget_fpr(), i.getSlots_set(), i.getSaturated(),
+                i.getFill_ratio(), i.getEstimated_count(), i.getExpected_fpr(), i.getNear_capacity() != 0);
     }
 }

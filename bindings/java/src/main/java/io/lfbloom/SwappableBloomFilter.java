@@ -19,68 +19,64 @@ import java.util.List;
  *
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once;
  * stage, publish and replace wait for readers of the filter they retire. {@link #close()} frees
- * the current and any staged filter.
+ * the current and any staged filter. A swap equals only itself.
  */
-public final class SwappableBloomFilter extends KeyFilter {
+public final class SwappableBloomFilter extends HandleFilter {
     private SwappableBloomFilter(long nativeHandle) {
-        super(nativeHandle, LfbNative::lfb_swap_free, LfbNative::lfb_swap_add, LfbNative::lfb_swap_contains,
-                LfbNative::lfb_swap_add_many, LfbNative::lfb_swap_contains_many);
+        super(nativeHandle);
     }
 
     /** A handle over {@code initial}, which it takes over (the object is closed). */
     public static SwappableBloomFilter create(BloomFilter initial) {
         long[] out = new long[1];
-        adopt(initial, f -> LfbNative.lfb_swap_create_any(f, out));
+        adopt(initial, f -> LfbNative.lfb_create_swap(f, out));
         return new SwappableBloomFilter(out[0]);
     }
 
-    /** Replaces the filter with {@code next} (taken over); returns once the old one is freed. */
+    /** Replaces the filter with {@code next} (taken over); returns once the old one is freed. Any thread. */
     public void replace(BloomFilter next) {
-        handle.call(h -> adopt(next, f -> LfbNative.lfb_swap_replace_any(h, f)));
+        handle.call(h -> adopt(next, f -> LfbNative.lfb_replace(h, f)));
     }
 
-    /** From now on every put also goes to {@code next} (taken over); a filter staged before is freed. */
+    /** From now on every put also goes to {@code next} (taken over); a filter staged before is freed. Any thread. */
     public void stage(BloomFilter next) {
-        handle.call(h -> adopt(next, f -> LfbNative.lfb_swap_stage_any(h, f)));
+        handle.call(h -> adopt(next, f -> LfbNative.lfb_stage(h, f)));
     }
 
-    /** Adds to the staged filter only (the rebuild); IllegalArgumentException if nothing is staged. */
+    /** Adds to the staged filter only (the rebuild); IllegalArgumentException if nothing is staged. Any thread. */
     public boolean putStaged(byte[] key) {
-        return handle.call(LfbNative::lfb_swap_add_staged, Native.buffers().key(key)) == 1;
+        return handle.call(LfbNative::lfb_add_staged, key) == 1;
     }
 
-    /** As {@link #putStaged(byte[])}, for the UTF-8 bytes of the key. */
+    /** As {@link #putStaged(byte[])}, for the UTF-8 bytes of the key. Any thread. */
     public boolean putStaged(CharSequence key) {
-        return handle.call(LfbNative::lfb_swap_add_staged, Native.buffers().key(key)) == 1;
+        return handle.call(LfbNative::lfb_add_staged, key) == 1;
     }
 
-    /** As {@link #putStaged(byte[])}, for the 8 little-endian bytes of the key. */
+    /** As {@link #putStaged(byte[])}, for the 8 little-endian bytes of the key. Any thread. */
     public boolean putStaged(long key) {
-        return handle.call(LfbNative::lfb_swap_add_staged, Native.buffers().key(key)) == 1;
+        return handle.call(LfbNative::lfb_add_staged, key) == 1;
     }
 
-    /** Adds all keys to the staged filter in one native call; returns how many were new to it. */
+    /** Adds all keys to the staged filter, in batches; returns how many were new to it. IllegalArgumentException if nothing is staged. Any thread. */
     public long putAllStaged(List<byte[]> keys) {
-        return handle.batch((h, data, offsets, count, results, out) -> LfbNative.lfb_swap_add_many_staged(h, data, offsets, count, out),
-                keys, null);
+        return batch(lfb_batch_op_enum.LFB_OP_ADD_STAGED, bytes(keys), null);
     }
 
-    /** Makes the staged filter current; returns once the old one is freed. IllegalArgumentException if nothing is staged. */
+    /** Makes the staged filter current; returns once the old one is freed. IllegalArgumentException if nothing is staged. Any thread. */
     public void publish() {
-        handle.call(LfbNative::lfb_swap_publish);
+        handle.call(LfbNative::lfb_publish);
     }
 
-    /** Replacements so far. */
+    /** Replacements so far (each publish and replace): O(1). Any thread. */
     public long generation() {
-        long[] n = new long[1];
-        handle.call(h -> LfbNative.lfb_swap_generation(h, n));
-        return n[0];
+        return geometry().generation();
     }
 
-    /** The current filter's statistics. */
+    /** The current filter's statistics. Any thread. */
     @Override
     public Stats stats() {
-        return Stats.of(handle.stats(LfbNative::lfb_swap_stats));
+        return super.stats();
     }
 
     /** A native call that takes over a filter: detaches it from its object, frees it if the call refuses it. */
@@ -88,7 +84,11 @@ public final class SwappableBloomFilter extends KeyFilter {
         if (filter == null) throw new IllegalArgumentException("filter is null");
         long f = filter.handle.detach();
         int status = call.applyAsInt(f);
-        if (status < 0) LfbNative.lfb_free(f);  // refused: still ours, and its object is closed
-        return Native.check(status);
+        if (status < 0) {
+            RuntimeException refused = Native.failure(status, -1);  // read this thread's message before lfb_free
+            LfbNative.lfb_free(f);  // refused: still ours, and its object is closed
+            throw refused;
+        }
+        return status;
     }
 }

@@ -55,7 +55,7 @@ class BloomFilterTest {
             boolean[] found = batch.mightContainAll(keys);
             for (int i = 0; i < keys.size(); i++) assertEquals(single.mightContain(keys.get(i)), found[i]);
             for (int i = 0; i < 500; i++) assertTrue(found[i]);
-            assertEquals(0, batch.putAll(List.of()));
+            assertEquals(0, batch.putAll(List.<byte[]>of()));
         }
     }
 
@@ -104,7 +104,7 @@ class BloomFilterTest {
             assertThrows(IllegalArgumentException.class, () -> f.put((byte[]) null));
             assertThrows(IllegalArgumentException.class, () -> f.put((String) null));
             assertThrows(IllegalArgumentException.class, () -> f.mightContain((ByteBuffer) null));
-            assertThrows(IllegalArgumentException.class, () -> f.putAll(null));
+            assertThrows(IllegalArgumentException.class, () -> f.putAll((List<byte[]>) null));
             assertThrows(IllegalArgumentException.class, () -> f.merge(null));
             List<byte[]> withNull = new ArrayList<>();
             withNull.add(null);
