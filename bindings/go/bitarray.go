@@ -5,19 +5,18 @@ import (
 	"fmt"
 	"math/bits"
 	"sync/atomic"
-	"unsafe"
-
-	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
 
-// bitArray answers Add and Test for a bit Filter from Go, on the C filter's words in place: a
+// bitArray answers Add and Test for a Filter from Go, on the C filter's words in place: a
 // cgo call costs about 40 ns here, and its fences keep one lookup's cache miss from overlapping
 // the next one's, so a C call per Test took 1.6x as long as a pure-Go filter
 // (docs/PERFORMANCE.md). Batches and everything else still call C. The key-to-bits mapping is
 // the filter's hash and probe rule of docs/FORMAT.md, which the file format records: rule 1
 // (classic filters, and blocked ones loaded from files of lfbloom 1.3 or older) or rule 2 (new
-// blocked filters). A rule this package does not know is refused (ErrUnsupportedVersion), never
-// guessed at. bitarray_test.go checks every answer against C's and that both set the same bits.
+// blocked filters). For other layouts and rules (split-block, one-word, two-word; a rule this
+// package does not know, never guessed at) Add and Test call C, as they do for a filter mapped
+// read-only, whose words Go must not write. bitarray_test.go checks every answer against C's and
+// that both set the same bits.
 //
 // Every word is read with an atomic load and written with an atomic OR (Go's atomics are
 // sequentially consistent), because other goroutines, C callers and processes sharing the file
@@ -38,38 +37,32 @@ const (
 	ruleDistinct = 2 // blocked filters since 1.4
 )
 
-// bitArrayOf describes the words of the C filter p (lfb_filter_bit_array).
-func bitArrayOf(p uintptr) (*bitArray, error) {
-	v := make([]uint64, 6) // words address, bits, seed, layout, hashes, probe rule
-	if _, err := nativeCall(func() int { return native.Lfb_filter_bit_array(p, v) }); err != nil {
+// bitArrayOf describes the words of the C filter h, or returns an error if this package does not
+// implement its layout and probe rule (then Add and Test call C).
+func bitArrayOf(h uintptr) (*bitArray, error) {
+	w, err := wordsOf(h)
+	if err != nil {
 		return nil, err
 	}
-	layout, rule := Layout(v[3]), v[5]
-	if err := implemented(layout, rule); err != nil {
+	if err := implemented(w.layout, uint64(w.rule)); err != nil {
 		return nil, err
 	}
-	// The address is C memory, which Go's collector neither moves nor frees: reading it back as
-	// a pointer is sound (and vet's uintptr-to-pointer check does not apply).
-	words := *(*unsafe.Pointer)(unsafe.Pointer(&v[0]))
-	return &bitArray{
-		words: unsafe.Slice((*uint64)(words), v[1]/64),
-		bits:  v[1], lines: v[1] / 512, seed: v[2], hashes: uint32(v[4]), blocked: layout == Blocked,
-		distinct: rule == ruleDistinct,
-	}, nil
+	return &bitArray{words: w.words, bits: w.bits, lines: w.bits / 512, seed: w.seed, hashes: w.hashes,
+		blocked: w.layout == Blocked, distinct: w.rule == ruleDistinct}, nil
 }
 
 // implemented says whether Add and Test can run in Go for a filter of this layout and probe rule.
 func implemented(layout Layout, rule uint64) error {
 	if layout != Blocked && layout != Classic {
-		return fmt.Errorf("%w: this package does not know the C library's layout %d", ErrUnsupportedVersion, layout)
+		return fmt.Errorf("%w: Go does not implement layout %d", ErrUnsupportedVersion, layout)
 	}
 	if rule != ruleFields && (layout != Blocked || rule != ruleDistinct) {
-		return fmt.Errorf("%w: this package does not know probe rule %d (layout %d)", ErrUnsupportedVersion, rule, layout)
+		return fmt.Errorf("%w: Go does not implement probe rule %d (layout %d)", ErrUnsupportedVersion, rule, layout)
 	}
 	return nil
 }
 
-// contains is lfb_filter_contains.
+// contains is lfb_contains.
 func (a *bitArray) contains(key []byte) bool {
 	h1, h2 := murmur3(key, a.seed)
 	if !a.blocked {
@@ -91,7 +84,7 @@ func (a *bitArray) contains(key []byte) bool {
 	return all&1 != 0
 }
 
-// add is lfb_filter_add: true if some bit of the key was clear.
+// add is lfb_add: true if some bit of the key was clear.
 func (a *bitArray) add(key []byte) bool {
 	h1, h2 := murmur3(key, a.seed)
 	changed := false

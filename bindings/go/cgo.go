@@ -1,7 +1,7 @@
 package lfbloom
 
-// The C calls that take keys go through the small shims below rather than through SWIG's
-// internal/native, for two reasons.
+// The C calls that take keys, and lfb_bit_array_get, go through the small shims below rather than
+// through SWIG's internal/native, for two reasons.
 //
 // Keys cross as real pointers (*C.uint8_t, written in the call expression itself), never as a
 // uintptr: a key may sit on the calling goroutine's stack (AddUint64's array does), and a stack
@@ -11,94 +11,64 @@ package lfbloom
 // pointed-to bytes hold no Go pointers, so the cgo pointer rules allow it and cgocheck has nothing
 // to walk. `#cgo noescape`: C keeps no key after it returns, so keys need not move to the heap
 // (single-key calls stay allocation-free); `#cgo nocallback`: C never calls back into Go.
-// Batches are copied into one buffer plus offsets (pack), so no Go memory handed to C holds a
-// pointer to other Go memory, and C reads them with the *_many functions.
+// Batches are copied into one buffer plus offsets (see batchBuffers), so no Go memory handed to C
+// holds a pointer to other Go memory.
 //
 // A failed call's message (lfb_last_error) is per OS thread, and a goroutine may run on another
 // thread, or another goroutine's failing call on this one, between two cgo calls: a message read
 // in a second call can belong to another call. The shims read it in the same C call as the one
 // that failed and return a copy with the status. The other C calls go through SWIG and nativeCall.
+//
+// The numbers this package needs (kinds, batch operations, formats, flags, statuses) are the
+// header's own constants, read here through cgo: SWIG wraps enum values as variables set by a C
+// call at start-up, and exported constants such as Blocked must be Go constants.
 
 /*
 #cgo pkg-config: lfbloom
 #cgo noescape lfbgo_key
 #cgo nocallback lfbgo_key
-#cgo noescape lfbgo_many
-#cgo nocallback lfbgo_many
+#cgo noescape lfbgo_batch
+#cgo nocallback lfbgo_batch
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lfbloom.h"
 
-// A shim's answer: the status, a batch's count (new, found or removed keys), how many keys an
-// lfb_handle batch processed, and on failure a malloc'd copy of this thread's message, taken
+// A shim's answer: the status, a batch's count of keys answered 1 and how far it got (the refused
+// key's index after a refusal), and on failure a malloc'd copy of this thread's message, taken
 // right after the call (NULL if malloc failed).
 typedef struct {
 	int status;
-	uint64_t n;
+	uint64_t positive;
 	uint64_t done;
 	char *message;
 } lfbgo_result;
 
-static lfbgo_result lfbgo_done(int status, uint64_t n) {
-	lfbgo_result r = {status, n, 0, NULL};
+static lfbgo_result lfbgo_status(int status) {
+	lfbgo_result r = {status, 0, 0, NULL};
 	if (status < 0) r.message = strdup(lfb_last_error());
 	return r;
 }
 
-static lfbgo_result lfbgo_unknown(void) {
+// lfb_count has no batch operation: the single-key shim gives it a number outside enum lfb_batch_op.
+enum { LFBGO_OP_COUNT = -1 };
+
+// One key: op picks the call (an enum lfb_batch_op, or LFBGO_OP_COUNT).
+static lfbgo_result lfbgo_key(int op, uintptr_t handle, const uint8_t *key, uint64_t len) {
+	lfb_handle *h = (lfb_handle *)handle;
+	switch (op) {
+	case LFB_OP_ADD: return lfbgo_status(lfb_add(h, key, len));
+	case LFB_OP_CONTAINS: return lfbgo_status(lfb_contains(h, key, len));
+	case LFB_OP_REMOVE: return lfbgo_status(lfb_remove(h, key, len));
+	case LFB_OP_ADD_STAGED: return lfbgo_status(lfb_add_staged(h, key, len));
+	case LFBGO_OP_COUNT: return lfbgo_status(lfb_count(h, key, len));
+	}
 	lfbgo_result r = {LFB_ERR_INTERNAL, 0, 0, strdup("unknown operation in the Go binding")};
 	return r;
 }
 
-enum {
-	LFBGO_FILTER_ADD, LFBGO_FILTER_CONTAINS,
-	LFBGO_COUNTING_ADD, LFBGO_COUNTING_CONTAINS, LFBGO_COUNTING_REMOVE, LFBGO_COUNTING_COUNT,
-	LFBGO_SCALABLE_ADD, LFBGO_SCALABLE_CONTAINS, LFBGO_SCALABLE_REMOVE,
-	LFBGO_ROTATING_ADD, LFBGO_ROTATING_CONTAINS,
-	LFBGO_SWAP_ADD, LFBGO_SWAP_CONTAINS, LFBGO_SWAP_ADD_STAGED,
-	LFBGO_HANDLE_ADD, LFBGO_HANDLE_CONTAINS, LFBGO_HANDLE_REMOVE, LFBGO_HANDLE_COUNT,
-};
-
-// One key: op picks the C function, h is its handle.
-static lfbgo_result lfbgo_key(int op, uintptr_t h, const uint8_t *key, uint64_t len) {
-	int s;
-	switch (op) {
-	case LFBGO_FILTER_ADD: s = lfb_filter_add((lfb_filter *)h, key, len); break;
-	case LFBGO_FILTER_CONTAINS: s = lfb_filter_contains((const lfb_filter *)h, key, len); break;
-	case LFBGO_COUNTING_ADD: s = lfb_counting_add((lfb_counting *)h, key, len); break;
-	case LFBGO_COUNTING_CONTAINS: s = lfb_counting_contains((const lfb_counting *)h, key, len); break;
-	case LFBGO_COUNTING_REMOVE: s = lfb_counting_remove((lfb_counting *)h, key, len); break;
-	case LFBGO_COUNTING_COUNT: s = lfb_counting_count((const lfb_counting *)h, key, len); break;
-	case LFBGO_SCALABLE_ADD: s = lfb_scalable_add((lfb_scalable *)h, key, len); break;
-	case LFBGO_SCALABLE_CONTAINS: s = lfb_scalable_contains((const lfb_scalable *)h, key, len); break;
-	case LFBGO_SCALABLE_REMOVE: s = lfb_scalable_remove((lfb_scalable *)h, key, len); break;
-	case LFBGO_ROTATING_ADD: s = lfb_rotating_add((lfb_rotating *)h, key, len); break;
-	case LFBGO_ROTATING_CONTAINS: s = lfb_rotating_contains((const lfb_rotating *)h, key, len); break;
-	case LFBGO_SWAP_ADD: s = lfb_swap_add((lfb_swap *)h, key, len); break;
-	case LFBGO_SWAP_CONTAINS: s = lfb_swap_contains((const lfb_swap *)h, key, len); break;
-	case LFBGO_SWAP_ADD_STAGED: s = lfb_swap_add_staged((lfb_swap *)h, key, len); break;
-	case LFBGO_HANDLE_ADD: s = lfb_add((lfb_handle *)h, key, len); break;
-	case LFBGO_HANDLE_CONTAINS: s = lfb_contains((const lfb_handle *)h, key, len); break;
-	case LFBGO_HANDLE_REMOVE: s = lfb_remove((lfb_handle *)h, key, len); break;
-	case LFBGO_HANDLE_COUNT: s = lfb_count((const lfb_handle *)h, key, len); break;
-	default: return lfbgo_unknown();
-	}
-	return lfbgo_done(s, 0);
-}
-
-enum {
-	LFBGO_FILTER_ADD_MANY, LFBGO_FILTER_CONTAINS_MANY,
-	LFBGO_COUNTING_ADD_MANY, LFBGO_COUNTING_CONTAINS_MANY, LFBGO_COUNTING_REMOVE_MANY,
-	LFBGO_SCALABLE_ADD_MANY, LFBGO_SCALABLE_CONTAINS_MANY,
-	LFBGO_ROTATING_ADD_MANY, LFBGO_ROTATING_CONTAINS_MANY,
-	LFBGO_SWAP_ADD_MANY, LFBGO_SWAP_CONTAINS_MANY, LFBGO_SWAP_ADD_MANY_STAGED,
-	LFBGO_HANDLE_ADD_MANY, LFBGO_HANDLE_CONTAINS_MANY, LFBGO_HANDLE_REMOVE_MANY,  // lfb_batch_run
-};
-
-// A batch on an lfb_handle: n gets the keys answered 1, done how far it got (the refused key's
-// index after a refusal).
-static lfbgo_result lfbgo_batch(uint32_t op, lfb_handle *h, const uint8_t *data, const uint64_t *offsets,
+// A batch (lfb_batch_run): key i is data[offsets[i]] .. data[offsets[i+1]-1]; results may be NULL.
+static lfbgo_result lfbgo_batch(uint32_t op, uintptr_t handle, const uint8_t *data, const uint64_t *offsets,
                                 uint64_t count, uint8_t *results) {
 	lfb_batch b = {0};
 	b.struct_size = sizeof b;
@@ -107,130 +77,140 @@ static lfbgo_result lfbgo_batch(uint32_t op, lfb_handle *h, const uint8_t *data,
 	b.data = data;
 	b.offsets = offsets;
 	b.results = results;
-	int status = lfb_batch_run(h, &b);  // before b.positive is read: argument order is unspecified
-	lfbgo_result r = lfbgo_done(status, b.positive);
+	lfbgo_result r = lfbgo_status(lfb_batch_run((lfb_handle *)handle, &b));
+	r.positive = b.positive;
 	r.done = b.done;
 	return r;
 }
 
-// A batch: key i is data[offsets[i]] .. data[offsets[i+1]-1]; results may be NULL.
-static lfbgo_result lfbgo_many(int op, uintptr_t h, const uint8_t *data, const uint64_t *offsets, uint64_t count,
-                               uint8_t *results) {
-	uint64_t n = 0;
-	int s;
-	switch (op) {
-	case LFBGO_HANDLE_ADD_MANY: return lfbgo_batch(LFB_OP_ADD, (lfb_handle *)h, data, offsets, count, results);
-	case LFBGO_HANDLE_CONTAINS_MANY: return lfbgo_batch(LFB_OP_CONTAINS, (lfb_handle *)h, data, offsets, count, results);
-	case LFBGO_HANDLE_REMOVE_MANY: return lfbgo_batch(LFB_OP_REMOVE, (lfb_handle *)h, data, offsets, count, results);
-	case LFBGO_FILTER_ADD_MANY: s = lfb_filter_add_many((lfb_filter *)h, data, offsets, count, results, &n); break;
-	case LFBGO_FILTER_CONTAINS_MANY:
-		s = lfb_filter_contains_many((const lfb_filter *)h, data, offsets, count, results, &n); break;
-	case LFBGO_COUNTING_ADD_MANY: s = lfb_counting_add_many((lfb_counting *)h, data, offsets, count, results, &n); break;
-	case LFBGO_COUNTING_CONTAINS_MANY:
-		s = lfb_counting_contains_many((const lfb_counting *)h, data, offsets, count, results, &n); break;
-	case LFBGO_COUNTING_REMOVE_MANY:
-		s = lfb_counting_remove_many((lfb_counting *)h, data, offsets, count, results, &n); break;
-	case LFBGO_SCALABLE_ADD_MANY: s = lfb_scalable_add_many((lfb_scalable *)h, data, offsets, count, results, &n); break;
-	case LFBGO_SCALABLE_CONTAINS_MANY:
-		s = lfb_scalable_contains_many((const lfb_scalable *)h, data, offsets, count, results, &n); break;
-	case LFBGO_ROTATING_ADD_MANY: s = lfb_rotating_add_many((lfb_rotating *)h, data, offsets, count, results, &n); break;
-	case LFBGO_ROTATING_CONTAINS_MANY:
-		s = lfb_rotating_contains_many((const lfb_rotating *)h, data, offsets, count, results, &n); break;
-	case LFBGO_SWAP_ADD_MANY: s = lfb_swap_add_many((lfb_swap *)h, data, offsets, count, results, &n); break;
-	case LFBGO_SWAP_CONTAINS_MANY: s = lfb_swap_contains_many((const lfb_swap *)h, data, offsets, count, results, &n); break;
-	case LFBGO_SWAP_ADD_MANY_STAGED: s = lfb_swap_add_many_staged((lfb_swap *)h, data, offsets, count, &n); break;
-	default: return lfbgo_unknown();
-	}
-	return lfbgo_done(s, n);
+// Where a Bloom layout's words live, returned by value so that no Go memory crosses.
+typedef struct {
+	lfbgo_result result;
+	lfb_bit_array array;
+} lfbgo_words;
+
+static lfbgo_words lfbgo_bit_array(uintptr_t handle) {
+	lfbgo_words w;
+	memset(&w, 0, sizeof w);
+	w.array.struct_size = sizeof w.array;
+	w.result = lfbgo_status(lfb_bit_array_get((const lfb_handle *)handle, &w.array));
+	return w;
 }
 */
 import "C"
 
 import (
-	"errors"
 	"runtime"
 	"unsafe"
 
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
 
-// keyOp is a C function taking one key (lfbgo_key); batchOp one taking a batch (lfbgo_many).
-type (
-	keyOp   C.int
-	batchOp C.int
-)
-
+// The layouts' numbers are their kinds' (enum lfb_kind).
 const (
-	opFilterAdd        keyOp = C.LFBGO_FILTER_ADD
-	opFilterContains   keyOp = C.LFBGO_FILTER_CONTAINS
-	opCountingAdd      keyOp = C.LFBGO_COUNTING_ADD
-	opCountingContains keyOp = C.LFBGO_COUNTING_CONTAINS
-	opCountingRemove   keyOp = C.LFBGO_COUNTING_REMOVE
-	opCountingCount    keyOp = C.LFBGO_COUNTING_COUNT
-	opScalableAdd      keyOp = C.LFBGO_SCALABLE_ADD
-	opScalableContains keyOp = C.LFBGO_SCALABLE_CONTAINS
-	opScalableRemove   keyOp = C.LFBGO_SCALABLE_REMOVE
-	opRotatingAdd      keyOp = C.LFBGO_ROTATING_ADD
-	opRotatingContains keyOp = C.LFBGO_ROTATING_CONTAINS
-	opSwapAdd          keyOp = C.LFBGO_SWAP_ADD
-	opSwapContains     keyOp = C.LFBGO_SWAP_CONTAINS
-	opSwapAddStaged    keyOp = C.LFBGO_SWAP_ADD_STAGED
-	opHandleAdd        keyOp = C.LFBGO_HANDLE_ADD
-	opHandleContains   keyOp = C.LFBGO_HANDLE_CONTAINS
-	opHandleRemove     keyOp = C.LFBGO_HANDLE_REMOVE
-	opHandleCount      keyOp = C.LFBGO_HANDLE_COUNT
-
-	opFilterAddMany        batchOp = C.LFBGO_FILTER_ADD_MANY
-	opFilterContainsMany   batchOp = C.LFBGO_FILTER_CONTAINS_MANY
-	opCountingAddMany      batchOp = C.LFBGO_COUNTING_ADD_MANY
-	opCountingContainsMany batchOp = C.LFBGO_COUNTING_CONTAINS_MANY
-	opCountingRemoveMany   batchOp = C.LFBGO_COUNTING_REMOVE_MANY
-	opScalableAddMany      batchOp = C.LFBGO_SCALABLE_ADD_MANY
-	opScalableContainsMany batchOp = C.LFBGO_SCALABLE_CONTAINS_MANY
-	opRotatingAddMany      batchOp = C.LFBGO_ROTATING_ADD_MANY
-	opRotatingContainsMany batchOp = C.LFBGO_ROTATING_CONTAINS_MANY
-	opSwapAddMany          batchOp = C.LFBGO_SWAP_ADD_MANY
-	opSwapContainsMany     batchOp = C.LFBGO_SWAP_CONTAINS_MANY
-	opSwapAddManyStaged    batchOp = C.LFBGO_SWAP_ADD_MANY_STAGED
-	opHandleAddMany        batchOp = C.LFBGO_HANDLE_ADD_MANY
-	opHandleContainsMany   batchOp = C.LFBGO_HANDLE_CONTAINS_MANY
-	opHandleRemoveMany     batchOp = C.LFBGO_HANDLE_REMOVE_MANY
+	// Classic spreads a key's bits over the whole array, exactly as Guava's BloomFilter, flaw
+	// included: a key whose second hash half is 0 probes one bit k times. Under seed 0 (Guava's,
+	// the default) the empty key is such a key, present in about half of all full classic
+	// filters; give a classic filter never exchanged with Guava a non-zero seed (WithSeed). The
+	// other layouts spread every key's probes whatever the seed.
+	Classic Layout = C.LFB_KIND_CLASSIC
+	// Blocked puts all of a key's bits in one 64-byte cache line: one cache miss per call (default).
+	Blocked Layout = C.LFB_KIND_BLOCKED
+	// SplitBlock is Parquet's split-block filter (XXH64; eight bits in one 256-bit block), so a
+	// Parquet reader can use its words. Add and Test are cgo calls.
+	SplitBlock Layout = C.LFB_KIND_SPLIT_BLOCK
+	// OneWord puts a key's bits in one 64-bit word: the fastest, with the highest rate at equal
+	// memory. Add and Test are cgo calls.
+	OneWord Layout = C.LFB_KIND_ONE_WORD
+	// TwoWord puts them in one pair of words. Add and Test are cgo calls.
+	TwoWord Layout = C.LFB_KIND_TWO_WORD
 )
 
-// callKeyOp runs op on the C handle h and key. The key's address is converted to a pointer in
+// The kinds that are no layout, the batch operations, formats and flags of lfbloom.h.
+const (
+	kindCounting = C.LFB_KIND_COUNTING
+	kindCuckoo   = C.LFB_KIND_CUCKOO
+	kindScalable = C.LFB_KIND_SCALABLE
+	kindRotating = C.LFB_KIND_ROTATING
+	kindSwap     = C.LFB_KIND_SWAP
+
+	opAdd       keyOp = C.LFB_OP_ADD
+	opContains  keyOp = C.LFB_OP_CONTAINS
+	opRemove    keyOp = C.LFB_OP_REMOVE
+	opAddStaged keyOp = C.LFB_OP_ADD_STAGED
+	opCount     keyOp = C.LFBGO_OP_COUNT // single keys only
+
+	formatNative = C.LFB_FORMAT_NATIVE
+	headerBytes  = C.LFB_NATIVE_HEADER_BYTES
+
+	sharedCreate    = C.LFB_SHARED_CREATE
+	sharedExclusive = C.LFB_SHARED_EXCLUSIVE
+	sharedReadOnly  = C.LFB_SHARED_READ_ONLY
+
+	rotatingDoubleWrite = C.LFB_ROTATING_DOUBLE_WRITE
+	rotatingManualTick  = C.LFB_ROTATING_MANUAL_TICK
+
+	statusFirstError = C.LFB_ERR_INVALID_ARGUMENT // statuses count down from here (lfbloom.h)
+	classRefusal     = C.LFB_CLASS_REFUSAL
+)
+
+// keyOp is a call taking keys: an enum lfb_batch_op, or opCount.
+type keyOp C.int
+
+// callKey runs op on the C handle h and one key. The key's address is converted to a pointer in
 // the call expression, so nothing holds it as an integer across a possible stack copy.
-func callKeyOp(op keyOp, h uintptr, key []byte) (int, error) {
-	return result(C.lfbgo_key(C.int(op), C.uintptr_t(h), (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(key))),
-		C.uint64_t(len(key))))
+func callKey(op keyOp, h uintptr, key []byte) (int, error) {
+	r := C.lfbgo_key(C.int(op), C.uintptr_t(h), (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(key))), C.uint64_t(len(key)))
+	return result(r.status, r.message)
 }
 
-// callBatchOp runs op on the C handle h and the keys packed in b; results may be nil (then C
-// writes none). It returns C's count of new, found or removed keys; when an lfb_handle batch
-// stops at a refused key, the error is a *BatchError naming that key's index.
-func callBatchOp(op batchOp, h uintptr, b *batchBuffers, count int, results []byte) (uint64, error) {
-	r := C.lfbgo_many(C.int(op), C.uintptr_t(h), (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b.data))),
-		(*C.uint64_t)(unsafe.Pointer(unsafe.SliceData(b.offsets))), C.uint64_t(count),
+// callBatch runs op on the C handle h and the keys packed in b; results may be nil (then C writes
+// none). It returns the count of keys answered 1; a batch stopped by a refusal (an add refused as
+// full or as too many duplicates, an ambiguous remove) returns a *BatchError naming the refused
+// key's index.
+func callBatch(op keyOp, h uintptr, b *batchBuffers, results []byte) (uint64, error) {
+	r := C.lfbgo_batch(C.uint32_t(op), C.uintptr_t(h), (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b.data))),
+		(*C.uint64_t)(unsafe.Pointer(unsafe.SliceData(b.offsets))), C.uint64_t(len(b.offsets)-1),
 		(*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(results))))
-	_, err := result(r)
-	if op == opHandleAddMany && (errors.Is(err, ErrFull) || errors.Is(err, ErrTooManyDuplicates)) {
+	status, err := result(r.status, r.message)
+	if err != nil && native.Lfb_status_class(status) == classRefusal {
 		err = &BatchError{Done: int(r.done), Err: err}
 	}
-	return uint64(r.n), err
+	return uint64(r.positive), err
+}
+
+// layoutWords is where a Bloom layout's words live and how keys map onto them (lfb_bit_array).
+type layoutWords struct {
+	words        []uint64
+	bits, seed   uint64
+	hashes, rule uint32
+	layout       Layout
+}
+
+// wordsOf describes the words of the Bloom layout in the C handle h (lfb_bit_array_get).
+func wordsOf(h uintptr) (layoutWords, error) {
+	w := C.lfbgo_bit_array(C.uintptr_t(h))
+	if _, err := result(w.result.status, w.result.message); err != nil {
+		return layoutWords{}, err
+	}
+	a := w.array
+	// C memory, which Go's collector neither moves nor frees; valid until lfb_free, which the
+	// handle guard orders after every use.
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(a.words)), uint64(a.bits)/64)
+	return layoutWords{words, uint64(a.bits), uint64(a.seed), uint32(a.hashes), uint32(a.probe_rule), Layout(a.layout)}, nil
 }
 
 // result is a shim's status as Go's: the status, or an error carrying the message of this very
 // call (its C copy freed here).
-func result(r C.lfbgo_result) (int, error) {
-	status := int(r.status)
+func result(status C.int, message *C.char) (int, error) {
 	if status >= 0 {
-		return status, nil
+		return int(status), nil
 	}
-	if r.message == nil { // no memory for the copy: the code's static name, the same on every thread
-		return status, &statusError{status, native.Lfb_strerror(status)}
+	if message == nil { // no memory for the copy: the code's static name, the same on every thread
+		return int(status), newStatusError(int(status), native.Lfb_strerror(int(status)))
 	}
-	message := C.GoString(r.message)
-	C.free(unsafe.Pointer(r.message))
-	return status, &statusError{status, message}
+	defer C.free(unsafe.Pointer(message))
+	return int(status), newStatusError(int(status), C.GoString(message))
 }
 
 // nativeCall runs a call through SWIG's internal/native and, if it failed, reads its message
@@ -247,5 +227,5 @@ func nativeCall(call func() int) (int, error) {
 	if status >= 0 {
 		return status, nil
 	}
-	return status, &statusError{status, native.Lfb_last_error()}
+	return status, newStatusError(status, native.Lfb_last_error())
 }

@@ -1,28 +1,41 @@
-// Package lfbloom provides Bloom filters that any number of goroutines add to and query at once,
-// without locks, over lfbloom's C library (liblfbloom.so.1).
+// Package lfbloom provides Bloom filters, and their relatives, that any number of goroutines add
+// to and query at once, without locks, over lfbloom's C library (liblfbloom.so.1).
 //
 // A Bloom filter answers "have I seen this key?" in constant memory: Test returns false only for
 // keys that were certainly never added, and true for keys never added with about the configured
-// false-positive rate once the filter holds its capacity.
+// false-positive rate once the filter holds its capacity. Filter is one (layouts Blocked,
+// Classic, SplitBlock, OneWord and TwoWord); CountingFilter and Cuckoo also remove keys;
+// Scalable and ScalableCuckoo grow, Rotating forgets keys after a time window, and Swappable is
+// replaced while in use. Every one of them implements Interface; those that remove, Remover.
+// Each holds one handle of the C library, whatever its kind.
 //
 // # Goroutine safety
 //
 // Every method may be called from any number of goroutines at once. No false negatives: if
 // Add(key) happens-before Test(key) (a channel send and receive, a mutex, sync.WaitGroup, an
-// atomic store and load), Test returns true. Adds racing with a Test may or may not be seen;
-// there is no ordering between different keys. Add returns true when some bit changed: of racing
-// Adds of one new key at least one returns true, and more than one may. Clear racing with Adds
-// may lose them.
+// atomic store and load), Test returns true, until the kind's own way of forgetting takes the key
+// (a remove, a clear, a rotation's expiry, a replacement). Adds racing with a Test may or may not
+// be seen; there is no ordering between different keys. Add returns true when the key was new:
+// of racing Adds of one new key at least one returns true, and more than one may. Clear racing
+// with Adds may lose them.
+//
+// # Closing
 //
 // Close is idempotent and safe to call while other goroutines use the filter: it waits for calls
-// in flight, then frees the C filter. Calls after Close return ErrClosed, or panic with a clear
-// message for the methods that return only a bool; none can crash the runtime. A finalizer frees
-// filters that were never closed, as a safety net only.
+// in flight, frees the C filter and returns nil. After Close, every method returns an error
+// wrapping ErrClosed, except the methods whose only result is a bool (Test, and Add where it
+// returns a bool, with their String and Uint64 forms), which panic with a message naming the
+// method; Insert and Contains are the same calls with the error returned. No call can crash the
+// runtime. A finalizer frees filters that were never closed, as a safety net only. (A bool-only
+// Add also panics on a filter opened read-only, the one other error it can meet.)
 //
-// A Filter's Add and Test make no cgo call: they hash the key in Go and use atomic loads and
-// ORs on the C filter's words in place, bit-exact with the C library, because a cgo call (about
-// 40 ns, and it keeps consecutive lookups' cache misses from overlapping) costs more than the
-// lookup. Every other call is one cgo call; batch calls (AddMany, TestMany) are one per batch.
+// # Costs
+//
+// A Filter's Add and Test on the Blocked and Classic layouts make no cgo call: they hash the key
+// in Go and use atomic loads and ORs on the C filter's words in place, bit-exact with the C
+// library, because a cgo call (about 40 ns, and it keeps consecutive lookups' cache misses from
+// overlapping) costs more than the lookup. Every other call is one cgo call; batch calls
+// (AddMany, TestStrings, RemoveUint64s, ...) are one per batch.
 //
 // Keys are bytes: a single key is passed to C without copying, a batch is copied into one buffer;
 // strings are their bytes (UTF-8 for Go source), integers their 8 little-endian bytes (as Guava's
@@ -33,96 +46,92 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
 
-// Errors, usable with errors.Is. Every error returned by this package wraps one of them.
+// Interface is what every filter of this package does, whatever its kind: Filter,
+// CountingFilter, Cuckoo, Scalable, ScalableCuckoo, Rotating and Swappable implement it, so code
+// that only adds, queries and reports can take any of them.
+//
+// Every method returns an error, including where a type's own Add and Test return a bare bool:
+// a filter that can refuse an add (a Cuckoo, or a Scalable at its cap with ErrFull) says so
+// through Insert and the Add batches, so code written against Interface cannot drop a refusal
+// unseen, and a closed filter answers ErrClosed rather than panicking. Insert and Contains are
+// names of their own because Add and Test keep their signatures, which differ between the types
+// (bool, or (bool, error)). The batches take the three key shapes, each in one cgo call without
+// converting the keys to [][]byte first. Info, Geometry and Part describe any kind with one
+// struct, as the C library's lfb_info does. Removing is not every kind's: see Remover.
+type Interface interface {
+	// Insert adds a key: true if it was new, or the error that refused it (nothing changed).
+	Insert(key []byte) (bool, error)
+	// Contains reports whether the key may have been added; false means it certainly was not.
+	Contains(key []byte) (bool, error)
+	AddMany(keys [][]byte) (uint64, error)
+	AddStrings(keys []string) (uint64, error)
+	AddUint64s(keys []uint64) (uint64, error)
+	TestMany(keys [][]byte) ([]bool, error)
+	TestStrings(keys []string) ([]bool, error)
+	TestUint64s(keys []uint64) ([]bool, error)
+	Info() (Info, error)
+	Geometry() (Info, error)
+	Part(index int) (Info, error)
+	Close() error
+}
+
+// Remover is an Interface that removes keys: CountingFilter, Cuckoo and ScalableCuckoo.
+type Remover interface {
+	Interface
+	Remove(key []byte) (bool, error)
+	RemoveMany(keys [][]byte) ([]bool, error)
+	RemoveStrings(keys []string) ([]bool, error)
+	RemoveUint64s(keys []uint64) ([]bool, error)
+	Count(key []byte) (int, error)
+}
+
 var (
-	ErrInvalidArgument    = errors.New("lfbloom: invalid argument")
-	ErrOutOfMemory        = errors.New("lfbloom: out of memory")
-	ErrTooLarge           = errors.New("lfbloom: filter too large for the memory limit or the machine")
-	ErrIncompatible       = errors.New("lfbloom: incompatible filters")
-	ErrNotPresent         = errors.New("lfbloom: key not present") // no call returns it since 1.8: removes answer false
-	ErrCorrupt            = errors.New("lfbloom: corrupt data")
-	ErrUnsupportedVersion = errors.New("lfbloom: unsupported version")
-	ErrIO                 = errors.New("lfbloom: I/O error")
-	ErrInternal           = errors.New("lfbloom: internal error")
-	ErrFull               = errors.New("lfbloom: filter full: a scalable filter's cap on sub-filters or memory, or no free slot in a cuckoo filter")
-	ErrReadOnly           = errors.New("lfbloom: filter is read-only")
-	ErrTooManyDuplicates  = errors.New("lfbloom: the cuckoo filter holds two buckets of copies of the key's fingerprint already")
-	ErrAmbiguous          = errors.New("lfbloom: the key matches in two sub-filters: nothing removed, so no other key is lost")
-	ErrClosed             = errors.New("lfbloom: filter is closed")
+	_ Remover   = (*CountingFilter)(nil)
+	_ Remover   = (*Cuckoo)(nil)
+	_ Remover   = (*ScalableCuckoo)(nil)
+	_ Interface = (*Filter)(nil)
+	_ Interface = (*Scalable)(nil)
+	_ Interface = (*Rotating)(nil)
+	_ Interface = (*Swappable)(nil)
 )
 
-// The C status codes (lfbloom.h), in order from -1.
-var statusErrors = []error{ErrInvalidArgument, ErrOutOfMemory, ErrTooLarge, ErrIncompatible, ErrNotPresent,
-	ErrCorrupt, ErrUnsupportedVersion, ErrIO, ErrInternal, ErrFull, ErrReadOnly, ErrTooManyDuplicates, ErrAmbiguous}
-
-// BatchError is the error of a batch that stopped at a refused key (a Cuckoo's AddMany): the
-// keys before index Done were added, the refused key and those after it were not. Err wraps the
-// refusal (ErrFull or ErrTooManyDuplicates); errors.Is sees through it.
-type BatchError struct {
-	Done int
-	Err  error
-}
-
-// Error names the refusal and where the batch stopped.
-func (e *BatchError) Error() string {
-	return fmt.Sprintf("%v; the batch stopped at key %d, the keys before it were added", e.Err, e.Done)
-}
-
-// Unwrap returns the refusal, for errors.Is and errors.As.
-func (e *BatchError) Unwrap() error { return e.Err }
-
-// statusError is a C failure: its status code, the C library's message, and the sentinel it is.
-type statusError struct {
-	status  int
-	message string
-}
-
-func (e *statusError) Error() string {
-	return fmt.Sprintf("lfbloom: %s (status %d)", e.message, e.status)
-}
-func (e *statusError) Unwrap() error {
-	if i := -e.status - 1; i >= 0 && i < len(statusErrors) {
-		return statusErrors[i]
-	}
-	return ErrInternal
-}
-
-// Layout is where a key's bits go.
+// Layout is where a Bloom filter's bits go (the constants are in cgo.go, where lfbloom.h gives
+// their numbers).
 type Layout int
 
-const (
-	// Blocked puts all of a key's bits in one 64-byte cache line: one cache miss per call (default).
-	Blocked Layout = 2
-	// Classic spreads them over the whole array, exactly as Guava's BloomFilter, flaw included:
-	// a key whose second hash half is 0 probes one bit k times. Under seed 0 (Guava's, the
-	// default) the empty key is such a key, present in about half of all full classic filters;
-	// give a classic filter never exchanged with Guava a non-zero seed (WithSeed). Blocked
-	// filters spread every key's probes whatever the seed.
-	Classic Layout = 1
-)
+// bloom reports whether l is one of the Bloom layouts a Filter holds.
+func (l Layout) bloom() bool {
+	return l == Classic || l == Blocked || l == SplitBlock || l == OneWord || l == TwoWord
+}
 
 type options struct {
 	layout      Layout
 	memoryLimit uint64
 	seed        uint64
-	counterBits uint64
+	counterBits uint32
+	fileMode    os.FileMode
+	readOnly    bool
 }
 
-// Option configures New, NewCounting and the other constructors; each says which it uses
-// (NewCuckoo: WithSeed, WithMemoryLimit and WithFingerprintBits only).
+// Option configures the constructors; each says which options it uses.
 type Option func(*options)
 
 // WithLayout picks the layout of a Filter (counting filters are always blocked).
 func WithLayout(l Layout) Option { return func(o *options) { o.layout = l } }
 
-// WithMemoryLimit refuses filters over this many bytes (0: only the machine's memory bounds them).
+// WithMemoryLimit refuses (ErrTooLarge) filters over this many bytes (0: only the machine's
+// memory bounds them): when creating one (a composite: the sum over its parts), and when loading
+// one (Load, and UnmarshalBinary and ReadFrom into a filter made with the limit), checked from
+// the data's header before anything is allocated.
 func WithMemoryLimit(bytes uint64) Option { return func(o *options) { o.memoryLimit = bytes } }
 
 // WithSeed sets the hash seed (default 0); filters merge only with equal seeds.
@@ -130,20 +139,43 @@ func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
 
 // WithCounterBits sets a CountingFilter's counter width: 4 (default) or 8. (It and
 // WithFingerprintBits set one field: given to NewCuckoo, it is read as a fingerprint width.)
-func WithCounterBits(bits int) Option { return func(o *options) { o.counterBits = uint64(bits) } }
+func WithCounterBits(bits int) Option { return func(o *options) { o.counterBits = uint32(bits) } }
 
 // WithFingerprintBits sets a cuckoo filter's fingerprint width, which fixes its bucket format:
 // 14 (five per 64-bit bucket), 16 (four, the fastest reads) or 17 (four). By default the
 // constructor takes the width with the fewest bytes for the rate (16 on ties): 14 from about
 // 0.046% up, 16 down to 0.0115%, 17 below. A width that cannot reach the rate is refused.
-func WithFingerprintBits(bits int) Option { return func(o *options) { o.counterBits = uint64(bits) } }
+func WithFingerprintBits(bits int) Option { return func(o *options) { o.counterBits = uint32(bits) } }
 
-func nativeOptions(opts []Option) []uint64 {
-	o := options{layout: Blocked, counterBits: 4}
+// WithFileMode sets the permission bits of a shared file that a constructor creates (default
+// 0666), less the process umask, as open(2) does.
+func WithFileMode(mode os.FileMode) Option { return func(o *options) { o.fileMode = mode } }
+
+// WithReadOnly opens a shared file for reading only: read permission is enough (another user's
+// 0644 file), and the file is mapped read-only. The filter queries, reports and sees the adds of
+// the file's writers; every call that would write to it returns ErrReadOnly (a Filter's bool-only
+// Add panics). The file must exist: with it, the create-or-open constructors only open.
+func WithReadOnly() Option { return func(o *options) { o.readOnly = true } }
+
+func optionsOf(opts []Option) options {
+	o := options{layout: Blocked, counterBits: 4, fileMode: 0666}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return []uint64{uint64(o.layout), o.memoryLimit, o.seed, o.counterBits, 0}
+	return o
+}
+
+// spec is the lfb_spec of a filter of this kind for (capacity, fpr) with these options; the
+// caller deletes it.
+func (o *options) spec(kind int, capacity uint64, fpr float64) native.Lfb_spec {
+	spec := native.NewLfb_spec()
+	spec.SetKind(uint(kind))
+	spec.SetCapacity(capacity)
+	spec.SetFpr(fpr)
+	spec.SetSeed(o.seed)
+	spec.SetMemory_limit(o.memoryLimit)
+	spec.SetCounter_bits(uint(o.counterBits))
+	return spec
 }
 
 // handle guards a C handle against use after Close and against replacement while in use
@@ -156,8 +188,7 @@ type handle struct {
 	ptr     atomic.Uintptr // 0 once closed
 	busy    atomic.Bool    // raised while calls are drained
 	mu      sync.Mutex     // serializes Close, replacement and hand-over
-	free    func(uintptr)
-	_       [64]byte // keeps the counters off the line of the fields every call reads
+	_       [64]byte       // keeps the counters off the line of the fields every call reads
 	stripes [16]struct {
 		n atomic.Int64
 		_ [56]byte // one cache line each, and none shared with what follows the handle
@@ -194,7 +225,8 @@ func (h *handle) acquire() (ptr uintptr, s int, ok bool) {
 
 func (h *handle) release(s int) { h.stripes[s].n.Add(-1) }
 
-// exclusive runs swap with no call in flight: it gets the C handle and returns its successor.
+// exclusive runs swap with no call in flight: it gets the C handle (0 once closed) and returns
+// its successor.
 func (h *handle) exclusive(swap func(uintptr) uintptr) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -211,7 +243,7 @@ func (h *handle) exclusive(swap func(uintptr) uintptr) {
 func (h *handle) close() {
 	h.exclusive(func(p uintptr) uintptr {
 		if p != 0 {
-			h.free(p)
+			native.Lfb_free(p)
 		}
 		return 0
 	})
@@ -227,14 +259,15 @@ func (h *handle) detach() (ptr uintptr, ok bool) {
 	return ptr, ptr != 0
 }
 
-// with runs call with the C handle under the guard; ErrClosed once closed.
-func (h *handle) with(call func(p uintptr) error) error {
+// call runs a SWIG-wrapped C function on the handle under the guard (see nativeCall); ErrClosed
+// once closed.
+func (h *handle) call(fn func(p uintptr) int) (int, error) {
 	p, s, ok := h.acquire()
 	if !ok {
-		return ErrClosed
+		return 0, ErrClosed
 	}
 	defer h.release(s)
-	return call(p)
+	return nativeCall(func() int { return fn(p) })
 }
 
 // callWith runs fn on this handle's pointer and other's, both guarded, and returns its status.
@@ -266,35 +299,16 @@ func (h *handle) callWith(other *handle, fn func(p, o uintptr) int) (int, error)
 	return nativeCall(func() int { return fn(p1, p2) })
 }
 
-// call runs a SWIG-wrapped C function on the handle under the guard (see nativeCall).
-func (h *handle) call(fn func(p uintptr) int) (r int, err error) {
-	err = h.with(func(p uintptr) error {
-		r, err = nativeCall(func() int { return fn(p) })
-		return err
-	})
-	return r, err
-}
-
-// callKey runs a C function on the handle and one key (see callKeyOp): its status, or ErrClosed.
-func (h *handle) callKey(op keyOp, key []byte) (int, error) {
-	p, s, ok := h.acquire()
-	if !ok {
-		return 0, ErrClosed
-	}
-	defer h.release(s)
-	return callKeyOp(op, p, key)
-}
-
-// mustCallKey is callKey for methods whose only result is a bool: after Close they panic.
-func (h *handle) mustCallKey(method string, op keyOp, key []byte) int {
-	r, err := h.callKey(op, key)
+// must is a bool-only method's answer: it panics, naming the method, where the call failed.
+func must(method string, answer bool, err error) bool {
 	if errors.Is(err, ErrClosed) {
-		panicClosed(method)
+		panic("lfbloom: " + method + " called on a closed filter")
 	}
-	return r
+	if err != nil {
+		panic(fmt.Sprintf("lfbloom: %s: %v", method, err))
+	}
+	return answer
 }
-
-func panicClosed(method string) { panic("lfbloom: " + method + " called on a closed filter") }
 
 // keyOfString views a string's bytes without copying (C only reads them during the call).
 func keyOfString(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
@@ -305,11 +319,11 @@ func keyOfUint64(v uint64) []byte {
 	return b[:]
 }
 
-// batchBuffers lay out a batch as the C ABI's *_many functions take it: the keys copied into one
-// buffer, with len(keys)+1 offsets. A copy, not the keys in place, because an array of addresses
-// of Go memory handed to C would have to pin every key (runtime.Pinner, dearer per key than
-// copying a short key), and addresses kept as integers are not updated when a stack moves. Pooled,
-// so batch calls do not allocate once warm; a pool entry is used by one goroutine at a time.
+// batchBuffers lay out a batch as lfb_batch_run takes it: the keys copied into one buffer, with
+// len(keys)+1 offsets. A copy, not the keys in place, because an array of addresses of Go memory
+// handed to C would have to pin every key (runtime.Pinner, dearer per key than copying a short
+// key), and addresses kept as integers are not updated when a stack moves. Pooled, so batch calls
+// do not allocate once warm; a pool entry is used by one goroutine at a time.
 type batchBuffers struct {
 	data    []byte
 	offsets []uint64
@@ -317,15 +331,34 @@ type batchBuffers struct {
 
 var batchPool = sync.Pool{New: func() any { return new(batchBuffers) }}
 
-// pack copies keys into one buffer with offsets.
-func pack(keys [][]byte) *batchBuffers {
-	b := batchPool.Get().(*batchBuffers)
-	b.data = b.data[:0]
-	b.offsets = append(b.offsets[:0], 0)
+// pack copies keys, byte slices or strings, into one buffer with offsets.
+func pack[K []byte | string](keys []K) *batchBuffers {
+	b := buffers()
 	for _, k := range keys {
 		b.data = append(b.data, k...)
 		b.offsets = append(b.offsets, uint64(len(b.data)))
 	}
+	return b.done()
+}
+
+// packUint64s lays out integer keys as their 8 little-endian bytes.
+func packUint64s(keys []uint64) *batchBuffers {
+	b := buffers()
+	for _, k := range keys {
+		b.data = binary.LittleEndian.AppendUint64(b.data, k)
+		b.offsets = append(b.offsets, uint64(len(b.data)))
+	}
+	return b.done()
+}
+
+func buffers() *batchBuffers {
+	b := batchPool.Get().(*batchBuffers)
+	b.data = b.data[:0]
+	b.offsets = append(b.offsets[:0], 0)
+	return b
+}
+
+func (b *batchBuffers) done() *batchBuffers {
 	if cap(b.data) == 0 {
 		b.data = make([]byte, 0, 64) // never a nil buffer, even for empty keys
 	}
@@ -340,28 +373,4 @@ func resultBytes(out []bool) []byte {
 		return make([]byte, 1)
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), len(out))
-}
-
-// Stats is a snapshot of a filter's parameters and fill, read while others may write.
-type Stats struct {
-	Layout         string  // "classic", "blocked", "counting", or "cuckoo" (a ScalableCuckoo's sub-filters)
-	Slots          uint64  // bits of a bit filter, counters of a counting filter, cuckoo fingerprint slots
-	SlotBits       int     // 1, or the counter width 4 or 8; 16 for cuckoo fingerprints
-	Hashes         int     // k
-	Bytes          uint64  // memory of the slot array
-	Capacity       uint64  // expected items it was sized for
-	TargetFPR      float64 // false-positive rate it was sized for
-	SlotsSet       uint64  // bits set, or counters above zero
-	Saturated      uint64  // counters stuck at their maximum (0 for bit filters)
-	FillRatio      float64 // SlotsSet / Slots
-	EstimatedCount float64 // distinct keys estimated from the fill (+Inf when full)
-	EstimatedFPR   float64 // expected false-positive rate at EstimatedCount
-	NearCapacity   bool    // EstimatedCount > 80% of Capacity: time to rebuild bigger
-}
-
-func statsOf(v []uint64) Stats {
-	layouts := map[uint64]string{1: "classic", 2: "blocked", 3: "counting", 7: "cuckoo"}
-	return Stats{Layout: layouts[v[0]], Slots: v[1], SlotBits: int(v[2]), Hashes: int(v[3]), Bytes: v[4], Capacity: v[5],
-		TargetFPR: math.Float64frombits(v[6]), SlotsSet: v[7], Saturated: v[8], FillRatio: math.Float64frombits(v[9]),
-		EstimatedCount: math.Float64frombits(v[10]), EstimatedFPR: math.Float64frombits(v[11]), NearCapacity: v[12] != 0}
 }

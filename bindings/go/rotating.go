@@ -17,13 +17,7 @@ import (
 // to the end of the Test: with timed rotation, every key added in the last W − W/G. Once G
 // rotations have completed after its Add, it is gone (but for false positives). capacity is the
 // most keys added in one period; a Test's false-positive rate stays at most fpr.
-type Rotating struct{ *keyed }
-
-var rotatingFns = &nativeFns{
-	add: opRotatingAdd, contains: opRotatingContains, addMany: opRotatingAddMany, containsMany: opRotatingContainsMany,
-	free:  native.Lfb_rotating_free,
-	stats: func(p uintptr, v []uint64) int { return native.Lfb_rotating_stats(p, 0, v) },
-}
+type Rotating struct{ *filter }
 
 // RotatingConfig tunes NewRotating.
 type RotatingConfig struct {
@@ -36,35 +30,30 @@ type RotatingConfig struct {
 	ManualClock bool
 }
 
-// NewRotating returns a rotating filter. Options: WithSeed, WithMemoryLimit (the sum over the ring).
+// NewRotating returns a rotating filter (of blocked generations). Options: WithSeed,
+// WithMemoryLimit (the sum over the ring).
 func NewRotating(capacity uint64, fpr float64, config RotatingConfig, opts ...Option) (*Rotating, error) {
-	if config.Generations == 0 {
-		config.Generations = 2
-	}
-	if config.Generations < 2 || config.Generations > 64 || config.Period < 0 {
-		return nil, fmt.Errorf("%w: generations %d outside 2..64 or negative period", ErrInvalidArgument, config.Generations)
+	o := optionsOf(opts)
+	if o.layout != Blocked || config.Period < 0 || config.Generations < 0 || int(uint32(config.Generations)) != config.Generations {
+		return nil, fmt.Errorf("%w: rotating filters are blocked, and take no negative generations or period", ErrInvalidArgument)
 	}
 	var flags uint
 	if config.DoubleWrite {
-		flags |= 1
+		flags |= rotatingDoubleWrite
 	}
 	if config.ManualClock {
-		flags |= 2
+		flags |= rotatingManualTick
 	}
-	var p uintptr
-	create := func() int {
-		return native.Lfb_rotating_create(capacity, fpr, uint(config.Generations), uint64(config.Period), flags,
-			nativeOptions(opts), &p)
-	}
-	if _, err := nativeCall(create); err != nil {
-		return nil, err
-	}
-	return &Rotating{newKeyed(p, rotatingFns)}, nil
+	return as[*Rotating](o.create(kindRotating, capacity, fpr, func(spec native.Lfb_spec) {
+		spec.SetGenerations(uint(config.Generations))
+		spec.SetPeriod_ns(uint64(config.Period))
+		spec.SetRotating_flags(flags)
+	}))
 }
 
 // Rotate performs one rotation now; it waits only for another rotation in progress.
 func (r *Rotating) Rotate() error {
-	_, err := r.h.call(native.Lfb_rotating_rotate)
+	_, err := r.h.call(native.Lfb_rotate)
 	return err
 }
 
@@ -74,26 +63,22 @@ func (r *Rotating) Tick(now time.Duration) error {
 	if now < 0 {
 		return fmt.Errorf("%w: negative time", ErrInvalidArgument)
 	}
-	_, err := r.h.call(func(p uintptr) int { return native.Lfb_rotating_tick(p, uint64(now)) })
+	_, err := r.h.call(func(p uintptr) int { return native.Lfb_tick(p, uint64(now)) })
 	return err
 }
 
 // Rotations returns the number of rotations so far.
 func (r *Rotating) Rotations() (uint64, error) {
-	var n uint64
-	_, err := r.h.call(func(p uintptr) int { return native.Lfb_rotating_rotations(p, &n) })
-	return n, err
+	g, err := r.Geometry()
+	return g.Generation, err
 }
 
 // GenerationStats describes generation age: 0 current, 1 the one before, ...; with DoubleWrite
-// the last (age G) is the next generation. Stats is GenerationStats(0).
+// the last (age G) is the next generation. Part(age) has all its fields.
 func (r *Rotating) GenerationStats(age int) (Stats, error) {
-	if age < 0 {
-		return Stats{}, fmt.Errorf("%w: negative age", ErrInvalidArgument)
-	}
-	v := make([]uint64, 13)
-	if _, err := r.h.call(func(p uintptr) int { return native.Lfb_rotating_stats(p, uint(age), v) }); err != nil {
-		return Stats{}, err
-	}
-	return statsOf(v), nil
+	i, err := r.Part(age)
+	return statsOf(i), err
 }
+
+// Stats is GenerationStats(0): the current generation's.
+func (r *Rotating) Stats() (Stats, error) { return r.GenerationStats(0) }

@@ -9,17 +9,14 @@ import (
 // Scalable is a Bloom filter that grows when more keys arrive than expected: a list of
 // sub-filters, each growth times larger than the last with a rate tightening times smaller, so
 // the total false-positive rate stays below the configured one however many there are (the sum
-// fpr·(1−r)·(1 + r + r² + …) is below fpr). Adds go to the newest (cuckoo: the oldest with room); tests check all of them.
+// fpr·(1−r)·(1 + r + r² + …) is below fpr). Adds go to the newest (cuckoo: the oldest with room);
+// tests check all of them.
 //
 // Growth is lock-free: no goroutine waits, one successor is installed per sub-filter, and a key
 // whose Add happened-before a Test is found, also while the filter grows. At the cap on
-// sub-filters or memory, Add of a new key returns an error wrapping ErrFull and changes nothing.
-type Scalable struct{ *keyed }
-
-var scalableFns = &nativeFns{
-	add: opScalableAdd, contains: opScalableContains, addMany: opScalableAddMany, containsMany: opScalableContainsMany,
-	stats: native.Lfb_scalable_stats, free: native.Lfb_scalable_free,
-}
+// sub-filters or memory, Add of a new key returns an error wrapping ErrFull and changes nothing;
+// AddMany then returns a *BatchError whose Done is the refused key's index.
+type Scalable struct{ *filter }
 
 // ScalableConfig tunes NewScalable; zero fields take the defaults.
 type ScalableConfig struct {
@@ -31,40 +28,37 @@ type ScalableConfig struct {
 // NewScalable returns a filter starting at initialCapacity keys whose total false-positive rate
 // stays below fpr. Options: WithSeed, and WithMemoryLimit capping the sum of sub-filters.
 func NewScalable(initialCapacity uint64, fpr float64, config ScalableConfig, opts ...Option) (*Scalable, error) {
-	return newScalable(initialCapacity, fpr, config, nativeOptions(opts))
+	o := optionsOf(opts)
+	return newScalable[*Scalable](&o, int(o.layout), initialCapacity, fpr, config)
 }
 
-func newScalable(initialCapacity uint64, fpr float64, config ScalableConfig, options []uint64) (*Scalable, error) {
-	if config.MaxFilters < 0 || config.MaxFilters > 64 {
-		return nil, fmt.Errorf("%w: MaxFilters %d outside 1..64", ErrInvalidArgument, config.MaxFilters)
+func newScalable[T Interface](o *options, subKind int, capacity uint64, fpr float64, config ScalableConfig) (T, error) {
+	if config.MaxFilters < 0 || int(uint32(config.MaxFilters)) != config.MaxFilters {
+		var zero T
+		return zero, fmt.Errorf("%w: MaxFilters %d", ErrInvalidArgument, config.MaxFilters)
 	}
-	var p uintptr
-	create := func() int {
-		return native.Lfb_scalable_create(initialCapacity, fpr, config.Growth, config.Tightening, uint(config.MaxFilters),
-			options, &p)
-	}
-	if _, err := nativeCall(create); err != nil {
-		return nil, err
-	}
-	return &Scalable{newKeyed(p, scalableFns)}, nil
+	return as[T](o.create(kindScalable, capacity, fpr, func(spec native.Lfb_spec) {
+		spec.SetSub_kind(uint(subKind))
+		spec.SetGrowth(config.Growth)
+		spec.SetTightening(config.Tightening)
+		spec.SetMax_filters(uint(config.MaxFilters))
+	}))
 }
 
 // Add adds a key: true if it was new, false if some sub-filter already reports it. An error
 // wrapping ErrFull (nothing changed) at the cap, or ErrClosed.
-func (s *Scalable) Add(key []byte) (bool, error) {
-	r, err := s.h.callKey(s.fns.add, key)
-	return r == 1, err
-}
+func (s *Scalable) Add(key []byte) (bool, error) { return s.Insert(key) }
 
 // AddString adds the bytes of s.
-func (s *Scalable) AddString(key string) (bool, error) { return s.Add(keyOfString(key)) }
+func (s *Scalable) AddString(key string) (bool, error) { return s.Insert(keyOfString(key)) }
 
 // AddUint64 adds the 8 little-endian bytes of v.
-func (s *Scalable) AddUint64(v uint64) (bool, error) { return s.Add(keyOfUint64(v)) }
+func (s *Scalable) AddUint64(v uint64) (bool, error) { return s.Insert(keyOfUint64(v)) }
 
 // Filters returns the number of sub-filters so far (at least 1).
 func (s *Scalable) Filters() (int, error) {
-	return s.h.call(native.Lfb_scalable_filters)
+	g, err := s.Geometry()
+	return g.Parts, err
 }
 
 // SubFilter describes one sub-filter, as RedisBloom's BF.INFO lists them.
@@ -73,18 +67,13 @@ type SubFilter struct {
 	Items uint64 // adds it counted as new (cuckoo: copies stored in it, less those removed)
 }
 
-// SubFilter returns sub-filter index (0 the oldest).
+// SubFilter returns sub-filter index (0 the oldest); Part(index) has all its fields.
 func (s *Scalable) SubFilter(index int) (SubFilter, error) {
-	if index < 0 {
-		return SubFilter{}, fmt.Errorf("%w: negative sub-filter index", ErrInvalidArgument)
-	}
-	v := make([]uint64, 13)
-	var items uint64
-	call := func(p uintptr) int { return native.Lfb_scalable_filter_stats(p, uint(index), v, &items) }
-	if _, err := s.h.call(call); err != nil {
+	i, err := s.Part(index)
+	if err != nil {
 		return SubFilter{}, err
 	}
-	return SubFilter{statsOf(v), items}, nil
+	return SubFilter{statsOf(i), i.Items}, nil
 }
 
 // ScalableCuckoo is a Scalable of cuckoo sub-filters: it grows as Scalable does, and removes keys.
@@ -96,51 +85,31 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 // Add stores a copy of the key even if it is present (true: no sub-filter matched it before), so
 // a key added twice must be removed twice. The copy goes to the sub-filter already holding the
 // key if that has room, else to the oldest below its capacity, so the room removes free takes
-// later adds and under churn the chain grows only while
-// the live set outgrows it; a sub-filter with no free slot passes the add on to a later or a new
-// one. It returns an error wrapping ErrTooManyDuplicates for the ninth copy (the eleventh at
-// 14-bit fingerprints) in one sub-filter; at the cap an Add no sub-filter has room for returns
-// ErrFull. No false negative
+// later adds and under churn the chain grows only while the live set outgrows it; a sub-filter
+// with no free slot passes the add on to a later or a new one. It returns an error wrapping
+// ErrTooManyDuplicates for the ninth copy (the eleventh at 14-bit fingerprints) in one
+// sub-filter; at the cap an Add no sub-filter has room for returns ErrFull. No false negative
 // for a key added (and not removed) before a Test, while other goroutines add, remove and grow
 // it. Call Remove only after the Add it cancels has returned: removing a key never added, or one
 // whose Add is still under way, can remove another key's copy, and here for good (the late Add
-// lands in another sub-filter).
-type ScalableCuckoo struct{ *Scalable }
-
-// cuckooSubFilters is lfb_options.layout for cuckoo sub-filters (LFB_LAYOUT_CUCKOO).
-const cuckooSubFilters = 7
+// lands in another sub-filter). A key that matches in two sub-filters (its own second copy after
+// a growth, or another key of the same fingerprint and buckets there) is not removed: Remove's
+// error then wraps ErrAmbiguous, and the key stays (a false positive). Removes block only on
+// writers of the same bucket stripe.
+type ScalableCuckoo struct {
+	*Scalable
+	removal
+}
 
 // NewScalableCuckoo returns a ScalableCuckoo starting at initialCapacity keys whose total
 // false-positive rate stays below fpr. Options: WithSeed and WithMemoryLimit.
 func NewScalableCuckoo(initialCapacity uint64, fpr float64, config ScalableConfig, opts ...Option) (*ScalableCuckoo, error) {
-	options := nativeOptions(opts)
-	options[0] = cuckooSubFilters
-	s, err := newScalable(initialCapacity, fpr, config, options)
-	if err != nil {
-		return nil, err
-	}
-	return &ScalableCuckoo{s}, nil
+	o := optionsOf(opts)
+	return newScalable[*ScalableCuckoo](&o, kindCuckoo, initialCapacity, fpr, config)
 }
-
-// Remove removes one copy of the key: true if one was removed, false if no sub-filter holds one.
-// A key that matches in two sub-filters (its own second copy after a growth, or another key of
-// the same fingerprint and buckets there) is not removed, since the copy taken could be another
-// key's: the error then wraps ErrAmbiguous and the key stays (a false positive). Blocks only on
-// writers of the same bucket stripe.
-func (s *ScalableCuckoo) Remove(key []byte) (bool, error) {
-	r, err := s.h.callKey(opScalableRemove, key)
-	return r == 1, err
-}
-
-// RemoveString removes one copy of the bytes of key.
-func (s *ScalableCuckoo) RemoveString(key string) (bool, error) { return s.Remove(keyOfString(key)) }
-
-// RemoveUint64 removes one copy of the 8 little-endian bytes of v.
-func (s *ScalableCuckoo) RemoveUint64(v uint64) (bool, error) { return s.Remove(keyOfUint64(v)) }
 
 // AmbiguousRemoves returns how many removes were refused with ErrAmbiguous so far.
 func (s *ScalableCuckoo) AmbiguousRemoves() (uint64, error) {
-	var n uint64
-	_, err := s.h.call(func(p uintptr) int { return native.Lfb_scalable_ambiguous_removes(p, &n) })
-	return n, err
+	g, err := s.Geometry()
+	return g.AmbiguousRemoves, err
 }

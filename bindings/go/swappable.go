@@ -18,63 +18,59 @@ import (
 //
 // Filters handed over (NewSwappable, Stage, Replace) belong to the handle afterwards: the
 // *Filter passed in is closed. Close frees the current and any staged filter.
-type Swappable struct{ *keyed }
-
-var swapFns = &nativeFns{
-	add: opSwapAdd, contains: opSwapContains, addMany: opSwapAddMany, containsMany: opSwapContainsMany,
-	stats: native.Lfb_swap_stats, free: native.Lfb_swap_free,
-}
+type Swappable struct{ *filter }
 
 // NewSwappable returns a handle over initial, which it takes over.
 func NewSwappable(initial *Filter) (*Swappable, error) {
-	var p uintptr
-	if err := adopt(initial, func(f uintptr) int { return native.Lfb_swap_create(f, &p) }); err != nil {
+	var out uintptr
+	if err := handOver(initial, func(f uintptr) int { return native.Lfb_create_swap(f, &out) }); err != nil {
 		return nil, err
 	}
-	return &Swappable{newKeyed(p, swapFns)}, nil
+	return as[*Swappable](out, 0, nil)
 }
 
 // Replace makes next (taken over) the filter; it returns once the old one is freed.
-func (s *Swappable) Replace(next *Filter) error {
-	return s.h.with(func(p uintptr) error {
-		return adopt(next, func(f uintptr) int { return native.Lfb_swap_replace(p, f) })
-	})
-}
+func (s *Swappable) Replace(next *Filter) error { return s.adopt(next, native.Lfb_replace) }
 
 // Stage makes every Add also go to next (taken over); a filter staged before is freed.
-func (s *Swappable) Stage(next *Filter) error {
-	return s.h.with(func(p uintptr) error {
-		return adopt(next, func(f uintptr) int { return native.Lfb_swap_stage(p, f) })
-	})
-}
+func (s *Swappable) Stage(next *Filter) error { return s.adopt(next, native.Lfb_stage) }
 
 // AddStaged adds to the staged filter only (the rebuild); ErrInvalidArgument if none is staged.
 func (s *Swappable) AddStaged(key []byte) (bool, error) {
-	r, err := s.h.callKey(opSwapAddStaged, key)
-	return r == 1, err
+	n, err := s.key(opAddStaged, key)
+	return n == 1, err
 }
 
 // AddManyStaged adds every key to the staged filter in one C call; it returns how many were new to it.
 func (s *Swappable) AddManyStaged(keys [][]byte) (uint64, error) {
-	return s.batch(opSwapAddManyStaged, keys, nil)
+	return s.batch(opAddStaged, pack(keys), nil)
 }
 
 // Publish makes the staged filter current; it returns once the old one is freed.
 func (s *Swappable) Publish() error {
-	_, err := s.h.call(native.Lfb_swap_publish)
+	_, err := s.h.call(native.Lfb_publish)
 	return err
 }
 
 // Generation returns the number of replacements so far.
 func (s *Swappable) Generation() (uint64, error) {
-	var n uint64
-	_, err := s.h.call(func(p uintptr) int { return native.Lfb_swap_generation(p, &n) })
-	return n, err
+	g, err := s.Geometry()
+	return g.Generation, err
 }
 
-// adopt hands f's C filter to a C call that takes it over; if the call refuses it, it is freed
+// adopt hands next to a call on the swap that takes it over (lfb_stage, lfb_replace).
+func (s *Swappable) adopt(next *Filter, call func(swap, f uintptr) int) error {
+	p, st, ok := s.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer s.h.release(st)
+	return handOver(next, func(f uintptr) int { return call(p, f) })
+}
+
+// handOver gives f's C filter to a C call that takes it over; if the call refuses it, it is freed
 // here (f is closed either way).
-func adopt(f *Filter, call func(uintptr) int) error {
+func handOver(f *Filter, call func(uintptr) int) error {
 	if f == nil {
 		return fmt.Errorf("%w: nil filter", ErrInvalidArgument)
 	}
@@ -84,7 +80,7 @@ func adopt(f *Filter, call func(uintptr) int) error {
 	}
 	_, err := nativeCall(func() int { return call(ptr) })
 	if err != nil {
-		native.Lfb_filter_free(ptr)
+		native.Lfb_free(ptr)
 	}
 	return err
 }

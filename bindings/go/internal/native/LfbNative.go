@@ -30,354 +30,231 @@ typedef struct { void* array; intgo len; intgo cap; } _goslice_;
 
 #cgo pkg-config: lfbloom
 
-typedef _gostring_ swig_type_1;
-typedef _gostring_ swig_type_2;
-typedef _gostring_ swig_type_3;
+typedef long long swig_type_1;
+typedef long long swig_type_2;
+typedef long long swig_type_3;
 typedef long long swig_type_4;
-typedef _goslice_ swig_type_5;
+typedef long long swig_type_5;
 typedef long long swig_type_6;
-typedef _goslice_ swig_type_7;
+typedef long long swig_type_7;
 typedef long long swig_type_8;
 typedef long long swig_type_9;
-typedef _goslice_ swig_type_10;
-typedef _goslice_ swig_type_11;
+typedef long long swig_type_10;
+typedef long long swig_type_11;
 typedef long long swig_type_12;
-typedef _goslice_ swig_type_13;
-typedef _goslice_ swig_type_14;
-typedef _goslice_ swig_type_15;
+typedef long long swig_type_13;
+typedef long long swig_type_14;
+typedef long long swig_type_15;
 typedef long long swig_type_16;
-typedef _goslice_ swig_type_17;
-typedef _goslice_ swig_type_18;
+typedef long long swig_type_17;
+typedef long long swig_type_18;
 typedef long long swig_type_19;
-typedef _goslice_ swig_type_20;
-typedef _goslice_ swig_type_21;
+typedef long long swig_type_20;
+typedef long long swig_type_21;
 typedef long long swig_type_22;
-typedef _goslice_ swig_type_23;
-typedef _goslice_ swig_type_24;
-typedef _goslice_ swig_type_25;
-typedef _goslice_ swig_type_26;
-typedef _goslice_ swig_type_27;
-typedef _goslice_ swig_type_28;
-typedef _gostring_ swig_type_29;
+typedef long long swig_type_23;
+typedef long long swig_type_24;
+typedef long long swig_type_25;
+typedef long long swig_type_26;
+typedef long long swig_type_27;
+typedef long long swig_type_28;
+typedef long long swig_type_29;
 typedef long long swig_type_30;
-typedef _goslice_ swig_type_31;
-typedef _gostring_ swig_type_32;
-typedef _goslice_ swig_type_33;
+typedef long long swig_type_31;
+typedef long long swig_type_32;
+typedef long long swig_type_33;
 typedef long long swig_type_34;
-typedef _goslice_ swig_type_35;
+typedef long long swig_type_35;
 typedef long long swig_type_36;
-typedef _goslice_ swig_type_37;
+typedef long long swig_type_37;
 typedef long long swig_type_38;
-typedef long long swig_type_39;
-typedef long long swig_type_40;
-typedef long long swig_type_41;
-typedef _goslice_ swig_type_42;
-typedef _goslice_ swig_type_43;
-typedef long long swig_type_44;
-typedef _goslice_ swig_type_45;
-typedef _goslice_ swig_type_46;
-typedef _goslice_ swig_type_47;
+typedef _gostring_ swig_type_39;
+typedef _gostring_ swig_type_40;
+typedef _gostring_ swig_type_41;
+typedef _gostring_ swig_type_42;
+typedef _gostring_ swig_type_43;
+typedef _gostring_ swig_type_44;
+typedef long long swig_type_45;
+typedef long long swig_type_46;
+typedef long long swig_type_47;
 typedef long long swig_type_48;
 typedef _goslice_ swig_type_49;
 typedef _goslice_ swig_type_50;
 typedef long long swig_type_51;
-typedef _goslice_ swig_type_52;
+typedef long long swig_type_52;
 typedef _goslice_ swig_type_53;
 typedef long long swig_type_54;
-typedef _goslice_ swig_type_55;
-typedef _goslice_ swig_type_56;
-typedef _goslice_ swig_type_57;
-typedef long long swig_type_58;
-typedef _goslice_ swig_type_59;
-typedef _goslice_ swig_type_60;
-typedef long long swig_type_61;
-typedef _goslice_ swig_type_62;
-typedef _goslice_ swig_type_63;
-typedef _goslice_ swig_type_64;
-typedef _goslice_ swig_type_65;
-typedef _goslice_ swig_type_66;
-typedef _gostring_ swig_type_67;
-typedef long long swig_type_68;
-typedef _goslice_ swig_type_69;
-typedef _gostring_ swig_type_70;
-typedef _goslice_ swig_type_71;
-typedef long long swig_type_72;
-typedef _goslice_ swig_type_73;
-typedef long long swig_type_74;
-typedef long long swig_type_75;
-typedef _goslice_ swig_type_76;
-typedef _goslice_ swig_type_77;
-typedef long long swig_type_78;
-typedef _goslice_ swig_type_79;
-typedef _goslice_ swig_type_80;
-typedef _goslice_ swig_type_81;
-typedef long long swig_type_82;
-typedef _goslice_ swig_type_83;
-typedef _goslice_ swig_type_84;
-typedef long long swig_type_85;
-typedef _goslice_ swig_type_86;
-typedef _goslice_ swig_type_87;
-typedef long long swig_type_88;
-typedef _goslice_ swig_type_89;
-typedef _goslice_ swig_type_90;
-typedef _goslice_ swig_type_91;
-typedef long long swig_type_92;
-typedef long long swig_type_93;
-typedef long long swig_type_94;
-typedef _goslice_ swig_type_95;
-typedef long long swig_type_96;
-typedef long long swig_type_97;
-typedef _goslice_ swig_type_98;
-typedef _goslice_ swig_type_99;
-typedef long long swig_type_100;
-typedef _goslice_ swig_type_101;
-typedef _goslice_ swig_type_102;
-typedef _goslice_ swig_type_103;
-typedef long long swig_type_104;
-typedef _goslice_ swig_type_105;
-typedef _goslice_ swig_type_106;
-typedef long long swig_type_107;
-typedef _goslice_ swig_type_108;
-typedef _goslice_ swig_type_109;
-typedef long long swig_type_110;
-typedef _goslice_ swig_type_111;
-typedef long long swig_type_112;
-typedef _goslice_ swig_type_113;
-typedef long long swig_type_114;
-typedef long long swig_type_115;
-typedef _goslice_ swig_type_116;
-typedef _goslice_ swig_type_117;
-typedef long long swig_type_118;
-typedef _goslice_ swig_type_119;
-typedef _goslice_ swig_type_120;
-typedef _goslice_ swig_type_121;
-typedef long long swig_type_122;
-typedef _goslice_ swig_type_123;
-typedef _goslice_ swig_type_124;
-typedef long long swig_type_125;
-typedef _goslice_ swig_type_126;
-typedef _goslice_ swig_type_127;
-typedef long long swig_type_128;
-typedef _goslice_ swig_type_129;
-typedef long long swig_type_130;
-typedef _goslice_ swig_type_131;
-typedef _goslice_ swig_type_132;
-typedef long long swig_type_133;
-typedef _goslice_ swig_type_134;
-typedef long long swig_type_135;
-typedef long long swig_type_136;
-typedef long long swig_type_137;
-typedef long long swig_type_138;
-typedef long long swig_type_139;
-typedef long long swig_type_140;
-typedef long long swig_type_141;
-typedef long long swig_type_142;
-typedef long long swig_type_143;
-typedef long long swig_type_144;
-typedef long long swig_type_145;
-typedef long long swig_type_146;
-typedef long long swig_type_147;
-typedef long long swig_type_148;
-typedef long long swig_type_149;
-typedef long long swig_type_150;
-typedef long long swig_type_151;
-typedef long long swig_type_152;
-typedef long long swig_type_153;
-typedef long long swig_type_154;
-typedef long long swig_type_155;
-typedef long long swig_type_156;
-typedef long long swig_type_157;
-typedef long long swig_type_158;
-typedef long long swig_type_159;
-typedef long long swig_type_160;
-typedef long long swig_type_161;
-typedef long long swig_type_162;
-typedef long long swig_type_163;
-typedef long long swig_type_164;
-typedef long long swig_type_165;
-typedef long long swig_type_166;
-typedef long long swig_type_167;
-typedef long long swig_type_168;
-typedef _goslice_ swig_type_169;
-typedef _goslice_ swig_type_170;
-typedef long long swig_type_171;
-typedef _gostring_ swig_type_172;
-extern void _wrap_Swig_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_native_ec5b5f9f6d39b539(swig_intgo arg1);
-extern swig_type_1 _wrap_lfb_version_string_native_ec5b5f9f6d39b539(void);
-extern swig_intgo _wrap_lfb_abi_version_native_ec5b5f9f6d39b539(void);
-extern swig_type_2 _wrap_lfb_strerror_native_ec5b5f9f6d39b539(swig_intgo arg1);
-extern swig_type_3 _wrap_lfb_last_error_native_ec5b5f9f6d39b539(void);
-extern swig_intgo _wrap_lfb_filter_create_native_ec5b5f9f6d39b539(swig_type_4 arg1, double arg2, swig_type_5 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_create_geometry_native_ec5b5f9f6d39b539(swig_type_6 arg1, swig_intgo arg2, swig_type_7 arg3, swig_voidp arg4);
-extern void _wrap_lfb_filter_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_filter_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_8 arg3);
-extern swig_intgo _wrap_lfb_filter_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_9 arg3);
-extern swig_intgo _wrap_lfb_filter_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_10 arg2, swig_type_11 arg3, swig_type_12 arg4, swig_type_13 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_filter_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_14 arg2, swig_type_15 arg3, swig_type_16 arg4, swig_type_17 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_filter_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3, swig_type_20 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_filter_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_21 arg2, swig_type_22 arg3, swig_type_23 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_filter_clear_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_filter_merge_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_filter_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_24 arg2);
-extern swig_intgo _wrap_lfb_filter_bit_array_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_25 arg2);
-extern swig_intgo _wrap_lfb_filter_serialized_size_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_filter_save_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_load_native_ec5b5f9f6d39b539(swig_intgo arg1, swig_type_27 arg2, swig_type_28 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_filter_create_shared_file_native_ec5b5f9f6d39b539(swig_type_29 arg1, swig_type_30 arg2, double arg3, swig_type_31 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_filter_open_shared_file_native_ec5b5f9f6d39b539(swig_type_32 arg1, swig_type_33 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_filter_flush_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_create_native_ec5b5f9f6d39b539(swig_type_34 arg1, double arg2, swig_type_35 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_counting_create_geometry_native_ec5b5f9f6d39b539(swig_type_36 arg1, swig_intgo arg2, swig_type_37 arg3, swig_voidp arg4);
-extern void _wrap_lfb_counting_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_38 arg3);
-extern swig_intgo _wrap_lfb_counting_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_39 arg3);
-extern swig_intgo _wrap_lfb_counting_remove_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_40 arg3);
-extern swig_intgo _wrap_lfb_counting_count_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_41 arg3);
-extern swig_intgo _wrap_lfb_counting_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4, swig_type_49 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_50 arg2, swig_type_51 arg3, swig_type_52 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_type_55 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_remove_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_56 arg2, swig_type_57 arg3, swig_type_58 arg4, swig_type_59 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_counting_remove_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3, swig_type_62 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_clear_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_counting_merge_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_counting_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_63 arg2);
-extern swig_intgo _wrap_lfb_counting_serialized_size_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_counting_save_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_64 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_load_native_ec5b5f9f6d39b539(swig_type_65 arg1, swig_type_66 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_create_shared_file_native_ec5b5f9f6d39b539(swig_type_67 arg1, swig_type_68 arg2, double arg3, swig_type_69 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_counting_open_shared_file_native_ec5b5f9f6d39b539(swig_type_70 arg1, swig_type_71 arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_counting_flush_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_create_native_ec5b5f9f6d39b539(swig_type_72 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, swig_type_73 arg6, swig_voidp arg7);
-extern void _wrap_lfb_scalable_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_74 arg3);
-extern swig_intgo _wrap_lfb_scalable_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_75 arg3);
-extern swig_intgo _wrap_lfb_scalable_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_76 arg2, swig_type_77 arg3, swig_type_78 arg4, swig_type_79 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_scalable_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3, swig_type_82 arg4, swig_type_83 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_scalable_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_scalable_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_scalable_filters_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_scalable_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_90 arg2);
-extern swig_intgo _wrap_lfb_scalable_filter_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_type_91 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_scalable_remove_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_92 arg3);
-extern swig_intgo _wrap_lfb_scalable_ambiguous_removes_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_rotating_create_native_ec5b5f9f6d39b539(swig_type_93 arg1, double arg2, swig_intgo arg3, swig_type_94 arg4, swig_intgo arg5, swig_type_95 arg6, swig_voidp arg7);
-extern void _wrap_lfb_rotating_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_rotating_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_96 arg3);
-extern swig_intgo _wrap_lfb_rotating_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_97 arg3);
-extern swig_intgo _wrap_lfb_rotating_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_98 arg2, swig_type_99 arg3, swig_type_100 arg4, swig_type_101 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_rotating_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3, swig_type_104 arg4, swig_type_105 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_rotating_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3, swig_type_108 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_rotating_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3, swig_type_111 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_rotating_rotate_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_rotating_tick_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_112 arg2);
-extern swig_intgo _wrap_lfb_rotating_rotations_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_rotating_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_type_113 arg3);
-extern swig_intgo _wrap_lfb_swap_create_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
-extern void _wrap_lfb_swap_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_swap_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_114 arg3);
-extern swig_intgo _wrap_lfb_swap_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_115 arg3);
-extern swig_intgo _wrap_lfb_swap_add_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_swap_contains_many_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4, swig_type_123 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_lfb_swap_add_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_swap_contains_keys_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_127 arg2, swig_type_128 arg3, swig_type_129 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_swap_stage_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_swap_add_staged_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_130 arg3);
-extern swig_intgo _wrap_lfb_swap_add_many_staged_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_131 arg2, swig_type_132 arg3, swig_type_133 arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_swap_publish_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_swap_replace_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_swap_stats_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_134 arg2);
-extern swig_intgo _wrap_lfb_swap_generation_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_spec_struct_size_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_kind_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_kind_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_capacity_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_135 arg2);
-extern swig_type_136 _wrap_lfb_spec_capacity_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_fpr_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_spec_fpr_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_seed_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_137 arg2);
-extern swig_type_138 _wrap_lfb_spec_seed_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_memory_limit_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_139 arg2);
-extern swig_type_140 _wrap_lfb_spec_memory_limit_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_counter_bits_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_counter_bits_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_flags_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_flags_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_slots_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_141 arg2);
-extern swig_type_142 _wrap_lfb_spec_slots_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_hashes_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_hashes_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_spec_reserved_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_reserved_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern uintptr_t _wrap_new_lfb_spec_native_ec5b5f9f6d39b539(void);
-extern void _wrap_delete_lfb_spec_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_info_struct_size_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_kind_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_kind_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_slots_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_143 arg2);
-extern swig_type_144 _wrap_lfb_info_slots_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_slot_bits_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_slot_bits_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_hashes_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_hashes_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_bytes_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_145 arg2);
-extern swig_type_146 _wrap_lfb_info_bytes_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_capacity_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_147 arg2);
-extern swig_type_148 _wrap_lfb_info_capacity_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_target_fpr_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_target_fpr_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_seed_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_149 arg2);
-extern swig_type_150 _wrap_lfb_info_seed_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_slots_set_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_151 arg2);
-extern swig_type_152 _wrap_lfb_info_slots_set_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_fill_ratio_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_fill_ratio_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_estimated_count_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_estimated_count_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_expected_fpr_set_native_ec5b5f9f6d39b539(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_expected_fpr_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_near_capacity_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_near_capacity_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_reserved_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_reserved_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_saturated_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_153 arg2);
-extern swig_type_154 _wrap_lfb_info_saturated_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_kicks_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_155 arg2);
-extern swig_type_156 _wrap_lfb_info_kicks_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_failed_adds_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_157 arg2);
-extern swig_type_158 _wrap_lfb_info_failed_adds_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_duplicate_refusals_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_159 arg2);
-extern swig_type_160 _wrap_lfb_info_duplicate_refusals_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_reader_retries_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_161 arg2);
-extern swig_type_162 _wrap_lfb_info_reader_retries_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern void _wrap_lfb_info_reader_gave_up_set_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_type_163 arg2);
-extern swig_type_164 _wrap_lfb_info_reader_gave_up_get_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern uintptr_t _wrap_new_lfb_info_native_ec5b5f9f6d39b539(void);
-extern void _wrap_delete_lfb_info_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_create_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
-extern void _wrap_lfb_free_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_kind_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_add_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_165 arg3);
-extern swig_intgo _wrap_lfb_contains_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_166 arg3);
-extern swig_intgo _wrap_lfb_remove_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_167 arg3);
-extern swig_intgo _wrap_lfb_count_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2, swig_type_168 arg3);
-extern swig_intgo _wrap_lfb_info_get_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_plan_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_serialized_size_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_save_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_intgo arg2, swig_type_169 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_load_native_ec5b5f9f6d39b539(swig_intgo arg1, swig_type_170 arg2, swig_type_171 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_open_shared_native_ec5b5f9f6d39b539(swig_type_172 arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_flush_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_copy_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_equal_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_union_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_intersect_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_geometry_get_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_clear_native_ec5b5f9f6d39b539(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_swap_create_any_native_ec5b5f9f6d39b539(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_swap_stage_any_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_swap_replace_any_native_ec5b5f9f6d39b539(uintptr_t arg1, uintptr_t arg2);
+typedef _gostring_ swig_type_55;
+typedef long long swig_type_56;
+typedef long long swig_type_57;
+extern void _wrap_Swig_free_native_3af4d13088cf9160(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_native_3af4d13088cf9160(swig_intgo arg1);
+extern swig_intgo _wrap_LFB_OK_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_TOO_LARGE_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_INCOMPATIBLE_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_NOT_PRESENT_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_CORRUPT_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_IO_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_INTERNAL_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_FULL_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_READ_ONLY_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_ERR_AMBIGUOUS_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_CLASS_OK_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_CLASS_ARGUMENT_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_CLASS_REFUSAL_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_CLASS_DATA_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_CLASS_RESOURCE_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_CLASS_STATE_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_CLASS_BUG_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_CLASSIC_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_BLOCKED_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_COUNTING_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_ONE_WORD_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_TWO_WORD_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_CUCKOO_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_SCALABLE_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_ROTATING_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_KIND_SWAP_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_FORMAT_NATIVE_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_FORMAT_GUAVA_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_lfb_spec_struct_size_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_kind_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_kind_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_capacity_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_1 arg2);
+extern swig_type_2 _wrap_lfb_spec_capacity_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_fpr_set_native_3af4d13088cf9160(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_spec_fpr_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_seed_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_3 arg2);
+extern swig_type_4 _wrap_lfb_spec_seed_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_memory_limit_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_5 arg2);
+extern swig_type_6 _wrap_lfb_spec_memory_limit_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_counter_bits_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_counter_bits_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_flags_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_flags_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_slots_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_7 arg2);
+extern swig_type_8 _wrap_lfb_spec_slots_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_hashes_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_hashes_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_sub_kind_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_sub_kind_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_growth_set_native_3af4d13088cf9160(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_spec_growth_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_tightening_set_native_3af4d13088cf9160(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_spec_tightening_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_max_filters_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_max_filters_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_generations_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_generations_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_period_ns_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_9 arg2);
+extern swig_type_10 _wrap_lfb_spec_period_ns_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_rotating_flags_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_rotating_flags_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_spec_reserved_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_reserved_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern uintptr_t _wrap_new_lfb_spec_native_3af4d13088cf9160(void);
+extern void _wrap_delete_lfb_spec_native_3af4d13088cf9160(uintptr_t arg1);
+extern swig_intgo _wrap_LFB_OP_ADD_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_OP_CONTAINS_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_OP_REMOVE_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_LFB_OP_ADD_STAGED_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_lfb_info_struct_size_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_kind_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_kind_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_slots_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_lfb_info_slots_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_slot_bits_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_slot_bits_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_hashes_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_hashes_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_bytes_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_13 arg2);
+extern swig_type_14 _wrap_lfb_info_bytes_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_capacity_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_15 arg2);
+extern swig_type_16 _wrap_lfb_info_capacity_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_target_fpr_set_native_3af4d13088cf9160(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_target_fpr_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_seed_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_17 arg2);
+extern swig_type_18 _wrap_lfb_info_seed_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_slots_set_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_19 arg2);
+extern swig_type_20 _wrap_lfb_info_slots_set_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_fill_ratio_set_native_3af4d13088cf9160(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_fill_ratio_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_estimated_count_set_native_3af4d13088cf9160(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_estimated_count_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_expected_fpr_set_native_3af4d13088cf9160(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_expected_fpr_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_near_capacity_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_near_capacity_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_reserved_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_reserved_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_saturated_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_21 arg2);
+extern swig_type_22 _wrap_lfb_info_saturated_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_kicks_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_23 arg2);
+extern swig_type_24 _wrap_lfb_info_kicks_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_failed_adds_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_25 arg2);
+extern swig_type_26 _wrap_lfb_info_failed_adds_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_duplicate_refusals_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_27 arg2);
+extern swig_type_28 _wrap_lfb_info_duplicate_refusals_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_reader_retries_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_29 arg2);
+extern swig_type_30 _wrap_lfb_info_reader_retries_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_reader_gave_up_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_31 arg2);
+extern swig_type_32 _wrap_lfb_info_reader_gave_up_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_sub_kind_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_sub_kind_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_parts_set_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_parts_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_generation_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_33 arg2);
+extern swig_type_34 _wrap_lfb_info_generation_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_ambiguous_removes_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_35 arg2);
+extern swig_type_36 _wrap_lfb_info_ambiguous_removes_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern void _wrap_lfb_info_items_set_native_3af4d13088cf9160(uintptr_t arg1, swig_type_37 arg2);
+extern swig_type_38 _wrap_lfb_info_items_get_native_3af4d13088cf9160(uintptr_t arg1);
+extern uintptr_t _wrap_new_lfb_info_native_3af4d13088cf9160(void);
+extern void _wrap_delete_lfb_info_native_3af4d13088cf9160(uintptr_t arg1);
+extern swig_type_39 _wrap_lfb_version_string_native_3af4d13088cf9160(void);
+extern swig_intgo _wrap_lfb_abi_version_native_3af4d13088cf9160(void);
+extern swig_type_40 _wrap_lfb_strerror_native_3af4d13088cf9160(swig_intgo arg1);
+extern swig_type_41 _wrap_lfb_last_error_native_3af4d13088cf9160(void);
+extern swig_type_42 _wrap_lfb_status_name_native_3af4d13088cf9160(swig_intgo arg1);
+extern swig_intgo _wrap_lfb_status_class_native_3af4d13088cf9160(swig_intgo arg1);
+extern swig_type_43 _wrap_lfb_kind_name_native_3af4d13088cf9160(swig_intgo arg1);
+extern swig_intgo _wrap_lfb_kind_parse_native_3af4d13088cf9160(swig_type_44 arg1);
+extern swig_intgo _wrap_lfb_create_native_3af4d13088cf9160(uintptr_t arg1, swig_voidp arg2);
+extern void _wrap_lfb_free_native_3af4d13088cf9160(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_kind_native_3af4d13088cf9160(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_add_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2, swig_type_45 arg3);
+extern swig_intgo _wrap_lfb_contains_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2, swig_type_46 arg3);
+extern swig_intgo _wrap_lfb_remove_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2, swig_type_47 arg3);
+extern swig_intgo _wrap_lfb_count_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2, swig_type_48 arg3);
+extern swig_intgo _wrap_lfb_info_get_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_plan_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_serialized_size_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_save_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2, swig_type_49 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_save_fd_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_intgo _wrap_lfb_load_native_3af4d13088cf9160(swig_intgo arg1, swig_type_50 arg2, swig_type_51 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_load_fd_native_3af4d13088cf9160(swig_intgo arg1, swig_intgo arg2, swig_type_52 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_load_size_native_3af4d13088cf9160(swig_intgo arg1, swig_type_53 arg2, swig_type_54 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_open_shared_native_3af4d13088cf9160(swig_type_55 arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_flush_native_3af4d13088cf9160(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_copy_native_3af4d13088cf9160(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_equal_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_union_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_intersect_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_geometry_get_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_clear_native_3af4d13088cf9160(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_part_info_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
+extern swig_intgo _wrap_lfb_rotate_native_3af4d13088cf9160(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_tick_native_3af4d13088cf9160(uintptr_t arg1, swig_type_56 arg2);
+extern swig_intgo _wrap_lfb_create_swap_native_3af4d13088cf9160(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_stage_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_add_staged_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2, swig_type_57 arg3);
+extern swig_intgo _wrap_lfb_publish_native_3af4d13088cf9160(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_replace_native_3af4d13088cf9160(uintptr_t arg1, uintptr_t arg2);
 #undef intgo
 */
 import "C"
@@ -420,1058 +297,255 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_native_ec5b5f9f6d39b539(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
-func Lfb_version_string() (_swig_ret string) {
-	var swig_r string
-	swig_r_p := C._wrap_lfb_version_string_native_ec5b5f9f6d39b539()
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	var swig_r_1 string
- swig_r_1 = swigCopyString(swig_r) 
-	return swig_r_1
+type Enum_SS_lfb_status int
+func _swig_getLFB_OK() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_OK_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_OK Enum_SS_lfb_status = _swig_getLFB_OK()
+func _swig_getLFB_ERR_INVALID_ARGUMENT() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_INVALID_ARGUMENT_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_INVALID_ARGUMENT Enum_SS_lfb_status = _swig_getLFB_ERR_INVALID_ARGUMENT()
+func _swig_getLFB_ERR_OUT_OF_MEMORY() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_OUT_OF_MEMORY_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_OUT_OF_MEMORY Enum_SS_lfb_status = _swig_getLFB_ERR_OUT_OF_MEMORY()
+func _swig_getLFB_ERR_TOO_LARGE() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_TOO_LARGE_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_TOO_LARGE Enum_SS_lfb_status = _swig_getLFB_ERR_TOO_LARGE()
+func _swig_getLFB_ERR_INCOMPATIBLE() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_INCOMPATIBLE_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_INCOMPATIBLE Enum_SS_lfb_status = _swig_getLFB_ERR_INCOMPATIBLE()
+func _swig_getLFB_ERR_NOT_PRESENT() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_NOT_PRESENT_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_NOT_PRESENT Enum_SS_lfb_status = _swig_getLFB_ERR_NOT_PRESENT()
+func _swig_getLFB_ERR_CORRUPT() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_CORRUPT_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_CORRUPT Enum_SS_lfb_status = _swig_getLFB_ERR_CORRUPT()
+func _swig_getLFB_ERR_UNSUPPORTED_VERSION() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_UNSUPPORTED_VERSION_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_UNSUPPORTED_VERSION Enum_SS_lfb_status = _swig_getLFB_ERR_UNSUPPORTED_VERSION()
+func _swig_getLFB_ERR_IO() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_IO_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_IO Enum_SS_lfb_status = _swig_getLFB_ERR_IO()
+func _swig_getLFB_ERR_INTERNAL() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_INTERNAL_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_INTERNAL Enum_SS_lfb_status = _swig_getLFB_ERR_INTERNAL()
+func _swig_getLFB_ERR_FULL() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_FULL_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_FULL Enum_SS_lfb_status = _swig_getLFB_ERR_FULL()
+func _swig_getLFB_ERR_READ_ONLY() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_READ_ONLY_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_READ_ONLY Enum_SS_lfb_status = _swig_getLFB_ERR_READ_ONLY()
+func _swig_getLFB_ERR_TOO_MANY_DUPLICATES() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_TOO_MANY_DUPLICATES Enum_SS_lfb_status = _swig_getLFB_ERR_TOO_MANY_DUPLICATES()
+func _swig_getLFB_ERR_AMBIGUOUS() (_swig_ret Enum_SS_lfb_status) {
+	var swig_r Enum_SS_lfb_status
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_AMBIGUOUS_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_ERR_AMBIGUOUS Enum_SS_lfb_status = _swig_getLFB_ERR_AMBIGUOUS()
+type Enum_SS_lfb_status_class int
+func _swig_getLFB_CLASS_OK() (_swig_ret Enum_SS_lfb_status_class) {
+	var swig_r Enum_SS_lfb_status_class
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_OK_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_CLASS_OK Enum_SS_lfb_status_class = _swig_getLFB_CLASS_OK()
+func _swig_getLFB_CLASS_ARGUMENT() (_swig_ret Enum_SS_lfb_status_class) {
+	var swig_r Enum_SS_lfb_status_class
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_ARGUMENT_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_CLASS_ARGUMENT Enum_SS_lfb_status_class = _swig_getLFB_CLASS_ARGUMENT()
+func _swig_getLFB_CLASS_REFUSAL() (_swig_ret Enum_SS_lfb_status_class) {
+	var swig_r Enum_SS_lfb_status_class
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_REFUSAL_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_CLASS_REFUSAL Enum_SS_lfb_status_class = _swig_getLFB_CLASS_REFUSAL()
+func _swig_getLFB_CLASS_DATA() (_swig_ret Enum_SS_lfb_status_class) {
+	var swig_r Enum_SS_lfb_status_class
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_DATA_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_CLASS_DATA Enum_SS_lfb_status_class = _swig_getLFB_CLASS_DATA()
+func _swig_getLFB_CLASS_RESOURCE() (_swig_ret Enum_SS_lfb_status_class) {
+	var swig_r Enum_SS_lfb_status_class
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_RESOURCE_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_CLASS_RESOURCE Enum_SS_lfb_status_class = _swig_getLFB_CLASS_RESOURCE()
+func _swig_getLFB_CLASS_STATE() (_swig_ret Enum_SS_lfb_status_class) {
+	var swig_r Enum_SS_lfb_status_class
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_STATE_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_CLASS_STATE Enum_SS_lfb_status_class = _swig_getLFB_CLASS_STATE()
+func _swig_getLFB_CLASS_BUG() (_swig_ret Enum_SS_lfb_status_class) {
+	var swig_r Enum_SS_lfb_status_class
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_BUG_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_CLASS_BUG Enum_SS_lfb_status_class = _swig_getLFB_CLASS_BUG()
+type Enum_SS_lfb_kind int
+func _swig_getLFB_KIND_CLASSIC() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_CLASSIC_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_KIND_CLASSIC Enum_SS_lfb_kind = _swig_getLFB_KIND_CLASSIC()
+func _swig_getLFB_KIND_BLOCKED() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_BLOCKED_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_KIND_BLOCKED Enum_SS_lfb_kind = _swig_getLFB_KIND_BLOCKED()
+func _swig_getLFB_KIND_COUNTING() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_COUNTING_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_KIND_COUNTING Enum_SS_lfb_kind = _swig_getLFB_KIND_COUNTING()
+func _swig_getLFB_KIND_SPLIT_BLOCK() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_SPLIT_BLOCK_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_KIND_SPLIT_BLOCK Enum_SS_lfb_kind = _swig_getLFB_KIND_SPLIT_BLOCK()
+func _swig_getLFB_KIND_ONE_WORD() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_ONE_WORD_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_KIND_ONE_WORD Enum_SS_lfb_kind = _swig_getLFB_KIND_ONE_WORD()
+func _swig_getLFB_KIND_TWO_WORD() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_TWO_WORD_native_3af4d13088cf9160())
+	return swig_r
 }
 
-func Lfb_abi_version() (_swig_ret uint) {
-	var swig_r uint
-	swig_r = (uint)(C._wrap_lfb_abi_version_native_ec5b5f9f6d39b539())
+var LFB_KIND_TWO_WORD Enum_SS_lfb_kind = _swig_getLFB_KIND_TWO_WORD()
+func _swig_getLFB_KIND_CUCKOO() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_CUCKOO_native_3af4d13088cf9160())
 	return swig_r
-}
-
-func Lfb_strerror(arg1 int) (_swig_ret string) {
-	var swig_r string
-	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lfb_strerror_native_ec5b5f9f6d39b539(C.swig_intgo(_swig_i_0))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	var swig_r_1 string
- swig_r_1 = swigCopyString(swig_r) 
-	return swig_r_1
-}
-
-func Lfb_last_error() (_swig_ret string) {
-	var swig_r string
-	swig_r_p := C._wrap_lfb_last_error_native_ec5b5f9f6d39b539()
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	var swig_r_1 string
- swig_r_1 = swigCopyString(swig_r) 
-	return swig_r_1
-}
-
-func Lfb_filter_create(arg1 uint64, arg2 float64, arg3 []uint64, arg4 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_create_native_ec5b5f9f6d39b539(C.swig_type_4(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	return swig_r
-}
-
-func Lfb_filter_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_create_geometry_native_ec5b5f9f6d39b539(C.swig_type_6(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	return swig_r
-}
-
-func Lfb_filter_free(arg1 uintptr) {
-	_swig_i_0 := arg1
-	C._wrap_lfb_filter_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
-}
-
-func Lfb_filter_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_8(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_filter_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_9(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_filter_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_filter_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_2)), C.swig_type_12(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_filter_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_filter_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_2)), C.swig_type_16(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_filter_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_filter_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_filter_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_filter_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.swig_type_22(_swig_i_2), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_filter_clear(arg1 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_filter_clear_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
-	return swig_r
-}
-
-func Lfb_filter_merge(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_merge_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
-	return swig_r
-}
-
-func Lfb_filter_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Lfb_filter_bit_array(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_filter_bit_array_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Lfb_filter_serialized_size(arg1 uintptr, arg2 uint, arg3 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_serialized_size_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_filter_save(arg1 uintptr, arg2 uint, arg3 []byte, arg4 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_save_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	return swig_r
-}
-
-func Lfb_filter_load(arg1 uint, arg2 []byte, arg3 []uint64, arg4 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_filter_load_native_ec5b5f9f6d39b539(C.swig_intgo(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
+}
+
+var LFB_KIND_CUCKOO Enum_SS_lfb_kind = _swig_getLFB_KIND_CUCKOO()
+func _swig_getLFB_KIND_SCALABLE() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_SCALABLE_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_KIND_SCALABLE Enum_SS_lfb_kind = _swig_getLFB_KIND_SCALABLE()
+func _swig_getLFB_KIND_ROTATING() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_ROTATING_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_KIND_ROTATING Enum_SS_lfb_kind = _swig_getLFB_KIND_ROTATING()
+func _swig_getLFB_KIND_SWAP() (_swig_ret Enum_SS_lfb_kind) {
+	var swig_r Enum_SS_lfb_kind
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_SWAP_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_KIND_SWAP Enum_SS_lfb_kind = _swig_getLFB_KIND_SWAP()
+const LFB_ROTATING_DOUBLE_WRITE uint = 1
+const LFB_ROTATING_MANUAL_TICK uint = 2
+type Enum_SS_lfb_format int
+func _swig_getLFB_FORMAT_NATIVE() (_swig_ret Enum_SS_lfb_format) {
+	var swig_r Enum_SS_lfb_format
+	swig_r = (Enum_SS_lfb_format)(C._wrap_LFB_FORMAT_NATIVE_native_3af4d13088cf9160())
 	return swig_r
 }
-
-func Lfb_filter_create_shared_file(arg1 string, arg2 uint64, arg3 float64, arg4 []uint64, arg5 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_filter_create_shared_file_native_ec5b5f9f6d39b539(*(*C.swig_type_29)(unsafe.Pointer(&_swig_i_0)), C.swig_type_30(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_filter_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_filter_open_shared_file_native_ec5b5f9f6d39b539(*(*C.swig_type_32)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Lfb_filter_flush(arg1 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_filter_flush_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
-	return swig_r
-}
-
-func Lfb_counting_create(arg1 uint64, arg2 float64, arg3 []uint64, arg4 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_counting_create_native_ec5b5f9f6d39b539(C.swig_type_34(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	return swig_r
-}
-
-func Lfb_counting_create_geometry(arg1 uint64, arg2 uint, arg3 []uint64, arg4 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_counting_create_geometry_native_ec5b5f9f6d39b539(C.swig_type_36(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	return swig_r
-}
-
-func Lfb_counting_free(arg1 uintptr) {
-	_swig_i_0 := arg1
-	C._wrap_lfb_counting_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
-}
-
-func Lfb_counting_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_counting_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_39(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_counting_remove(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_remove_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_40(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_counting_count(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_count_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_41(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_counting_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_counting_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_counting_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_counting_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), C.swig_type_54(_swig_i_2), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_counting_remove_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_counting_remove_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_2)), C.swig_type_58(_swig_i_3), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_counting_remove_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_remove_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), C.swig_type_61(_swig_i_2), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_counting_clear(arg1 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_counting_clear_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
-	return swig_r
-}
-
-func Lfb_counting_merge(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_merge_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
-	return swig_r
-}
-
-func Lfb_counting_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Lfb_counting_serialized_size(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_counting_serialized_size_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
-	return swig_r
-}
-
-func Lfb_counting_save(arg1 uintptr, arg2 []byte, arg3 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_save_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Lfb_counting_load(arg1 []byte, arg2 []uint64, arg3 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_load_native_ec5b5f9f6d39b539(*(*C.swig_type_65)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Lfb_counting_create_shared_file(arg1 string, arg2 uint64, arg3 float64, arg4 []uint64, arg5 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_counting_create_shared_file_native_ec5b5f9f6d39b539(*(*C.swig_type_67)(unsafe.Pointer(&_swig_i_0)), C.swig_type_68(_swig_i_1), C.double(_swig_i_2), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_counting_open_shared_file(arg1 string, arg2 []uint64, arg3 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_counting_open_shared_file_native_ec5b5f9f6d39b539(*(*C.swig_type_70)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_voidp(_swig_i_2)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Lfb_counting_flush(arg1 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_counting_flush_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
-	return swig_r
-}
-
-func Lfb_scalable_create(arg1 uint64, arg2 float64, arg3 float64, arg4 float64, arg5 uint, arg6 []uint64, arg7 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_lfb_scalable_create_native_ec5b5f9f6d39b539(C.swig_type_72(_swig_i_0), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg6
-	}
-	return swig_r
-}
-
-func Lfb_scalable_free(arg1 uintptr) {
-	_swig_i_0 := arg1
-	C._wrap_lfb_scalable_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
-}
-
-func Lfb_scalable_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_scalable_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_74(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_scalable_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_scalable_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_75(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_scalable_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_scalable_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_2)), C.swig_type_78(_swig_i_3), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_scalable_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_scalable_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2)), C.swig_type_82(_swig_i_3), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_scalable_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_scalable_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_scalable_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_scalable_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_type_88(_swig_i_2), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_scalable_filters(arg1 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_scalable_filters_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
-	return swig_r
-}
-
-func Lfb_scalable_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_scalable_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Lfb_scalable_filter_stats(arg1 uintptr, arg2 uint, arg3 []uint64, arg4 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_scalable_filter_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	return swig_r
-}
-
-func Lfb_scalable_remove(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_scalable_remove_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_92(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_scalable_ambiguous_removes(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_scalable_ambiguous_removes_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
-	return swig_r
-}
-
-func Lfb_rotating_create(arg1 uint64, arg2 float64, arg3 uint, arg4 uint64, arg5 uint, arg6 []uint64, arg7 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_lfb_rotating_create_native_ec5b5f9f6d39b539(C.swig_type_93(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_94(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_5)), C.swig_voidp(_swig_i_6)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg6
-	}
-	return swig_r
-}
-
-func Lfb_rotating_free(arg1 uintptr) {
-	_swig_i_0 := arg1
-	C._wrap_lfb_rotating_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
-}
-
-func Lfb_rotating_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_rotating_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_96(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_rotating_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_rotating_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_97(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_rotating_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_rotating_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2)), C.swig_type_100(_swig_i_3), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_rotating_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_rotating_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2)), C.swig_type_104(_swig_i_3), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_rotating_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_rotating_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_rotating_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_rotating_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)), C.swig_type_110(_swig_i_2), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_rotating_rotate(arg1 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_rotating_rotate_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
-	return swig_r
-}
-
-func Lfb_rotating_tick(arg1 uintptr, arg2 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_rotating_tick_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_112(_swig_i_1)))
-	return swig_r
-}
-
-func Lfb_rotating_rotations(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_rotating_rotations_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
-	return swig_r
-}
-
-func Lfb_rotating_stats(arg1 uintptr, arg2 uint, arg3 []uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_rotating_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	return swig_r
-}
-
-func Lfb_swap_create(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_create_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
-	return swig_r
-}
-
-func Lfb_swap_free(arg1 uintptr) {
-	_swig_i_0 := arg1
-	C._wrap_lfb_swap_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
-}
-
-func Lfb_swap_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_swap_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_114(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_swap_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_swap_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_115(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_swap_add_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_swap_add_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)), C.swig_type_118(_swig_i_3), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_swap_contains_many(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 []byte, arg6 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_lfb_swap_contains_many_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), C.swig_type_122(_swig_i_3), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	return swig_r
-}
-
-func Lfb_swap_add_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_swap_add_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)), C.swig_type_125(_swig_i_2), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_swap_contains_keys(arg1 uintptr, arg2 []uint64, arg3 uint64, arg4 []byte, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_swap_contains_keys_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	return swig_r
-}
-
-func Lfb_swap_stage(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_stage_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
-	return swig_r
-}
-
-func Lfb_swap_add_staged(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_swap_add_staged_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_130(_swig_i_2)))
-	return swig_r
-}
-
-func Lfb_swap_add_many_staged(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 uint64, arg5 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_swap_add_many_staged_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_2)), C.swig_type_133(_swig_i_3), C.swig_voidp(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	return swig_r
-}
-
-func Lfb_swap_publish(arg1 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_swap_publish_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
-	return swig_r
-}
-
-func Lfb_swap_replace(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_replace_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
-	return swig_r
-}
-
-func Lfb_swap_stats(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_stats_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_1))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Lfb_swap_generation(arg1 uintptr, arg2 *uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_generation_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+
+var LFB_FORMAT_NATIVE Enum_SS_lfb_format = _swig_getLFB_FORMAT_NATIVE()
+func _swig_getLFB_FORMAT_GUAVA() (_swig_ret Enum_SS_lfb_format) {
+	var swig_r Enum_SS_lfb_format
+	swig_r = (Enum_SS_lfb_format)(C._wrap_LFB_FORMAT_GUAVA_native_3af4d13088cf9160())
 	return swig_r
 }
 
+var LFB_FORMAT_GUAVA Enum_SS_lfb_format = _swig_getLFB_FORMAT_GUAVA()
+const LFB_NATIVE_HEADER_BYTES int = 80
+const LFB_GUAVA_HEADER_BYTES int = 6
 type SwigcptrLfb_spec uintptr
 
 func (p SwigcptrLfb_spec) Swigcptr() uintptr {
@@ -1484,149 +558,240 @@ func (p SwigcptrLfb_spec) SwigIsLfb_spec() {
 func (arg1 SwigcptrLfb_spec) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_struct_size_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_struct_size_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_kind_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_kind_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_kind_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_kind_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_capacity_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_135(_swig_i_1))
+	C._wrap_lfb_spec_capacity_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_1(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_capacity_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_capacity_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetFpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_fpr_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_spec_fpr_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetFpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_spec_fpr_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_spec_fpr_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_seed_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_137(_swig_i_1))
+	C._wrap_lfb_spec_seed_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_3(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_seed_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_seed_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetMemory_limit(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_memory_limit_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_139(_swig_i_1))
+	C._wrap_lfb_spec_memory_limit_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_5(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetMemory_limit() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_memory_limit_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_memory_limit_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetCounter_bits(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_counter_bits_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_counter_bits_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetCounter_bits() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_counter_bits_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_counter_bits_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetFlags(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_flags_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_flags_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetFlags() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_flags_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_flags_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetSlots(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_slots_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_141(_swig_i_1))
+	C._wrap_lfb_spec_slots_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_7(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetSlots() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_slots_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_slots_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetHashes(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_hashes_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_hashes_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetHashes() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_hashes_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_hashes_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_spec) SetSub_kind(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_spec_sub_kind_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_spec) GetSub_kind() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_lfb_spec_sub_kind_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_spec) SetGrowth(arg2 float64) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_spec_growth_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_spec) GetGrowth() (_swig_ret float64) {
+	var swig_r float64
+	_swig_i_0 := arg1
+	swig_r = (float64)(C._wrap_lfb_spec_growth_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_spec) SetTightening(arg2 float64) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_spec_tightening_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_spec) GetTightening() (_swig_ret float64) {
+	var swig_r float64
+	_swig_i_0 := arg1
+	swig_r = (float64)(C._wrap_lfb_spec_tightening_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_spec) SetMax_filters(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_spec_max_filters_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_spec) GetMax_filters() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_lfb_spec_max_filters_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_spec) SetGenerations(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_spec_generations_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_spec) GetGenerations() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_lfb_spec_generations_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_spec) SetPeriod_ns(arg2 uint64) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_spec_period_ns_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_9(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_spec) GetPeriod_ns() (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	swig_r = (uint64)(C._wrap_lfb_spec_period_ns_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_spec) SetRotating_flags(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_spec_rotating_flags_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_spec) GetRotating_flags() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_lfb_spec_rotating_flags_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetReserved(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_reserved_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_reserved_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetReserved() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_reserved_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_reserved_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLfb_spec() (_swig_ret Lfb_spec) {
 	var swig_r Lfb_spec
-	swig_r = (Lfb_spec)(SwigcptrLfb_spec(C._wrap_new_lfb_spec_native_ec5b5f9f6d39b539()))
+	swig_r = (Lfb_spec)(SwigcptrLfb_spec(C._wrap_new_lfb_spec_native_3af4d13088cf9160()))
 	return swig_r
 }
 
 func DeleteLfb_spec(arg1 Lfb_spec) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_lfb_spec_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_lfb_spec_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0))
 }
 
 type Lfb_spec interface {
@@ -1651,10 +816,54 @@ type Lfb_spec interface {
 	GetSlots() (_swig_ret uint64)
 	SetHashes(arg2 uint)
 	GetHashes() (_swig_ret uint)
+	SetSub_kind(arg2 uint)
+	GetSub_kind() (_swig_ret uint)
+	SetGrowth(arg2 float64)
+	GetGrowth() (_swig_ret float64)
+	SetTightening(arg2 float64)
+	GetTightening() (_swig_ret float64)
+	SetMax_filters(arg2 uint)
+	GetMax_filters() (_swig_ret uint)
+	SetGenerations(arg2 uint)
+	GetGenerations() (_swig_ret uint)
+	SetPeriod_ns(arg2 uint64)
+	GetPeriod_ns() (_swig_ret uint64)
+	SetRotating_flags(arg2 uint)
+	GetRotating_flags() (_swig_ret uint)
 	SetReserved(arg2 uint)
 	GetReserved() (_swig_ret uint)
 }
 
+const LFB_OPTION_PROCESS_SHARED uint = 1
+type Enum_SS_lfb_batch_op int
+func _swig_getLFB_OP_ADD() (_swig_ret Enum_SS_lfb_batch_op) {
+	var swig_r Enum_SS_lfb_batch_op
+	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_ADD_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_OP_ADD Enum_SS_lfb_batch_op = _swig_getLFB_OP_ADD()
+func _swig_getLFB_OP_CONTAINS() (_swig_ret Enum_SS_lfb_batch_op) {
+	var swig_r Enum_SS_lfb_batch_op
+	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_CONTAINS_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_OP_CONTAINS Enum_SS_lfb_batch_op = _swig_getLFB_OP_CONTAINS()
+func _swig_getLFB_OP_REMOVE() (_swig_ret Enum_SS_lfb_batch_op) {
+	var swig_r Enum_SS_lfb_batch_op
+	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_REMOVE_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_OP_REMOVE Enum_SS_lfb_batch_op = _swig_getLFB_OP_REMOVE()
+func _swig_getLFB_OP_ADD_STAGED() (_swig_ret Enum_SS_lfb_batch_op) {
+	var swig_r Enum_SS_lfb_batch_op
+	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_ADD_STAGED_native_3af4d13088cf9160())
+	return swig_r
+}
+
+var LFB_OP_ADD_STAGED Enum_SS_lfb_batch_op = _swig_getLFB_OP_ADD_STAGED()
 type SwigcptrLfb_info uintptr
 
 func (p SwigcptrLfb_info) Swigcptr() uintptr {
@@ -1667,279 +876,344 @@ func (p SwigcptrLfb_info) SwigIsLfb_info() {
 func (arg1 SwigcptrLfb_info) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_struct_size_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_struct_size_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_kind_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_kind_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_kind_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_kind_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSlots(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_slots_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_143(_swig_i_1))
+	C._wrap_lfb_info_slots_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_11(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSlots() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_slots_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_slots_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSlot_bits(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_slot_bits_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_slot_bits_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSlot_bits() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_slot_bits_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_slot_bits_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetHashes(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_hashes_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_hashes_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetHashes() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_hashes_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_hashes_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_bytes_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_145(_swig_i_1))
+	C._wrap_lfb_info_bytes_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetBytes() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_bytes_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_bytes_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_capacity_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_147(_swig_i_1))
+	C._wrap_lfb_info_capacity_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_capacity_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_capacity_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetTarget_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_target_fpr_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_target_fpr_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetTarget_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_target_fpr_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_target_fpr_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_seed_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_149(_swig_i_1))
+	C._wrap_lfb_info_seed_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_seed_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_seed_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSlots_set(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_slots_set_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_151(_swig_i_1))
+	C._wrap_lfb_info_slots_set_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSlots_set() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_slots_set_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_slots_set_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetFill_ratio(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_fill_ratio_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_fill_ratio_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetFill_ratio() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_fill_ratio_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_fill_ratio_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetEstimated_count(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_estimated_count_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_estimated_count_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetEstimated_count() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_estimated_count_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_estimated_count_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetExpected_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_expected_fpr_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_expected_fpr_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetExpected_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_expected_fpr_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_expected_fpr_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetNear_capacity(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_near_capacity_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_near_capacity_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetNear_capacity() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_near_capacity_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_near_capacity_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetReserved(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_reserved_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_reserved_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetReserved() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_reserved_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_reserved_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSaturated(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_saturated_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_153(_swig_i_1))
+	C._wrap_lfb_info_saturated_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_21(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSaturated() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_saturated_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_saturated_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetKicks(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_kicks_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_155(_swig_i_1))
+	C._wrap_lfb_info_kicks_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_23(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetKicks() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_kicks_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_kicks_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetFailed_adds(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_failed_adds_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_157(_swig_i_1))
+	C._wrap_lfb_info_failed_adds_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetFailed_adds() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_failed_adds_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_failed_adds_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetDuplicate_refusals(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_duplicate_refusals_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_159(_swig_i_1))
+	C._wrap_lfb_info_duplicate_refusals_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_27(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetDuplicate_refusals() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_duplicate_refusals_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_duplicate_refusals_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetReader_retries(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_reader_retries_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_161(_swig_i_1))
+	C._wrap_lfb_info_reader_retries_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetReader_retries() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_reader_retries_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_reader_retries_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetReader_gave_up(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_reader_gave_up_set_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_type_163(_swig_i_1))
+	C._wrap_lfb_info_reader_gave_up_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_31(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetReader_gave_up() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_reader_gave_up_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_reader_gave_up_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_info) SetSub_kind(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_info_sub_kind_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_info) GetSub_kind() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_lfb_info_sub_kind_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_info) SetParts(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_info_parts_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_info) GetParts() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_lfb_info_parts_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_info) SetGeneration(arg2 uint64) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_info_generation_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_info) GetGeneration() (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	swig_r = (uint64)(C._wrap_lfb_info_generation_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_info) SetAmbiguous_removes(arg2 uint64) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_info_ambiguous_removes_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_35(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_info) GetAmbiguous_removes() (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	swig_r = (uint64)(C._wrap_lfb_info_ambiguous_removes_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLfb_info) SetItems(arg2 uint64) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_lfb_info_items_set_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_37(_swig_i_1))
+}
+
+func (arg1 SwigcptrLfb_info) GetItems() (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	swig_r = (uint64)(C._wrap_lfb_info_items_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLfb_info() (_swig_ret Lfb_info) {
 	var swig_r Lfb_info
-	swig_r = (Lfb_info)(SwigcptrLfb_info(C._wrap_new_lfb_info_native_ec5b5f9f6d39b539()))
+	swig_r = (Lfb_info)(SwigcptrLfb_info(C._wrap_new_lfb_info_native_3af4d13088cf9160()))
 	return swig_r
 }
 
 func DeleteLfb_info(arg1 Lfb_info) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_lfb_info_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_lfb_info_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0))
 }
 
 type Lfb_info interface {
@@ -1986,25 +1260,106 @@ type Lfb_info interface {
 	GetReader_retries() (_swig_ret uint64)
 	SetReader_gave_up(arg2 uint64)
 	GetReader_gave_up() (_swig_ret uint64)
+	SetSub_kind(arg2 uint)
+	GetSub_kind() (_swig_ret uint)
+	SetParts(arg2 uint)
+	GetParts() (_swig_ret uint)
+	SetGeneration(arg2 uint64)
+	GetGeneration() (_swig_ret uint64)
+	SetAmbiguous_removes(arg2 uint64)
+	GetAmbiguous_removes() (_swig_ret uint64)
+	SetItems(arg2 uint64)
+	GetItems() (_swig_ret uint64)
+}
+
+func Lfb_version_string() (_swig_ret string) {
+	var swig_r string
+	swig_r_p := C._wrap_lfb_version_string_native_3af4d13088cf9160()
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Lfb_abi_version() (_swig_ret uint) {
+	var swig_r uint
+	swig_r = (uint)(C._wrap_lfb_abi_version_native_3af4d13088cf9160())
+	return swig_r
+}
+
+func Lfb_strerror(arg1 int) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_lfb_strerror_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Lfb_last_error() (_swig_ret string) {
+	var swig_r string
+	swig_r_p := C._wrap_lfb_last_error_native_3af4d13088cf9160()
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Lfb_status_name(arg1 int) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_lfb_status_name_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Lfb_status_class(arg1 int) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_lfb_status_class_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0)))
+	return swig_r
+}
+
+func Lfb_kind_name(arg1 uint) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_lfb_kind_name_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Lfb_kind_parse(arg1 string) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_lfb_kind_parse_native_3af4d13088cf9160(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	return swig_r
 }
 
 func Lfb_create(arg1 Lfb_spec, arg2 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_create_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_create_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
 func Lfb_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_free_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_free_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0))
 }
 
 func Lfb_kind(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_kind_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_kind_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2013,7 +1368,7 @@ func Lfb_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_add_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_165(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_add_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_45(_swig_i_2)))
 	return swig_r
 }
 
@@ -2022,7 +1377,7 @@ func Lfb_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_contains_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_166(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_contains_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_46(_swig_i_2)))
 	return swig_r
 }
 
@@ -2031,7 +1386,7 @@ func Lfb_remove(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_remove_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_167(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_remove_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_47(_swig_i_2)))
 	return swig_r
 }
 
@@ -2040,7 +1395,7 @@ func Lfb_count(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_count_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_168(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_count_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_48(_swig_i_2)))
 	return swig_r
 }
 
@@ -2048,7 +1403,7 @@ func Lfb_info_get(arg1 uintptr, arg2 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lfb_info_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_info_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2056,7 +1411,7 @@ func Lfb_plan(arg1 Lfb_spec, arg2 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lfb_plan_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_plan_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2065,7 +1420,7 @@ func Lfb_serialized_size(arg1 uintptr, arg2 uint, arg3 *uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_serialized_size_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_serialized_size_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
 	return swig_r
 }
 
@@ -2075,10 +1430,19 @@ func Lfb_save(arg1 uintptr, arg2 uint, arg3 []byte, arg4 *uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_save_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_save_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
+	return swig_r
+}
+
+func Lfb_save_fd(arg1 uintptr, arg2 uint, arg3 int) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_save_fd_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -2088,13 +1452,39 @@ func Lfb_load(arg1 uint, arg2 []byte, arg3 uint64, arg4 *uintptr) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_load_native_ec5b5f9f6d39b539(C.swig_intgo(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1)), C.swig_type_171(_swig_i_2), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_load_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
 	return swig_r
 }
 
+func Lfb_load_fd(arg1 uint, arg2 int, arg3 uint64, arg4 *uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_lfb_load_fd_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_52(_swig_i_2), C.swig_voidp(_swig_i_3)))
+	return swig_r
+}
+
+func Lfb_load_size(arg1 uint, arg2 []byte, arg3 uint64, arg4 *uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_lfb_load_size_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), C.swig_type_54(_swig_i_2), C.swig_voidp(_swig_i_3)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+const LFB_SHARED_CREATE uint = 1
+const LFB_SHARED_EXCLUSIVE uint = 2
+const LFB_SHARED_READ_ONLY uint = 4
 func Lfb_open_shared(arg1 string, arg2 Lfb_spec, arg3 uint, arg4 uint, arg5 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
@@ -2102,7 +1492,7 @@ func Lfb_open_shared(arg1 string, arg2 Lfb_spec, arg3 uint, arg4 uint, arg5 *uin
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_open_shared_native_ec5b5f9f6d39b539(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_open_shared_native_3af4d13088cf9160(*(*C.swig_type_55)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2112,7 +1502,7 @@ func Lfb_open_shared(arg1 string, arg2 Lfb_spec, arg3 uint, arg4 uint, arg5 *uin
 func Lfb_flush(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_flush_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_flush_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2120,7 +1510,7 @@ func Lfb_copy(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_copy_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_copy_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -2128,7 +1518,7 @@ func Lfb_equal(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_equal_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_equal_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2136,7 +1526,7 @@ func Lfb_union(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_union_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_union_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2144,7 +1534,7 @@ func Lfb_intersect(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_intersect_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_intersect_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2152,38 +1542,78 @@ func Lfb_geometry_get(arg1 uintptr, arg2 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lfb_geometry_get_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_geometry_get_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
 func Lfb_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_clear_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_clear_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
-func Lfb_swap_create_any(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
+func Lfb_part_info(arg1 uintptr, arg2 uint, arg3 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_create_any_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r = (int)(C._wrap_lfb_part_info_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
 	return swig_r
 }
 
-func Lfb_swap_stage_any(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
+func Lfb_rotate(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_stage_any_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_rotate_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
-func Lfb_swap_replace_any(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
+func Lfb_tick(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_swap_replace_any_native_ec5b5f9f6d39b539(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_tick_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1)))
+	return swig_r
+}
+
+func Lfb_create_swap(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_lfb_create_swap_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	return swig_r
+}
+
+func Lfb_stage(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_lfb_stage_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
+func Lfb_add_staged(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_lfb_add_staged_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_57(_swig_i_2)))
+	return swig_r
+}
+
+func Lfb_publish(arg1 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_lfb_publish_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Lfb_replace(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_lfb_replace_native_3af4d13088cf9160(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 

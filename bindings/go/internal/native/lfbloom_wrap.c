@@ -209,7 +209,7 @@ SWIGINTERN struct lfb_info *new_lfb_info(void){
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_ec5b5f9f6d39b539(void *_swig_go_0) {
+void _wrap_Swig_free_native_3af4d13088cf9160(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -219,7 +219,7 @@ void _wrap_Swig_free_native_ec5b5f9f6d39b539(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_ec5b5f9f6d39b539(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_3af4d13088cf9160(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -232,1814 +232,403 @@ void *_wrap_Swig_malloc_native_ec5b5f9f6d39b539(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_ec5b5f9f6d39b539() {
-  char *result = 0 ;
-  _gostring_ _swig_go_result;
-  
-  
-  result = (char *)lfb_version_string();
-  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_abi_version_native_ec5b5f9f6d39b539() {
-  uint32_t result;
-  intgo _swig_go_result;
-  
-  
-  result = (uint32_t)lfb_abi_version();
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_lfb_strerror_native_ec5b5f9f6d39b539(intgo _swig_go_0) {
-  int arg1 ;
-  char *result = 0 ;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (int)_swig_go_0; 
-  
-  result = (char *)lfb_strerror(arg1);
-  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_lfb_last_error_native_ec5b5f9f6d39b539() {
-  char *result = 0 ;
-  _gostring_ _swig_go_result;
-  
-  
-  result = (char *)lfb_last_error();
-  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_create_native_ec5b5f9f6d39b539(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
-  uint64_t arg1 ;
-  double arg2 ;
-  lfb_options *arg3 = (lfb_options *) 0 ;
-  lfb_filter **arg4 = (lfb_filter **) 0 ;
-  lfb_options options3 ;
-  lfb_filter *handle4 = NULL ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (uint64_t)_swig_go_0; 
-  arg2 = (double)_swig_go_1; 
-  
-  arg3 = NULL;
-  if (_swig_go_2.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_2.array;
-    lfb_options_init(&options3);
-    options3.layout = (uint32_t)v[0]; options3.memory_limit = v[1]; options3.seed = v[2];
-    options3.counter_bits = (uint32_t)v[3]; options3.flags = (uint32_t)v[4];
-    arg3 = &options3;
-  }
-  
-  arg4 = &handle4; 
-  
-  result = (int)lfb_filter_create(arg1,arg2,(struct lfb_options const *)arg3,arg4);
-  _swig_go_result = result; 
-  if (_swig_go_3) *_swig_go_3 = handle4; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_create_geometry_native_ec5b5f9f6d39b539(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
-  uint64_t arg1 ;
-  uint32_t arg2 ;
-  lfb_options *arg3 = (lfb_options *) 0 ;
-  lfb_filter **arg4 = (lfb_filter **) 0 ;
-  lfb_options options3 ;
-  lfb_filter *handle4 = NULL ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (uint64_t)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
-  
-  arg3 = NULL;
-  if (_swig_go_2.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_2.array;
-    lfb_options_init(&options3);
-    options3.layout = (uint32_t)v[0]; options3.memory_limit = v[1]; options3.seed = v[2];
-    options3.counter_bits = (uint32_t)v[3]; options3.flags = (uint32_t)v[4];
-    arg3 = &options3;
-  }
-  
-  arg4 = &handle4; 
-  
-  result = (int)lfb_filter_create_geometry(arg1,arg2,(struct lfb_options const *)arg3,arg4);
-  _swig_go_result = result; 
-  if (_swig_go_3) *_swig_go_3 = handle4; 
-  return _swig_go_result;
-}
-
-
-void _wrap_lfb_filter_free_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  
-  lfb_filter_free(arg1);
-  
-}
-
-
-intgo _wrap_lfb_filter_add_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)lfb_filter_add(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_contains_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)lfb_filter_contains((struct lfb_filter const *)arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_add_many_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
-  
-  result = (int)lfb_filter_add_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_contains_many_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
-  
-  result = (int)lfb_filter_contains_many((struct lfb_filter const *)arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_add_keys_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
-  
-  result = (int)lfb_filter_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_contains_keys_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
-  
-  result = (int)lfb_filter_contains_keys((struct lfb_filter const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_clear_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  
-  result = (int)lfb_filter_clear(arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_merge_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, lfb_filter *_swig_go_1) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  lfb_filter *arg2 = (lfb_filter *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (lfb_filter *)_swig_go_1; 
-  
-  result = (int)lfb_filter_merge(arg1,(struct lfb_filter const *)arg2);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_stats_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  lfb_stats *arg2 = (lfb_stats *) 0 ;
-  lfb_stats stats2 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  
-  stats2.struct_size = sizeof stats2;
-  arg2 = _swig_go_1.len == 13 ? &stats2 : NULL;
-  
-  
-  result = (int)lfb_filter_stats((struct lfb_filter const *)arg1,arg2);
-  _swig_go_result = result; 
-  
-  if (result == LFB_OK && _swig_go_1.len == 13) {
-    uint64_t* v = (uint64_t*)_swig_go_1.array;
-    union {
-      double d; uint64_t u; 
-    } target = {
-      stats2.target_fpr
-    }, fill = {
-      stats2.fill_ratio
-    },
-    count = {
-      stats2.estimated_count
-    }, fpr = {
-      stats2.estimated_fpr
-    };
-    v[0] = stats2.layout; v[1] = stats2.slots; v[2] = stats2.slot_bits; v[3] = stats2.hashes;
-    v[4] = stats2.bytes; v[5] = stats2.capacity; v[6] = target.u; v[7] = stats2.slots_set;
-    v[8] = stats2.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats2.near_capacity;
-  }
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_bit_array_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, _goslice_ _swig_go_1) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  lfb_bit_array *arg2 = (lfb_bit_array *) 0 ;
-  lfb_bit_array array2 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  
-  array2.struct_size = sizeof array2;
-  arg2 = _swig_go_1.len == 6 ? &array2 : NULL;
-  
-  
-  result = (int)lfb_filter_bit_array((struct lfb_filter const *)arg1,arg2);
-  _swig_go_result = result; 
-  
-  if (result == LFB_OK && _swig_go_1.len == 6) {
-    uint64_t* v = (uint64_t*)_swig_go_1.array;
-    v[0] = (uint64_t)(uintptr_t)array2.words; v[1] = array2.bits; v[2] = array2.seed;
-    v[3] = array2.layout; v[4] = array2.hashes; v[5] = array2.probe_rule;
-  }
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_serialized_size_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  uint32_t arg2 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
-  arg3 = (uint64_t *)_swig_go_2; 
-  
-  result = (int)lfb_filter_serialized_size((struct lfb_filter const *)arg1,arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_save_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  uint32_t arg2 ;
-  void *arg3 = (void *) 0 ;
-  uint64_t arg4 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
-  arg3 = (void *)_swig_go_2.array; arg4 = (uint64_t)_swig_go_2.len; 
-  arg5 = (uint64_t *)_swig_go_3; 
-  
-  result = (int)lfb_filter_save((struct lfb_filter const *)arg1,arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_load_native_ec5b5f9f6d39b539(intgo _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, lfb_filter **_swig_go_3) {
-  uint32_t arg1 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  lfb_options *arg4 = (lfb_options *) 0 ;
-  lfb_filter **arg5 = (lfb_filter **) 0 ;
-  lfb_options options4 ;
-  lfb_filter *handle5 = NULL ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (uint32_t)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
-  
-  arg4 = NULL;
-  if (_swig_go_2.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_2.array;
-    lfb_options_init(&options4);
-    options4.layout = (uint32_t)v[0]; options4.memory_limit = v[1]; options4.seed = v[2];
-    options4.counter_bits = (uint32_t)v[3]; options4.flags = (uint32_t)v[4];
-    arg4 = &options4;
-  }
-  
-  arg5 = &handle5; 
-  
-  result = (int)lfb_filter_load(arg1,(void const *)arg2,arg3,(struct lfb_options const *)arg4,arg5);
-  _swig_go_result = result; 
-  if (_swig_go_3) *_swig_go_3 = handle5; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_create_shared_file_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_filter **_swig_go_4) {
-  char *arg1 = (char *) 0 ;
-  uint64_t arg2 ;
-  double arg3 ;
-  lfb_options *arg4 = (lfb_options *) 0 ;
-  lfb_filter **arg5 = (lfb_filter **) 0 ;
-  lfb_options options4 ;
-  lfb_filter *handle5 = NULL ;
-  int result;
-  intgo _swig_go_result;
-  
-  
-  arg1 = (char *)malloc(_swig_go_0.n + 1);
-  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
-  arg1[_swig_go_0.n] = '\0';
-  
-  arg2 = (uint64_t)_swig_go_1; 
-  arg3 = (double)_swig_go_2; 
-  
-  arg4 = NULL;
-  if (_swig_go_3.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_3.array;
-    lfb_options_init(&options4);
-    options4.layout = (uint32_t)v[0]; options4.memory_limit = v[1]; options4.seed = v[2];
-    options4.counter_bits = (uint32_t)v[3]; options4.flags = (uint32_t)v[4];
-    arg4 = &options4;
-  }
-  
-  arg5 = &handle5; 
-  
-  result = (int)lfb_filter_create_shared_file((char const *)arg1,arg2,arg3,(struct lfb_options const *)arg4,arg5);
-  _swig_go_result = result; 
-  if (_swig_go_4) *_swig_go_4 = handle5; 
-  free(arg1); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_open_shared_file_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_filter **_swig_go_2) {
-  char *arg1 = (char *) 0 ;
-  lfb_options *arg2 = (lfb_options *) 0 ;
-  lfb_filter **arg3 = (lfb_filter **) 0 ;
-  lfb_options options2 ;
-  lfb_filter *handle3 = NULL ;
-  int result;
-  intgo _swig_go_result;
-  
-  
-  arg1 = (char *)malloc(_swig_go_0.n + 1);
-  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
-  arg1[_swig_go_0.n] = '\0';
-  
-  
-  arg2 = NULL;
-  if (_swig_go_1.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_1.array;
-    lfb_options_init(&options2);
-    options2.layout = (uint32_t)v[0]; options2.memory_limit = v[1]; options2.seed = v[2];
-    options2.counter_bits = (uint32_t)v[3]; options2.flags = (uint32_t)v[4];
-    arg2 = &options2;
-  }
-  
-  arg3 = &handle3; 
-  
-  result = (int)lfb_filter_open_shared_file((char const *)arg1,(struct lfb_options const *)arg2,arg3);
-  _swig_go_result = result; 
-  if (_swig_go_2) *_swig_go_2 = handle3; 
-  free(arg1); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_filter_flush_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  
-  result = (int)lfb_filter_flush((struct lfb_filter const *)arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_counting_create_native_ec5b5f9f6d39b539(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
-  uint64_t arg1 ;
-  double arg2 ;
-  lfb_options *arg3 = (lfb_options *) 0 ;
-  lfb_counting **arg4 = (lfb_counting **) 0 ;
-  lfb_options options3 ;
-  lfb_counting *handle4 = NULL ;
-  int result;
+intgo _wrap_LFB_OK_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
   
-  arg1 = (uint64_t)_swig_go_0; 
-  arg2 = (double)_swig_go_1; 
   
-  arg3 = NULL;
-  if (_swig_go_2.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_2.array;
-    lfb_options_init(&options3);
-    options3.layout = (uint32_t)v[0]; options3.memory_limit = v[1]; options3.seed = v[2];
-    options3.counter_bits = (uint32_t)v[3]; options3.flags = (uint32_t)v[4];
-    arg3 = &options3;
-  }
+  result = LFB_OK;
   
-  arg4 = &handle4; 
-  
-  result = (int)lfb_counting_create(arg1,arg2,(struct lfb_options const *)arg3,arg4);
-  _swig_go_result = result; 
-  if (_swig_go_3) *_swig_go_3 = handle4; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_create_geometry_native_ec5b5f9f6d39b539(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, lfb_counting **_swig_go_3) {
-  uint64_t arg1 ;
-  uint32_t arg2 ;
-  lfb_options *arg3 = (lfb_options *) 0 ;
-  lfb_counting **arg4 = (lfb_counting **) 0 ;
-  lfb_options options3 ;
-  lfb_counting *handle4 = NULL ;
-  int result;
+intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
   
-  arg1 = (uint64_t)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
   
-  arg3 = NULL;
-  if (_swig_go_2.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_2.array;
-    lfb_options_init(&options3);
-    options3.layout = (uint32_t)v[0]; options3.memory_limit = v[1]; options3.seed = v[2];
-    options3.counter_bits = (uint32_t)v[3]; options3.flags = (uint32_t)v[4];
-    arg3 = &options3;
-  }
+  result = LFB_ERR_INVALID_ARGUMENT;
   
-  arg4 = &handle4; 
-  
-  result = (int)lfb_counting_create_geometry(arg1,arg2,(struct lfb_options const *)arg3,arg4);
-  _swig_go_result = result; 
-  if (_swig_go_3) *_swig_go_3 = handle4; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
-}
-
-
-void _wrap_lfb_counting_free_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  
-  arg1 = (lfb_counting *)_swig_go_0; 
-  
-  lfb_counting_free(arg1);
-  
 }
 
 
-intgo _wrap_lfb_counting_add_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
+intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
   
-  result = (int)lfb_counting_add(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_counting_contains_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
+  result = LFB_ERR_OUT_OF_MEMORY;
   
-  result = (int)lfb_counting_contains((struct lfb_counting const *)arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_remove_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
+intgo _wrap_LFB_ERR_TOO_LARGE_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
   
-  result = (int)lfb_counting_remove(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_counting_count_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
+  result = LFB_ERR_TOO_LARGE;
   
-  result = (int)lfb_counting_count((struct lfb_counting const *)arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_add_many_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_ERR_INCOMPATIBLE_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
   
-  result = (int)lfb_counting_add_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_counting_contains_many_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
+  result = LFB_ERR_INCOMPATIBLE;
   
-  result = (int)lfb_counting_contains_many((struct lfb_counting const *)arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_add_keys_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_ERR_NOT_PRESENT_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
   
-  result = (int)lfb_counting_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_counting_contains_keys_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
+  result = LFB_ERR_NOT_PRESENT;
   
-  result = (int)lfb_counting_contains_keys((struct lfb_counting const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_remove_many_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_ERR_CORRUPT_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
   
-  result = (int)lfb_counting_remove_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_counting_remove_keys_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
+  result = LFB_ERR_CORRUPT;
   
-  result = (int)lfb_counting_remove_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_clear_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  int result;
+intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_counting *)_swig_go_0; 
   
-  result = (int)lfb_counting_clear(arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_counting_merge_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, lfb_counting *_swig_go_1) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  lfb_counting *arg2 = (lfb_counting *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (lfb_counting *)_swig_go_1; 
+  result = LFB_ERR_UNSUPPORTED_VERSION;
   
-  result = (int)lfb_counting_merge(arg1,(struct lfb_counting const *)arg2);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_stats_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  lfb_stats *arg2 = (lfb_stats *) 0 ;
-  lfb_stats stats2 ;
-  int result;
+intgo _wrap_LFB_ERR_IO_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_counting *)_swig_go_0; 
   
-  stats2.struct_size = sizeof stats2;
-  arg2 = _swig_go_1.len == 13 ? &stats2 : NULL;
   
+  result = LFB_ERR_IO;
   
-  result = (int)lfb_counting_stats((struct lfb_counting const *)arg1,arg2);
-  _swig_go_result = result; 
-  
-  if (result == LFB_OK && _swig_go_1.len == 13) {
-    uint64_t* v = (uint64_t*)_swig_go_1.array;
-    union {
-      double d; uint64_t u; 
-    } target = {
-      stats2.target_fpr
-    }, fill = {
-      stats2.fill_ratio
-    },
-    count = {
-      stats2.estimated_count
-    }, fpr = {
-      stats2.estimated_fpr
-    };
-    v[0] = stats2.layout; v[1] = stats2.slots; v[2] = stats2.slot_bits; v[3] = stats2.hashes;
-    v[4] = stats2.bytes; v[5] = stats2.capacity; v[6] = target.u; v[7] = stats2.slots_set;
-    v[8] = stats2.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats2.near_capacity;
-  }
-  
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_serialized_size_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, long long *_swig_go_1) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  uint64_t *arg2 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_ERR_INTERNAL_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (uint64_t *)_swig_go_1; 
   
-  result = (int)lfb_counting_serialized_size((struct lfb_counting const *)arg1,arg2);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_counting_save_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0, _goslice_ _swig_go_1, long long *_swig_go_2) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  uint64_t *arg4 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_counting *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
-  arg4 = (uint64_t *)_swig_go_2; 
+  result = LFB_ERR_INTERNAL;
   
-  result = (int)lfb_counting_save((struct lfb_counting const *)arg1,arg2,arg3,arg4);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_load_native_ec5b5f9f6d39b539(_goslice_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
-  void *arg1 = (void *) 0 ;
-  uint64_t arg2 ;
-  lfb_options *arg3 = (lfb_options *) 0 ;
-  lfb_counting **arg4 = (lfb_counting **) 0 ;
-  lfb_options options3 ;
-  lfb_counting *handle4 = NULL ;
-  int result;
+intgo _wrap_LFB_ERR_FULL_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  arg1 = (void *)_swig_go_0.array; arg2 = (uint64_t)_swig_go_0.len; 
   
-  arg3 = NULL;
-  if (_swig_go_1.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_1.array;
-    lfb_options_init(&options3);
-    options3.layout = (uint32_t)v[0]; options3.memory_limit = v[1]; options3.seed = v[2];
-    options3.counter_bits = (uint32_t)v[3]; options3.flags = (uint32_t)v[4];
-    arg3 = &options3;
-  }
   
-  arg4 = &handle4; 
+  result = LFB_ERR_FULL;
   
-  result = (int)lfb_counting_load((void const *)arg1,arg2,(struct lfb_options const *)arg3,arg4);
-  _swig_go_result = result; 
-  if (_swig_go_2) *_swig_go_2 = handle4; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_create_shared_file_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, long long _swig_go_1, double _swig_go_2, _goslice_ _swig_go_3, lfb_counting **_swig_go_4) {
-  char *arg1 = (char *) 0 ;
-  uint64_t arg2 ;
-  double arg3 ;
-  lfb_options *arg4 = (lfb_options *) 0 ;
-  lfb_counting **arg5 = (lfb_counting **) 0 ;
-  lfb_options options4 ;
-  lfb_counting *handle5 = NULL ;
-  int result;
+intgo _wrap_LFB_ERR_READ_ONLY_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
   
   
-  arg1 = (char *)malloc(_swig_go_0.n + 1);
-  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
-  arg1[_swig_go_0.n] = '\0';
+  result = LFB_ERR_READ_ONLY;
   
-  arg2 = (uint64_t)_swig_go_1; 
-  arg3 = (double)_swig_go_2; 
-  
-  arg4 = NULL;
-  if (_swig_go_3.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_3.array;
-    lfb_options_init(&options4);
-    options4.layout = (uint32_t)v[0]; options4.memory_limit = v[1]; options4.seed = v[2];
-    options4.counter_bits = (uint32_t)v[3]; options4.flags = (uint32_t)v[4];
-    arg4 = &options4;
-  }
-  
-  arg5 = &handle5; 
-  
-  result = (int)lfb_counting_create_shared_file((char const *)arg1,arg2,arg3,(struct lfb_options const *)arg4,arg5);
-  _swig_go_result = result; 
-  if (_swig_go_4) *_swig_go_4 = handle5; 
-  free(arg1); 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_open_shared_file_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, _goslice_ _swig_go_1, lfb_counting **_swig_go_2) {
-  char *arg1 = (char *) 0 ;
-  lfb_options *arg2 = (lfb_options *) 0 ;
-  lfb_counting **arg3 = (lfb_counting **) 0 ;
-  lfb_options options2 ;
-  lfb_counting *handle3 = NULL ;
-  int result;
+intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
-  
-  
-  arg1 = (char *)malloc(_swig_go_0.n + 1);
-  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
-  arg1[_swig_go_0.n] = '\0';
-  
   
-  arg2 = NULL;
-  if (_swig_go_1.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_1.array;
-    lfb_options_init(&options2);
-    options2.layout = (uint32_t)v[0]; options2.memory_limit = v[1]; options2.seed = v[2];
-    options2.counter_bits = (uint32_t)v[3]; options2.flags = (uint32_t)v[4];
-    arg2 = &options2;
-  }
   
-  arg3 = &handle3; 
+  result = LFB_ERR_TOO_MANY_DUPLICATES;
   
-  result = (int)lfb_counting_open_shared_file((char const *)arg1,(struct lfb_options const *)arg2,arg3);
-  _swig_go_result = result; 
-  if (_swig_go_2) *_swig_go_2 = handle3; 
-  free(arg1); 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_counting_flush_native_ec5b5f9f6d39b539(lfb_counting *_swig_go_0) {
-  lfb_counting *arg1 = (lfb_counting *) 0 ;
-  int result;
+intgo _wrap_LFB_ERR_AMBIGUOUS_native_3af4d13088cf9160() {
+  enum lfb_status result;
   intgo _swig_go_result;
   
-  arg1 = (lfb_counting *)_swig_go_0; 
   
-  result = (int)lfb_counting_flush((struct lfb_counting const *)arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_scalable_create_native_ec5b5f9f6d39b539(long long _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_scalable **_swig_go_6) {
-  uint64_t arg1 ;
-  double arg2 ;
-  double arg3 ;
-  double arg4 ;
-  uint32_t arg5 ;
-  lfb_options *arg6 = (lfb_options *) 0 ;
-  lfb_scalable **arg7 = (lfb_scalable **) 0 ;
-  lfb_options options6 ;
-  lfb_scalable *handle7 = NULL ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (uint64_t)_swig_go_0; 
-  arg2 = (double)_swig_go_1; 
-  arg3 = (double)_swig_go_2; 
-  arg4 = (double)_swig_go_3; 
-  arg5 = (uint32_t)_swig_go_4; 
-  
-  arg6 = NULL;
-  if (_swig_go_5.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_5.array;
-    lfb_options_init(&options6);
-    options6.layout = (uint32_t)v[0]; options6.memory_limit = v[1]; options6.seed = v[2];
-    options6.counter_bits = (uint32_t)v[3]; options6.flags = (uint32_t)v[4];
-    arg6 = &options6;
-  }
-  
-  arg7 = &handle7; 
-  
-  result = (int)lfb_scalable_create(arg1,arg2,arg3,arg4,arg5,(struct lfb_options const *)arg6,arg7);
-  _swig_go_result = result; 
-  if (_swig_go_6) *_swig_go_6 = handle7; 
-  return _swig_go_result;
-}
-
-
-void _wrap_lfb_scalable_free_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  
-  lfb_scalable_free(arg1);
-  
-}
-
-
-intgo _wrap_lfb_scalable_add_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
+  result = LFB_ERR_AMBIGUOUS;
   
-  result = (int)lfb_scalable_add(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_scalable_contains_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
+intgo _wrap_LFB_CLASS_OK_native_3af4d13088cf9160() {
+  enum lfb_status_class result;
   intgo _swig_go_result;
   
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)lfb_scalable_contains((struct lfb_scalable const *)arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_scalable_add_many_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
+  result = LFB_CLASS_OK;
   
-  result = (int)lfb_scalable_add_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_scalable_contains_many_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_CLASS_ARGUMENT_native_3af4d13088cf9160() {
+  enum lfb_status_class result;
   intgo _swig_go_result;
   
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
-  
-  result = (int)lfb_scalable_contains_many((struct lfb_scalable const *)arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_scalable_add_keys_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
+  result = LFB_CLASS_ARGUMENT;
   
-  result = (int)lfb_scalable_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_scalable_contains_keys_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_CLASS_REFUSAL_native_3af4d13088cf9160() {
+  enum lfb_status_class result;
   intgo _swig_go_result;
   
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
-  
-  result = (int)lfb_scalable_contains_keys((struct lfb_scalable const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_scalable_filters_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_scalable *)_swig_go_0; 
+  result = LFB_CLASS_REFUSAL;
   
-  result = (int)lfb_scalable_filters((struct lfb_scalable const *)arg1);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_scalable_stats_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, _goslice_ _swig_go_1) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  lfb_stats *arg2 = (lfb_stats *) 0 ;
-  lfb_stats stats2 ;
-  int result;
+intgo _wrap_LFB_CLASS_DATA_native_3af4d13088cf9160() {
+  enum lfb_status_class result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  
-  stats2.struct_size = sizeof stats2;
-  arg2 = _swig_go_1.len == 13 ? &stats2 : NULL;
-  
   
-  result = (int)lfb_scalable_stats((struct lfb_scalable const *)arg1,arg2);
-  _swig_go_result = result; 
   
-  if (result == LFB_OK && _swig_go_1.len == 13) {
-    uint64_t* v = (uint64_t*)_swig_go_1.array;
-    union {
-      double d; uint64_t u; 
-    } target = {
-      stats2.target_fpr
-    }, fill = {
-      stats2.fill_ratio
-    },
-    count = {
-      stats2.estimated_count
-    }, fpr = {
-      stats2.estimated_fpr
-    };
-    v[0] = stats2.layout; v[1] = stats2.slots; v[2] = stats2.slot_bits; v[3] = stats2.hashes;
-    v[4] = stats2.bytes; v[5] = stats2.capacity; v[6] = target.u; v[7] = stats2.slots_set;
-    v[8] = stats2.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats2.near_capacity;
-  }
+  result = LFB_CLASS_DATA;
   
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_scalable_filter_stats_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  uint32_t arg2 ;
-  lfb_stats *arg3 = (lfb_stats *) 0 ;
-  uint64_t *arg4 = (uint64_t *) 0 ;
-  lfb_stats stats3 ;
-  int result;
+intgo _wrap_LFB_CLASS_RESOURCE_native_3af4d13088cf9160() {
+  enum lfb_status_class result;
   intgo _swig_go_result;
   
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
   
-  stats3.struct_size = sizeof stats3;
-  arg3 = _swig_go_2.len == 13 ? &stats3 : NULL;
+  result = LFB_CLASS_RESOURCE;
   
-  arg4 = (uint64_t *)_swig_go_3; 
-  
-  result = (int)lfb_scalable_filter_stats((struct lfb_scalable const *)arg1,arg2,arg3,arg4);
-  _swig_go_result = result; 
-  
-  if (result == LFB_OK && _swig_go_2.len == 13) {
-    uint64_t* v = (uint64_t*)_swig_go_2.array;
-    union {
-      double d; uint64_t u; 
-    } target = {
-      stats3.target_fpr
-    }, fill = {
-      stats3.fill_ratio
-    },
-    count = {
-      stats3.estimated_count
-    }, fpr = {
-      stats3.estimated_fpr
-    };
-    v[0] = stats3.layout; v[1] = stats3.slots; v[2] = stats3.slot_bits; v[3] = stats3.hashes;
-    v[4] = stats3.bytes; v[5] = stats3.capacity; v[6] = target.u; v[7] = stats3.slots_set;
-    v[8] = stats3.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats3.near_capacity;
-  }
-  
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_scalable_remove_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
+intgo _wrap_LFB_CLASS_STATE_native_3af4d13088cf9160() {
+  enum lfb_status_class result;
   intgo _swig_go_result;
   
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)lfb_scalable_remove(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_scalable_ambiguous_removes_native_ec5b5f9f6d39b539(lfb_scalable *_swig_go_0, long long *_swig_go_1) {
-  lfb_scalable *arg1 = (lfb_scalable *) 0 ;
-  uint64_t *arg2 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_scalable *)_swig_go_0; 
-  arg2 = (uint64_t *)_swig_go_1; 
+  result = LFB_CLASS_STATE;
   
-  result = (int)lfb_scalable_ambiguous_removes((struct lfb_scalable const *)arg1,arg2);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_rotating_create_native_ec5b5f9f6d39b539(long long _swig_go_0, double _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5, lfb_rotating **_swig_go_6) {
-  uint64_t arg1 ;
-  double arg2 ;
-  uint32_t arg3 ;
-  uint64_t arg4 ;
-  uint32_t arg5 ;
-  lfb_options *arg6 = (lfb_options *) 0 ;
-  lfb_rotating **arg7 = (lfb_rotating **) 0 ;
-  lfb_options options6 ;
-  lfb_rotating *handle7 = NULL ;
-  int result;
+intgo _wrap_LFB_CLASS_BUG_native_3af4d13088cf9160() {
+  enum lfb_status_class result;
   intgo _swig_go_result;
-  
-  arg1 = (uint64_t)_swig_go_0; 
-  arg2 = (double)_swig_go_1; 
-  arg3 = (uint32_t)_swig_go_2; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint32_t)_swig_go_4; 
-  
-  arg6 = NULL;
-  if (_swig_go_5.len == 5) {
-    const uint64_t* v = (const uint64_t*)_swig_go_5.array;
-    lfb_options_init(&options6);
-    options6.layout = (uint32_t)v[0]; options6.memory_limit = v[1]; options6.seed = v[2];
-    options6.counter_bits = (uint32_t)v[3]; options6.flags = (uint32_t)v[4];
-    arg6 = &options6;
-  }
-  
-  arg7 = &handle7; 
-  
-  result = (int)lfb_rotating_create(arg1,arg2,arg3,arg4,arg5,(struct lfb_options const *)arg6,arg7);
-  _swig_go_result = result; 
-  if (_swig_go_6) *_swig_go_6 = handle7; 
-  return _swig_go_result;
-}
-
-
-void _wrap_lfb_rotating_free_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  
-  arg1 = (lfb_rotating *)_swig_go_0; 
   
-  lfb_rotating_free(arg1);
   
-}
-
-
-intgo _wrap_lfb_rotating_add_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
+  result = LFB_CLASS_BUG;
   
-  arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)lfb_rotating_add(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_rotating_contains_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
+intgo _wrap_LFB_KIND_CLASSIC_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
   
-  result = (int)lfb_rotating_contains((struct lfb_rotating const *)arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_rotating_add_many_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
+  result = LFB_KIND_CLASSIC;
   
-  result = (int)lfb_rotating_add_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_rotating_contains_many_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_KIND_BLOCKED_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
   
-  result = (int)lfb_rotating_contains_many((struct lfb_rotating const *)arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_rotating_add_keys_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
+  result = LFB_KIND_BLOCKED;
   
-  result = (int)lfb_rotating_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_rotating_contains_keys_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_KIND_COUNTING_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
   
-  result = (int)lfb_rotating_contains_keys((struct lfb_rotating const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_rotating_rotate_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_rotating *)_swig_go_0; 
+  result = LFB_KIND_COUNTING;
   
-  result = (int)lfb_rotating_rotate(arg1);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_rotating_tick_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, long long _swig_go_1) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  uint64_t arg2 ;
-  int result;
+intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (uint64_t)_swig_go_1; 
   
-  result = (int)lfb_rotating_tick(arg1,arg2);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_rotating_rotations_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, long long *_swig_go_1) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  uint64_t *arg2 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (uint64_t *)_swig_go_1; 
+  result = LFB_KIND_SPLIT_BLOCK;
   
-  result = (int)lfb_rotating_rotations((struct lfb_rotating const *)arg1,arg2);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_rotating_stats_native_ec5b5f9f6d39b539(lfb_rotating *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
-  lfb_rotating *arg1 = (lfb_rotating *) 0 ;
-  uint32_t arg2 ;
-  lfb_stats *arg3 = (lfb_stats *) 0 ;
-  lfb_stats stats3 ;
-  int result;
+intgo _wrap_LFB_KIND_ONE_WORD_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_rotating *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
   
-  stats3.struct_size = sizeof stats3;
-  arg3 = _swig_go_2.len == 13 ? &stats3 : NULL;
   
+  result = LFB_KIND_ONE_WORD;
   
-  result = (int)lfb_rotating_stats((struct lfb_rotating const *)arg1,arg2,arg3);
-  _swig_go_result = result; 
-  
-  if (result == LFB_OK && _swig_go_2.len == 13) {
-    uint64_t* v = (uint64_t*)_swig_go_2.array;
-    union {
-      double d; uint64_t u; 
-    } target = {
-      stats3.target_fpr
-    }, fill = {
-      stats3.fill_ratio
-    },
-    count = {
-      stats3.estimated_count
-    }, fpr = {
-      stats3.estimated_fpr
-    };
-    v[0] = stats3.layout; v[1] = stats3.slots; v[2] = stats3.slot_bits; v[3] = stats3.hashes;
-    v[4] = stats3.bytes; v[5] = stats3.capacity; v[6] = target.u; v[7] = stats3.slots_set;
-    v[8] = stats3.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats3.near_capacity;
-  }
-  
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_swap_create_native_ec5b5f9f6d39b539(lfb_filter *_swig_go_0, lfb_swap **_swig_go_1) {
-  lfb_filter *arg1 = (lfb_filter *) 0 ;
-  lfb_swap **arg2 = (lfb_swap **) 0 ;
-  lfb_swap *handle2 = NULL ;
-  int result;
+intgo _wrap_LFB_KIND_TWO_WORD_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_filter *)_swig_go_0; 
-  arg2 = &handle2; 
-  
-  result = (int)lfb_swap_create(arg1,arg2);
-  _swig_go_result = result; 
-  if (_swig_go_1) *_swig_go_1 = handle2; 
-  return _swig_go_result;
-}
-
-
-void _wrap_lfb_swap_free_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  
-  arg1 = (lfb_swap *)_swig_go_0; 
   
-  lfb_swap_free(arg1);
-  
-}
-
-
-intgo _wrap_lfb_swap_add_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
+  result = LFB_KIND_TWO_WORD;
   
-  result = (int)lfb_swap_add(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_swap_contains_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
+intgo _wrap_LFB_KIND_CUCKOO_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
   
-  result = (int)lfb_swap_contains((struct lfb_swap const *)arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_swap_add_many_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
+  result = LFB_KIND_CUCKOO;
   
-  result = (int)lfb_swap_add_many(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_swap_contains_many_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, long long *_swig_go_5) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint8_t *arg5 = (uint8_t *) 0 ;
-  uint64_t *arg6 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_KIND_SCALABLE_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint8_t *)_swig_go_4.array; 
-  arg6 = (uint64_t *)_swig_go_5; 
   
-  result = (int)lfb_swap_contains_many((struct lfb_swap const *)arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_swap_add_keys_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
+  result = LFB_KIND_SCALABLE;
   
-  result = (int)lfb_swap_add_keys(arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_swap_contains_keys_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long *_swig_go_4) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  lfb_key *arg2 = (lfb_key *) 0 ;
-  uint64_t arg3 ;
-  uint8_t *arg4 = (uint8_t *) 0 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
+intgo _wrap_LFB_KIND_ROTATING_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (lfb_key *)_swig_go_1.array; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = (uint8_t *)_swig_go_3.array; 
-  arg5 = (uint64_t *)_swig_go_4; 
   
-  result = (int)lfb_swap_contains_keys((struct lfb_swap const *)arg1,(struct lfb_key const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_swap_stage_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  lfb_filter *arg2 = (lfb_filter *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (lfb_filter *)_swig_go_1; 
+  result = LFB_KIND_ROTATING;
   
-  result = (int)lfb_swap_stage(arg1,arg2);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_swap_add_staged_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
+intgo _wrap_LFB_KIND_SWAP_native_3af4d13088cf9160() {
+  enum lfb_kind result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
   
-  result = (int)lfb_swap_add_staged(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_swap_add_many_staged_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, long long *_swig_go_4) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  uint64_t arg4 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; 
-  arg3 = (uint64_t *)_swig_go_2.array; 
-  arg4 = (uint64_t)_swig_go_3; 
-  arg5 = (uint64_t *)_swig_go_4; 
+  result = LFB_KIND_SWAP;
   
-  result = (int)lfb_swap_add_many_staged(arg1,(void const *)arg2,(unsigned long const *)arg3,arg4,arg5);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_swap_publish_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  int result;
+intgo _wrap_LFB_FORMAT_NATIVE_native_3af4d13088cf9160() {
+  enum lfb_format result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_swap *)_swig_go_0; 
   
-  result = (int)lfb_swap_publish(arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_swap_replace_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, lfb_filter *_swig_go_1) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  lfb_filter *arg2 = (lfb_filter *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (lfb_filter *)_swig_go_1; 
+  result = LFB_FORMAT_NATIVE;
   
-  result = (int)lfb_swap_replace(arg1,arg2);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_swap_stats_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, _goslice_ _swig_go_1) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  lfb_stats *arg2 = (lfb_stats *) 0 ;
-  lfb_stats stats2 ;
-  int result;
+intgo _wrap_LFB_FORMAT_GUAVA_native_3af4d13088cf9160() {
+  enum lfb_format result;
   intgo _swig_go_result;
-  
-  arg1 = (lfb_swap *)_swig_go_0; 
-  
-  stats2.struct_size = sizeof stats2;
-  arg2 = _swig_go_1.len == 13 ? &stats2 : NULL;
-  
-  
-  result = (int)lfb_swap_stats((struct lfb_swap const *)arg1,arg2);
-  _swig_go_result = result; 
   
-  if (result == LFB_OK && _swig_go_1.len == 13) {
-    uint64_t* v = (uint64_t*)_swig_go_1.array;
-    union {
-      double d; uint64_t u; 
-    } target = {
-      stats2.target_fpr
-    }, fill = {
-      stats2.fill_ratio
-    },
-    count = {
-      stats2.estimated_count
-    }, fpr = {
-      stats2.estimated_fpr
-    };
-    v[0] = stats2.layout; v[1] = stats2.slots; v[2] = stats2.slot_bits; v[3] = stats2.hashes;
-    v[4] = stats2.bytes; v[5] = stats2.capacity; v[6] = target.u; v[7] = stats2.slots_set;
-    v[8] = stats2.saturated; v[9] = fill.u; v[10] = count.u; v[11] = fpr.u; v[12] = stats2.near_capacity;
-  }
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_swap_generation_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, long long *_swig_go_1) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
-  uint64_t *arg2 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
   
-  arg1 = (lfb_swap *)_swig_go_0; 
-  arg2 = (uint64_t *)_swig_go_1; 
+  result = LFB_FORMAT_GUAVA;
   
-  result = (int)lfb_swap_generation((struct lfb_swap const *)arg1,arg2);
-  _swig_go_result = result; 
+  _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_spec_struct_size_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_struct_size_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2052,7 +641,7 @@ intgo _wrap_lfb_spec_struct_size_get_native_ec5b5f9f6d39b539(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_kind_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_kind_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2064,7 +653,7 @@ void _wrap_lfb_spec_kind_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0
 }
 
 
-intgo _wrap_lfb_spec_kind_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_kind_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2077,7 +666,7 @@ intgo _wrap_lfb_spec_kind_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_
 }
 
 
-void _wrap_lfb_spec_capacity_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_capacity_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -2089,7 +678,7 @@ void _wrap_lfb_spec_capacity_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_
 }
 
 
-long long _wrap_lfb_spec_capacity_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_capacity_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2102,7 +691,7 @@ long long _wrap_lfb_spec_capacity_get_native_ec5b5f9f6d39b539(struct lfb_spec *_
 }
 
 
-void _wrap_lfb_spec_fpr_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_spec_fpr_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, double _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double arg2 ;
   
@@ -2114,7 +703,7 @@ void _wrap_lfb_spec_fpr_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0,
 }
 
 
-double _wrap_lfb_spec_fpr_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+double _wrap_lfb_spec_fpr_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double result;
   double _swig_go_result;
@@ -2127,7 +716,7 @@ double _wrap_lfb_spec_fpr_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_
 }
 
 
-void _wrap_lfb_spec_seed_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_seed_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -2139,7 +728,7 @@ void _wrap_lfb_spec_seed_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0
 }
 
 
-long long _wrap_lfb_spec_seed_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_seed_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2152,7 +741,7 @@ long long _wrap_lfb_spec_seed_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig
 }
 
 
-void _wrap_lfb_spec_memory_limit_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_memory_limit_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -2164,7 +753,7 @@ void _wrap_lfb_spec_memory_limit_set_native_ec5b5f9f6d39b539(struct lfb_spec *_s
 }
 
 
-long long _wrap_lfb_spec_memory_limit_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_memory_limit_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2177,7 +766,7 @@ long long _wrap_lfb_spec_memory_limit_get_native_ec5b5f9f6d39b539(struct lfb_spe
 }
 
 
-void _wrap_lfb_spec_counter_bits_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_counter_bits_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2189,7 +778,7 @@ void _wrap_lfb_spec_counter_bits_set_native_ec5b5f9f6d39b539(struct lfb_spec *_s
 }
 
 
-intgo _wrap_lfb_spec_counter_bits_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_counter_bits_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2202,7 +791,7 @@ intgo _wrap_lfb_spec_counter_bits_get_native_ec5b5f9f6d39b539(struct lfb_spec *_
 }
 
 
-void _wrap_lfb_spec_flags_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_flags_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2214,7 +803,7 @@ void _wrap_lfb_spec_flags_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_
 }
 
 
-intgo _wrap_lfb_spec_flags_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_flags_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2227,7 +816,7 @@ intgo _wrap_lfb_spec_flags_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go
 }
 
 
-void _wrap_lfb_spec_slots_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_slots_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -2239,7 +828,7 @@ void _wrap_lfb_spec_slots_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_
 }
 
 
-long long _wrap_lfb_spec_slots_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_slots_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2252,7 +841,7 @@ long long _wrap_lfb_spec_slots_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swi
 }
 
 
-void _wrap_lfb_spec_hashes_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_hashes_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2264,7 +853,7 @@ void _wrap_lfb_spec_hashes_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go
 }
 
 
-intgo _wrap_lfb_spec_hashes_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_hashes_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2277,7 +866,182 @@ intgo _wrap_lfb_spec_hashes_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_g
 }
 
 
-void _wrap_lfb_spec_reserved_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_sub_kind_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->sub_kind = arg2;
+  
+}
+
+
+intgo _wrap_lfb_spec_sub_kind_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->sub_kind);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_growth_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  double arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  if (arg1) (arg1)->growth = arg2;
+  
+}
+
+
+double _wrap_lfb_spec_growth_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->growth);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_tightening_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  double arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  if (arg1) (arg1)->tightening = arg2;
+  
+}
+
+
+double _wrap_lfb_spec_tightening_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->tightening);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_max_filters_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->max_filters = arg2;
+  
+}
+
+
+intgo _wrap_lfb_spec_max_filters_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->max_filters);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_generations_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->generations = arg2;
+  
+}
+
+
+intgo _wrap_lfb_spec_generations_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->generations);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_period_ns_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->period_ns = arg2;
+  
+}
+
+
+long long _wrap_lfb_spec_period_ns_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->period_ns);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_rotating_flags_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->rotating_flags = arg2;
+  
+}
+
+
+intgo _wrap_lfb_spec_rotating_flags_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
+  struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_spec **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->rotating_flags);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_spec_reserved_set_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -2289,7 +1053,7 @@ void _wrap_lfb_spec_reserved_set_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_
 }
 
 
-intgo _wrap_lfb_spec_reserved_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_reserved_get_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2302,7 +1066,7 @@ intgo _wrap_lfb_spec_reserved_get_native_ec5b5f9f6d39b539(struct lfb_spec *_swig
 }
 
 
-struct lfb_spec *_wrap_new_lfb_spec_native_ec5b5f9f6d39b539() {
+struct lfb_spec *_wrap_new_lfb_spec_native_3af4d13088cf9160() {
   struct lfb_spec *result = 0 ;
   struct lfb_spec *_swig_go_result;
   
@@ -2313,7 +1077,7 @@ struct lfb_spec *_wrap_new_lfb_spec_native_ec5b5f9f6d39b539() {
 }
 
 
-void _wrap_delete_lfb_spec_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) {
+void _wrap_delete_lfb_spec_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   
   arg1 = *(struct lfb_spec **)&_swig_go_0; 
@@ -2323,7 +1087,55 @@ void _wrap_delete_lfb_spec_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0) 
 }
 
 
-intgo _wrap_lfb_info_struct_size_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+intgo _wrap_LFB_OP_ADD_native_3af4d13088cf9160() {
+  enum lfb_batch_op result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_OP_ADD;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_OP_CONTAINS_native_3af4d13088cf9160() {
+  enum lfb_batch_op result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_OP_CONTAINS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_OP_REMOVE_native_3af4d13088cf9160() {
+  enum lfb_batch_op result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_OP_REMOVE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_OP_ADD_STAGED_native_3af4d13088cf9160() {
+  enum lfb_batch_op result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_OP_ADD_STAGED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_info_struct_size_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2336,7 +1148,7 @@ intgo _wrap_lfb_info_struct_size_get_native_ec5b5f9f6d39b539(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_kind_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_kind_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2348,7 +1160,7 @@ void _wrap_lfb_info_kind_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0
 }
 
 
-intgo _wrap_lfb_info_kind_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_kind_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2361,7 +1173,7 @@ intgo _wrap_lfb_info_kind_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_
 }
 
 
-void _wrap_lfb_info_slots_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_slots_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2373,7 +1185,7 @@ void _wrap_lfb_info_slots_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_slots_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_slots_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2386,7 +1198,7 @@ long long _wrap_lfb_info_slots_get_native_ec5b5f9f6d39b539(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_slot_bits_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_slot_bits_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2398,7 +1210,7 @@ void _wrap_lfb_info_slot_bits_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig
 }
 
 
-intgo _wrap_lfb_info_slot_bits_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_slot_bits_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2411,7 +1223,7 @@ intgo _wrap_lfb_info_slot_bits_get_native_ec5b5f9f6d39b539(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_hashes_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_hashes_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2423,7 +1235,7 @@ void _wrap_lfb_info_hashes_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go
 }
 
 
-intgo _wrap_lfb_info_hashes_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_hashes_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2436,7 +1248,7 @@ intgo _wrap_lfb_info_hashes_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_g
 }
 
 
-void _wrap_lfb_info_bytes_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_bytes_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2448,7 +1260,7 @@ void _wrap_lfb_info_bytes_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_bytes_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_bytes_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2461,7 +1273,7 @@ long long _wrap_lfb_info_bytes_get_native_ec5b5f9f6d39b539(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_capacity_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_capacity_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2473,7 +1285,7 @@ void _wrap_lfb_info_capacity_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_
 }
 
 
-long long _wrap_lfb_info_capacity_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_capacity_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2486,7 +1298,7 @@ long long _wrap_lfb_info_capacity_get_native_ec5b5f9f6d39b539(struct lfb_info *_
 }
 
 
-void _wrap_lfb_info_target_fpr_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_target_fpr_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -2498,7 +1310,7 @@ void _wrap_lfb_info_target_fpr_set_native_ec5b5f9f6d39b539(struct lfb_info *_swi
 }
 
 
-double _wrap_lfb_info_target_fpr_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_target_fpr_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -2511,7 +1323,7 @@ double _wrap_lfb_info_target_fpr_get_native_ec5b5f9f6d39b539(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_seed_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_seed_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2523,7 +1335,7 @@ void _wrap_lfb_info_seed_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0
 }
 
 
-long long _wrap_lfb_info_seed_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_seed_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2536,7 +1348,7 @@ long long _wrap_lfb_info_seed_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_slots_set_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_slots_set_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2548,7 +1360,7 @@ void _wrap_lfb_info_slots_set_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig
 }
 
 
-long long _wrap_lfb_info_slots_set_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_slots_set_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2561,7 +1373,7 @@ long long _wrap_lfb_info_slots_set_get_native_ec5b5f9f6d39b539(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_fill_ratio_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_fill_ratio_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -2573,7 +1385,7 @@ void _wrap_lfb_info_fill_ratio_set_native_ec5b5f9f6d39b539(struct lfb_info *_swi
 }
 
 
-double _wrap_lfb_info_fill_ratio_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_fill_ratio_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -2586,7 +1398,7 @@ double _wrap_lfb_info_fill_ratio_get_native_ec5b5f9f6d39b539(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_estimated_count_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_estimated_count_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -2598,7 +1410,7 @@ void _wrap_lfb_info_estimated_count_set_native_ec5b5f9f6d39b539(struct lfb_info 
 }
 
 
-double _wrap_lfb_info_estimated_count_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_estimated_count_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -2611,7 +1423,7 @@ double _wrap_lfb_info_estimated_count_get_native_ec5b5f9f6d39b539(struct lfb_inf
 }
 
 
-void _wrap_lfb_info_expected_fpr_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_expected_fpr_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -2623,7 +1435,7 @@ void _wrap_lfb_info_expected_fpr_set_native_ec5b5f9f6d39b539(struct lfb_info *_s
 }
 
 
-double _wrap_lfb_info_expected_fpr_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_expected_fpr_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -2636,7 +1448,7 @@ double _wrap_lfb_info_expected_fpr_get_native_ec5b5f9f6d39b539(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_near_capacity_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_near_capacity_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2648,7 +1460,7 @@ void _wrap_lfb_info_near_capacity_set_native_ec5b5f9f6d39b539(struct lfb_info *_
 }
 
 
-intgo _wrap_lfb_info_near_capacity_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_near_capacity_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2661,7 +1473,7 @@ intgo _wrap_lfb_info_near_capacity_get_native_ec5b5f9f6d39b539(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_reserved_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_reserved_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2673,7 +1485,7 @@ void _wrap_lfb_info_reserved_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_
 }
 
 
-intgo _wrap_lfb_info_reserved_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_reserved_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2686,7 +1498,7 @@ intgo _wrap_lfb_info_reserved_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_saturated_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_saturated_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2698,7 +1510,7 @@ void _wrap_lfb_info_saturated_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig
 }
 
 
-long long _wrap_lfb_info_saturated_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_saturated_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2711,7 +1523,7 @@ long long _wrap_lfb_info_saturated_get_native_ec5b5f9f6d39b539(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_kicks_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_kicks_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2723,7 +1535,7 @@ void _wrap_lfb_info_kicks_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_kicks_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_kicks_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2736,7 +1548,7 @@ long long _wrap_lfb_info_kicks_get_native_ec5b5f9f6d39b539(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_failed_adds_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_failed_adds_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2748,7 +1560,7 @@ void _wrap_lfb_info_failed_adds_set_native_ec5b5f9f6d39b539(struct lfb_info *_sw
 }
 
 
-long long _wrap_lfb_info_failed_adds_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_failed_adds_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2761,7 +1573,7 @@ long long _wrap_lfb_info_failed_adds_get_native_ec5b5f9f6d39b539(struct lfb_info
 }
 
 
-void _wrap_lfb_info_duplicate_refusals_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_duplicate_refusals_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2773,7 +1585,7 @@ void _wrap_lfb_info_duplicate_refusals_set_native_ec5b5f9f6d39b539(struct lfb_in
 }
 
 
-long long _wrap_lfb_info_duplicate_refusals_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_duplicate_refusals_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2786,7 +1598,7 @@ long long _wrap_lfb_info_duplicate_refusals_get_native_ec5b5f9f6d39b539(struct l
 }
 
 
-void _wrap_lfb_info_reader_retries_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_reader_retries_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2798,7 +1610,7 @@ void _wrap_lfb_info_reader_retries_set_native_ec5b5f9f6d39b539(struct lfb_info *
 }
 
 
-long long _wrap_lfb_info_reader_retries_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_reader_retries_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2811,7 +1623,7 @@ long long _wrap_lfb_info_reader_retries_get_native_ec5b5f9f6d39b539(struct lfb_i
 }
 
 
-void _wrap_lfb_info_reader_gave_up_set_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_reader_gave_up_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2823,7 +1635,7 @@ void _wrap_lfb_info_reader_gave_up_set_native_ec5b5f9f6d39b539(struct lfb_info *
 }
 
 
-long long _wrap_lfb_info_reader_gave_up_get_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_reader_gave_up_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2836,7 +1648,132 @@ long long _wrap_lfb_info_reader_gave_up_get_native_ec5b5f9f6d39b539(struct lfb_i
 }
 
 
-struct lfb_info *_wrap_new_lfb_info_native_ec5b5f9f6d39b539() {
+void _wrap_lfb_info_sub_kind_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->sub_kind = arg2;
+  
+}
+
+
+intgo _wrap_lfb_info_sub_kind_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->sub_kind);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_parts_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->parts = arg2;
+  
+}
+
+
+intgo _wrap_lfb_info_parts_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->parts);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_generation_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->generation = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_generation_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->generation);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_ambiguous_removes_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->ambiguous_removes = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_ambiguous_removes_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->ambiguous_removes);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_info_items_set_native_3af4d13088cf9160(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->items = arg2;
+  
+}
+
+
+long long _wrap_lfb_info_items_get_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
+  struct lfb_info *arg1 = (struct lfb_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct lfb_info **)&_swig_go_0; 
+  
+  result = (uint64_t) ((arg1)->items);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct lfb_info *_wrap_new_lfb_info_native_3af4d13088cf9160() {
   struct lfb_info *result = 0 ;
   struct lfb_info *_swig_go_result;
   
@@ -2847,7 +1784,7 @@ struct lfb_info *_wrap_new_lfb_info_native_ec5b5f9f6d39b539() {
 }
 
 
-void _wrap_delete_lfb_info_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) {
+void _wrap_delete_lfb_info_native_3af4d13088cf9160(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   
   arg1 = *(struct lfb_info **)&_swig_go_0; 
@@ -2857,7 +1794,110 @@ void _wrap_delete_lfb_info_native_ec5b5f9f6d39b539(struct lfb_info *_swig_go_0) 
 }
 
 
-intgo _wrap_lfb_create_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
+_gostring_ _wrap_lfb_version_string_native_3af4d13088cf9160() {
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  
+  result = (char *)lfb_version_string();
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_abi_version_native_3af4d13088cf9160() {
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  
+  result = (uint32_t)lfb_abi_version();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_lfb_strerror_native_3af4d13088cf9160(intgo _swig_go_0) {
+  int arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  result = (char *)lfb_strerror(arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_lfb_last_error_native_3af4d13088cf9160() {
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  
+  result = (char *)lfb_last_error();
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_lfb_status_name_native_3af4d13088cf9160(intgo _swig_go_0) {
+  int arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  result = (char *)lfb_status_name(arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_status_class_native_3af4d13088cf9160(intgo _swig_go_0) {
+  int arg1 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  result = (int)lfb_status_class(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_lfb_kind_name_native_3af4d13088cf9160(intgo _swig_go_0) {
+  uint32_t arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  
+  result = (char *)lfb_kind_name(arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_kind_parse_native_3af4d13088cf9160(_gostring_ _swig_go_0) {
+  char *arg1 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  result = (int)lfb_kind_parse((char const *)arg1);
+  _swig_go_result = result; 
+  free(arg1); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_create_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_spec *arg1 = (lfb_spec *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -2874,7 +1914,7 @@ intgo _wrap_lfb_create_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, lfb_
 }
 
 
-void _wrap_lfb_free_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
+void _wrap_lfb_free_native_3af4d13088cf9160(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   
   arg1 = (lfb_handle *)_swig_go_0; 
@@ -2884,7 +1924,7 @@ void _wrap_lfb_free_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_kind_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_kind_native_3af4d13088cf9160(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2897,7 +1937,7 @@ intgo _wrap_lfb_kind_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_add_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_add_native_3af4d13088cf9160(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2905,7 +1945,7 @@ intgo _wrap_lfb_add_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_
   intgo _swig_go_result;
   
   arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
+  arg2 = *(void **)&_swig_go_1; 
   arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_add(arg1,(void const *)arg2,arg3);
@@ -2914,7 +1954,7 @@ intgo _wrap_lfb_add_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_
 }
 
 
-intgo _wrap_lfb_contains_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_contains_native_3af4d13088cf9160(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2922,7 +1962,7 @@ intgo _wrap_lfb_contains_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_
   intgo _swig_go_result;
   
   arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
+  arg2 = *(void **)&_swig_go_1; 
   arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_contains((struct lfb_handle const *)arg1,(void const *)arg2,arg3);
@@ -2931,7 +1971,7 @@ intgo _wrap_lfb_contains_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_
 }
 
 
-intgo _wrap_lfb_remove_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_remove_native_3af4d13088cf9160(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2939,7 +1979,7 @@ intgo _wrap_lfb_remove_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_sw
   intgo _swig_go_result;
   
   arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
+  arg2 = *(void **)&_swig_go_1; 
   arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_remove(arg1,(void const *)arg2,arg3);
@@ -2948,7 +1988,7 @@ intgo _wrap_lfb_remove_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_lfb_count_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_count_native_3af4d13088cf9160(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2956,7 +1996,7 @@ intgo _wrap_lfb_count_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swi
   intgo _swig_go_result;
   
   arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
+  arg2 = *(void **)&_swig_go_1; 
   arg3 = (uint64_t)_swig_go_2; 
   
   result = (int)lfb_count((struct lfb_handle const *)arg1,(void const *)arg2,arg3);
@@ -2965,7 +2005,7 @@ intgo _wrap_lfb_count_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_lfb_info_get_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_info_get_native_3af4d13088cf9160(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2980,7 +2020,7 @@ intgo _wrap_lfb_info_get_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, struct 
 }
 
 
-intgo _wrap_lfb_plan_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_plan_native_3af4d13088cf9160(struct lfb_spec *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_spec *arg1 = (lfb_spec *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2995,7 +2035,7 @@ intgo _wrap_lfb_plan_native_ec5b5f9f6d39b539(struct lfb_spec *_swig_go_0, struct
 }
 
 
-intgo _wrap_lfb_serialized_size_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_serialized_size_native_3af4d13088cf9160(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3012,7 +2052,7 @@ intgo _wrap_lfb_serialized_size_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_save_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_save_native_3af4d13088cf9160(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3032,7 +2072,24 @@ intgo _wrap_lfb_save_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, intgo _swig
 }
 
 
-intgo _wrap_lfb_load_native_ec5b5f9f6d39b539(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+intgo _wrap_lfb_save_fd_native_3af4d13088cf9160(lfb_handle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  uint32_t arg2 ;
+  int arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  result = (int)lfb_save_fd((struct lfb_handle const *)arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_load_native_3af4d13088cf9160(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -3054,7 +2111,48 @@ intgo _wrap_lfb_load_native_ec5b5f9f6d39b539(intgo _swig_go_0, _goslice_ _swig_g
 }
 
 
-intgo _wrap_lfb_open_shared_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, struct lfb_spec *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, lfb_handle **_swig_go_4) {
+intgo _wrap_lfb_load_fd_native_3af4d13088cf9160(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+  uint32_t arg1 ;
+  int arg2 ;
+  uint64_t arg3 ;
+  lfb_handle **arg4 = (lfb_handle **) 0 ;
+  lfb_handle *handle4 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  arg2 = (int)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = &handle4; 
+  
+  result = (int)lfb_load_fd(arg1,arg2,arg3,arg4);
+  _swig_go_result = result; 
+  if (_swig_go_3) *_swig_go_3 = handle4; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_load_size_native_3af4d13088cf9160(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3) {
+  uint32_t arg1 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  uint64_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg4 = (uint64_t)_swig_go_2; 
+  arg5 = (uint64_t *)_swig_go_3; 
+  
+  result = (int)lfb_load_size(arg1,(void const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_open_shared_native_3af4d13088cf9160(_gostring_ _swig_go_0, struct lfb_spec *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, lfb_handle **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   lfb_spec *arg2 = (lfb_spec *) 0 ;
   uint32_t arg3 ;
@@ -3082,7 +2180,7 @@ intgo _wrap_lfb_open_shared_native_ec5b5f9f6d39b539(_gostring_ _swig_go_0, struc
 }
 
 
-intgo _wrap_lfb_flush_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_flush_native_3af4d13088cf9160(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3095,7 +2193,7 @@ intgo _wrap_lfb_flush_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_copy_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
+intgo _wrap_lfb_copy_native_3af4d13088cf9160(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -3112,7 +2210,7 @@ intgo _wrap_lfb_copy_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle 
 }
 
 
-intgo _wrap_lfb_equal_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_equal_native_3af4d13088cf9160(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -3127,7 +2225,7 @@ intgo _wrap_lfb_equal_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle
 }
 
 
-intgo _wrap_lfb_union_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_union_native_3af4d13088cf9160(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -3142,7 +2240,7 @@ intgo _wrap_lfb_union_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle
 }
 
 
-intgo _wrap_lfb_intersect_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_intersect_native_3af4d13088cf9160(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -3157,7 +2255,7 @@ intgo _wrap_lfb_intersect_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_ha
 }
 
 
-intgo _wrap_lfb_geometry_get_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_geometry_get_native_3af4d13088cf9160(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -3172,7 +2270,7 @@ intgo _wrap_lfb_geometry_get_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, str
 }
 
 
-intgo _wrap_lfb_clear_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_clear_native_3af4d13088cf9160(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3185,48 +2283,123 @@ intgo _wrap_lfb_clear_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_swap_create_any_native_ec5b5f9f6d39b539(lfb_handle *_swig_go_0, lfb_swap **_swig_go_1) {
+intgo _wrap_lfb_part_info_native_3af4d13088cf9160(lfb_handle *_swig_go_0, intgo _swig_go_1, struct lfb_info *_swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
-  lfb_swap **arg2 = (lfb_swap **) 0 ;
-  lfb_swap *handle2 = NULL ;
+  uint32_t arg2 ;
+  lfb_info *arg3 = (lfb_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = *(lfb_info **)&_swig_go_2; 
+  
+  result = (int)lfb_part_info((struct lfb_handle const *)arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_rotate_native_3af4d13088cf9160(lfb_handle *_swig_go_0) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  
+  result = (int)lfb_rotate(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_tick_native_3af4d13088cf9160(lfb_handle *_swig_go_0, long long _swig_go_1) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  uint64_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  result = (int)lfb_tick(arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_create_swap_native_3af4d13088cf9160(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  lfb_handle **arg2 = (lfb_handle **) 0 ;
+  lfb_handle *handle2 = NULL ;
   int result;
   intgo _swig_go_result;
   
   arg1 = (lfb_handle *)_swig_go_0; 
   arg2 = &handle2; 
   
-  result = (int)lfb_swap_create_any(arg1,arg2);
+  result = (int)lfb_create_swap(arg1,arg2);
   _swig_go_result = result; 
   if (_swig_go_1) *_swig_go_1 = handle2; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_swap_stage_any_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, lfb_handle *_swig_go_1) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
+intgo _wrap_lfb_stage_native_3af4d13088cf9160(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
   
-  arg1 = (lfb_swap *)_swig_go_0; 
+  arg1 = (lfb_handle *)_swig_go_0; 
   arg2 = (lfb_handle *)_swig_go_1; 
   
-  result = (int)lfb_swap_stage_any(arg1,arg2);
+  result = (int)lfb_stage(arg1,arg2);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_lfb_swap_replace_any_native_ec5b5f9f6d39b539(lfb_swap *_swig_go_0, lfb_handle *_swig_go_1) {
-  lfb_swap *arg1 = (lfb_swap *) 0 ;
+intgo _wrap_lfb_add_staged_native_3af4d13088cf9160(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = *(void **)&_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)lfb_add_staged(arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_publish_native_3af4d13088cf9160(lfb_handle *_swig_go_0) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  
+  result = (int)lfb_publish(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_replace_native_3af4d13088cf9160(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
   
-  arg1 = (lfb_swap *)_swig_go_0; 
+  arg1 = (lfb_handle *)_swig_go_0; 
   arg2 = (lfb_handle *)_swig_go_1; 
   
-  result = (int)lfb_swap_replace_any(arg1,arg2);
+  result = (int)lfb_replace(arg1,arg2);
   _swig_go_result = result; 
   return _swig_go_result;
 }

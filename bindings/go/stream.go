@@ -1,0 +1,193 @@
+package lfbloom
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
+)
+
+// Saving and loading in lfbloom's own format (docs/FORMAT.md: versioned, checksummed, every
+// layout). Go never parses it: lfb_load_size tells a saved filter's length from its header, and
+// the streams run through a pipe to lfb_save_fd and lfb_load_fd, so that neither WriteTo nor
+// ReadFrom holds the whole filter in Go memory.
+
+// MarshalBinary encodes the filter. A filter may be marshaled while others add: the result holds
+// every add that completed before it began (a Cuckoo's adds and removes wait while it is copied).
+func (l layout) MarshalBinary() ([]byte, error) {
+	p, s, ok := l.h.acquire()
+	if !ok {
+		return nil, ErrClosed
+	}
+	defer l.h.release(s)
+	var size, written uint64
+	if _, err := nativeCall(func() int { return native.Lfb_serialized_size(p, formatNative, &size) }); err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	if _, err := nativeCall(func() int { return native.Lfb_save(p, formatNative, out, &written) }); err != nil {
+		return nil, err
+	}
+	return out[:written], nil
+}
+
+// UnmarshalBinary replaces the filter with the one encoded in data (by MarshalBinary, in any
+// language), which must be of this type: a Filter takes any Bloom layout, the others their own
+// kind (else ErrIncompatible). Corrupt, foreign or truncated data returns an error wrapping
+// ErrCorrupt (or ErrUnsupportedVersion, ErrTooLarge past the filter's WithMemoryLimit) and leaves
+// the filter as it was.
+func (l layout) UnmarshalBinary(data []byte) error {
+	if len(data) == 0 {
+		data = []byte{0}[:0:1] // a non-nil empty slice: the loader reports it as truncated
+	}
+	var p uintptr
+	if _, err := nativeCall(func() int { return native.Lfb_load(formatNative, data, l.limit, &p) }); err != nil {
+		return err
+	}
+	return l.replace(p)
+}
+
+// WriteTo writes the filter's encoding to w (io.WriterTo), streamed: the filter is never copied
+// into Go memory whole.
+func (l layout) WriteTo(w io.Writer) (int64, error) {
+	p, s, ok := l.h.acquire()
+	if !ok {
+		return 0, ErrClosed
+	}
+	defer l.h.release(s)
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	saved := make(chan error, 1)
+	go func() {
+		_, err := nativeCall(func() int { return native.Lfb_save_fd(p, formatNative, int(pw.Fd())) })
+		pw.Close()
+		saved <- err
+	}()
+	n, err := io.Copy(w, r)
+	r.Close() // if w failed, the save still writing gets EPIPE and returns
+	if saveErr := <-saved; err == nil {
+		err = saveErr
+	}
+	return n, err
+}
+
+// ReadFrom replaces the filter with one read from r (io.ReaderFrom), of this type as
+// UnmarshalBinary says: it reads exactly one encoded filter and nothing past it, streamed (the
+// header's declared size is checked, against the filter's WithMemoryLimit too, before anything is
+// allocated). On an error the filter is as it was.
+func (l layout) ReadFrom(r io.Reader) (int64, error) {
+	p, n, err := load(r, l.limit)
+	if err != nil {
+		return n, err
+	}
+	return n, l.replace(p)
+}
+
+// Load reads one filter of any kind that has a file format (a layout: Filter, CountingFilter or
+// Cuckoo) from r, exactly as ReadFrom does, and returns it; a type switch or assertion gives its
+// type. Options: WithMemoryLimit, the most the filter may take: a larger one is refused
+// (ErrTooLarge) from its header, before anything is allocated.
+func Load(r io.Reader, opts ...Option) (Interface, error) {
+	o := optionsOf(opts)
+	p, _, err := load(r, o.memoryLimit)
+	if err != nil {
+		return nil, err
+	}
+	return wrap(p, o.memoryLimit), nil
+}
+
+// load reads one saved filter from r into a new C handle: its header, whose validated length
+// lfb_load_size gives, then exactly the rest, through a pipe to lfb_load_fd. It returns the
+// bytes read from r.
+func load(r io.Reader, limit uint64) (uintptr, int64, error) {
+	head := make([]byte, headerBytes)
+	if n, err := io.ReadFull(r, head); err != nil {
+		return 0, int64(n), readError(err, "header")
+	}
+	var total uint64
+	if _, err := nativeCall(func() int { return native.Lfb_load_size(formatNative, head, limit, &total) }); err != nil {
+		return 0, headerBytes, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return 0, headerBytes, fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	rest := &countingReader{r: io.LimitReader(r, int64(total-headerBytes))}
+	fed := make(chan struct{})
+	go func() {
+		if _, err := pw.Write(head); err == nil {
+			io.Copy(pw, rest) // a write error is the load's: it stopped reading
+		}
+		pw.Close()
+		close(fed)
+	}()
+	var p uintptr
+	_, err = nativeCall(func() int { return native.Lfb_load_fd(formatNative, int(pr.Fd()), limit, &p) })
+	pr.Close() // if the load stopped early, the feeder's writes get EPIPE
+	<-fed
+	n := headerBytes + rest.n
+	if err == nil {
+		return p, n, nil
+	}
+	if rest.err != nil || rest.eof && uint64(n) < total { // r's failure or end, not the data's
+		err = readError(rest.err, fmt.Sprintf("filter (%d of its %d bytes)", n, total))
+	}
+	return 0, n, err
+}
+
+// readError is a failure to read a saved filter: ErrCorrupt if it ended early (err is io.EOF,
+// io.ErrUnexpectedEOF or nil), else the reader's error, wrapped with ErrIO.
+func readError(err error, what string) error {
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: truncated %s", ErrCorrupt, what)
+	}
+	return fmt.Errorf("%w: reading the %s: %w", ErrIO, what, err)
+}
+
+// countingReader counts the bytes read through it, notes the end, keeps the first other error.
+type countingReader struct {
+	r   io.Reader
+	n   int64
+	eof bool
+	err error
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	if err == io.EOF {
+		c.eof = true
+	} else if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// replace makes the loaded C handle p this filter's if it is of this filter's type (a Filter
+// takes any Bloom layout), freeing the old one once no call uses it; else it frees p.
+func (l layout) replace(p uintptr) error {
+	kind := native.Lfb_kind(p)
+	var bits *bitArray
+	if Layout(kind).bloom() {
+		bits, _ = bitArrayOf(p) // nil: Add and Test call C
+	}
+	var err error
+	l.h.exclusive(func(old uintptr) uintptr {
+		if old == 0 {
+			err = ErrClosed
+		} else if was := native.Lfb_kind(old); was != kind && !(Layout(was).bloom() && Layout(kind).bloom()) {
+			err = fmt.Errorf("%w: the data holds a %s filter, not a %s one", ErrIncompatible, kindName(kind), kindName(was))
+		} else {
+			native.Lfb_free(old)
+			l.bits = bits
+			return p
+		}
+		native.Lfb_free(p)
+		return old
+	})
+	return err
+}
