@@ -28,11 +28,10 @@ func wrap(p uintptr, limit uint64) Interface {
 	case kindCuckoo:
 		return &Cuckoo{layout{f}, removal{f}}
 	case kindScalable:
-		s := &Scalable{f}
 		if g, _ := f.Geometry(); g.SubKind == kindName(kindCuckoo) {
-			return &ScalableCuckoo{s, removal{f}}
+			return &ScalableCuckoo{&Scalable{f}}
 		}
-		return s
+		return &Scalable{f}
 	case kindRotating:
 		return &Rotating{f}
 	case kindSwap:
@@ -49,11 +48,11 @@ func as[T Interface](p uintptr, limit uint64, err error) (T, error) {
 	if err != nil {
 		return zero, err
 	}
-	kind := native.Lfb_kind(p)
 	w := wrap(p, limit)
 	if t, ok := w.(T); ok {
 		return t, nil
 	}
+	kind := native.Lfb_kind(p)
 	w.Close()
 	return zero, fmt.Errorf("%w: a %s filter, where a %T was wanted", ErrIncompatible, kindName(kind), zero)
 }

@@ -96,10 +96,7 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 // a growth, or another key of the same fingerprint and buckets there) is not removed: Remove's
 // error then wraps ErrAmbiguous, and the key stays (a false positive). Removes block only on
 // writers of the same bucket stripe.
-type ScalableCuckoo struct {
-	*Scalable
-	removal
-}
+type ScalableCuckoo struct{ *Scalable }
 
 // NewScalableCuckoo returns a ScalableCuckoo starting at initialCapacity keys whose total
 // false-positive rate stays below fpr. Options: WithSeed and WithMemoryLimit.
@@ -107,6 +104,43 @@ func NewScalableCuckoo(initialCapacity uint64, fpr float64, config ScalableConfi
 	o := optionsOf(opts)
 	return newScalable[*ScalableCuckoo](&o, kindCuckoo, initialCapacity, fpr, config)
 }
+
+// The removes of every Remover (removal, in filter.go), delegated one by one rather than
+// embedded, so that ScalableCuckoo's struct keeps its one field, *Scalable, as before.
+
+// Remove removes one copy of the key (see the type's documentation for ErrAmbiguous).
+func (s *ScalableCuckoo) Remove(key []byte) (bool, error) { return removal{s.filter}.Remove(key) }
+
+// RemoveString removes one copy of the bytes of key.
+func (s *ScalableCuckoo) RemoveString(key string) (bool, error) {
+	return removal{s.filter}.RemoveString(key)
+}
+
+// RemoveUint64 removes one copy of the 8 little-endian bytes of v.
+func (s *ScalableCuckoo) RemoveUint64(v uint64) (bool, error) {
+	return removal{s.filter}.RemoveUint64(v)
+}
+
+// RemoveMany removes one copy of each key, in order, in one C call; element i is what
+// Remove(keys[i]) would have returned. An ambiguous remove stops the batch: the answers of the
+// keys before it come with a *BatchError.
+func (s *ScalableCuckoo) RemoveMany(keys [][]byte) ([]bool, error) {
+	return removal{s.filter}.RemoveMany(keys)
+}
+
+// RemoveStrings is RemoveMany for the bytes of each string.
+func (s *ScalableCuckoo) RemoveStrings(keys []string) ([]bool, error) {
+	return removal{s.filter}.RemoveStrings(keys)
+}
+
+// RemoveUint64s is RemoveMany for the 8 little-endian bytes of each integer.
+func (s *ScalableCuckoo) RemoveUint64s(keys []uint64) ([]bool, error) {
+	return removal{s.filter}.RemoveUint64s(keys)
+}
+
+// Count returns the copies of the key's fingerprint in its buckets, summed over sub-filters; 0
+// means certainly absent.
+func (s *ScalableCuckoo) Count(key []byte) (int, error) { return removal{s.filter}.Count(key) }
 
 // AmbiguousRemoves returns how many removes were refused with ErrAmbiguous so far.
 func (s *ScalableCuckoo) AmbiguousRemoves() (uint64, error) {

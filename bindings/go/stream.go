@@ -39,6 +39,9 @@ func (l layout) MarshalBinary() ([]byte, error) {
 // ErrCorrupt (or ErrUnsupportedVersion, ErrTooLarge past the filter's WithMemoryLimit) and leaves
 // the filter as it was.
 func (l layout) UnmarshalBinary(data []byte) error {
+	if l.h.ptr.Load() == 0 { // before loading for nothing; replace checks again
+		return ErrClosed
+	}
 	if len(data) == 0 {
 		data = []byte{0}[:0:1] // a non-nil empty slice: the loader reports it as truncated
 	}
@@ -80,6 +83,9 @@ func (l layout) WriteTo(w io.Writer) (int64, error) {
 // header's declared size is checked, against the filter's WithMemoryLimit too, before anything is
 // allocated). On an error the filter is as it was.
 func (l layout) ReadFrom(r io.Reader) (int64, error) {
+	if l.h.ptr.Load() == 0 { // before reading r for nothing; replace checks again
+		return 0, ErrClosed
+	}
 	p, n, err := load(r, l.limit)
 	if err != nil {
 		return n, err
