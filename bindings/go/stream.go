@@ -53,7 +53,8 @@ func (l layout) UnmarshalBinary(data []byte) error {
 }
 
 // WriteTo writes the filter's encoding to w (io.WriterTo), streamed: the filter is never copied
-// into Go memory whole.
+// into Go memory whole. It holds what MarshalBinary's result would; a Cuckoo's adds and removes
+// wait until w has taken it all.
 func (l layout) WriteTo(w io.Writer) (int64, error) {
 	p, s, ok := l.h.acquire()
 	if !ok {
