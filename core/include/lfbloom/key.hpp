@@ -3,10 +3,13 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <ranges>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <boost/endian/conversion.hpp>
@@ -20,6 +23,54 @@ using key_view = std::span<const std::byte>;
 
 /// The UTF-8 (or any) bytes of a string, as a key.
 inline key_view as_key(std::string_view s) noexcept { return std::as_bytes(std::span(s.data(), s.size())); }
+
+/// The customization point for keys of any type: key_traits<T>::with_bytes(key, fn) calls
+/// fn(key_view) with the bytes a T is hashed as, and returns what fn returns. The bytes may live
+/// in a local buffer (they are hashed, never stored). Specialize it for your own types, e.g. a
+/// struct of two ids as their 16 little-endian bytes; keys that should find each other in another
+/// language must hash the same bytes there. lfbloom's own: byte spans (key_view) as they are,
+/// anything a std::string_view is made from (std::string, literals) as its bytes, and integers
+/// (but bool and the character types) as the 8 little-endian bytes of their 64-bit two's-complement
+/// value, as Guava's Funnels.longFunnel() and Java's and Go's uint64 keys, so 5, 5u and 5ULL are one key.
+template <class T, class Enable = void>
+struct key_traits {};
+
+template <>
+struct key_traits<key_view> {
+    template <class Fn>
+    static decltype(auto) with_bytes(key_view key, Fn&& fn) {
+        return fn(key);
+    }
+};
+
+template <class T>
+struct key_traits<T, std::enable_if_t<std::is_convertible_v<const T&, std::string_view> && !std::is_same_v<T, key_view>>> {
+    template <class Fn>
+    static decltype(auto) with_bytes(const T& key, Fn&& fn) {
+        return fn(as_key(std::string_view(key)));
+    }
+};
+
+template <class T>
+struct key_traits<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
+                                      !std::is_same_v<T, wchar_t> && !std::is_same_v<T, char8_t> &&
+                                      !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t>>> {
+    template <class Fn>
+    static decltype(auto) with_bytes(T key, Fn&& fn) {
+        const std::uint64_t le = boost::endian::native_to_little(static_cast<std::uint64_t>(key));
+        return fn(std::as_bytes(std::span(&le, 1)));
+    }
+};
+
+/// A type key_traits knows: what every filter's add, contains, remove and count take.
+template <class T>
+concept hashable_key = requires(const T& key) {
+    key_traits<std::remove_cvref_t<T>>::with_bytes(key, [](key_view) { return 0; });
+};
+
+/// A range of keys, for the batch calls over ranges.
+template <class R>
+concept key_range = std::ranges::input_range<R> && hashable_key<std::ranges::range_reference_t<R>>;
 
 /// Batch calls work in groups of this many keys: hash them all, prefetch their lines, then probe,
 /// so the group's cache misses overlap. 64 was measured best (bench/prefetch_tune.cpp, in
@@ -48,25 +99,27 @@ class key_operations {
     static constexpr bool nothrow_add() noexcept { return noexcept(std::declval<Filter&>().add_hash(hash128{})); }
 
 public:
-    /// MurmurHash3 x64_128 with the filter's seed, unless Filter has a static key_hash(data,
-    /// size, seed) of its own (split-block filters: XXH64).
+    /// MurmurHash3 x64_128 of the key's bytes (key_traits) with the filter's seed, unless Filter
+    /// has a static key_hash(data, size, seed) of its own (split-block filters: XXH64).
     hash128 hash(key_view key) const noexcept { return hash_bytes(key.data(), key.size()); }
-    /// Integers hash as their 8 little-endian bytes, like Guava's Funnels.longFunnel() (and
-    /// Parquet's plain encoding of INT64).
-    hash128 hash(std::uint64_t key) const noexcept {
-        const std::uint64_t le = boost::endian::native_to_little(key);
-        return hash_bytes(&le, sizeof le);
+    template <hashable_key K>
+    hash128 hash(const K& key) const noexcept {
+        return key_traits<std::remove_cvref_t<K>>::with_bytes(key, [&](key_view bytes) { return hash(bytes); });
     }
 
     /// Adds a key; true if it was new (some slot changed from empty). See Filter::add_hash.
     bool add(key_view key) noexcept(nothrow_add()) { return entered().add_hash(hash(key)); }
-    bool add(std::string_view key) noexcept(nothrow_add()) { return add(as_key(key)); }
-    bool add(std::uint64_t key) noexcept(nothrow_add()) { return entered().add_hash(hash(key)); }
+    template <hashable_key K>
+    bool add(const K& key) noexcept(nothrow_add()) {
+        return entered().add_hash(hash(key));
+    }
 
     /// True if the key may have been added; false means it certainly was not.
     bool contains(key_view key) const noexcept { return entered().contains_hash(hash(key)); }
-    bool contains(std::string_view key) const noexcept { return contains(as_key(key)); }
-    bool contains(std::uint64_t key) const noexcept { return entered().contains_hash(hash(key)); }
+    template <hashable_key K>
+    bool contains(const K& key) const noexcept {
+        return entered().contains_hash(hash(key));
+    }
 
     /// Adds `count` keys, `key_at(i)` giving the i-th as a key_view; writes 1/0 ("new") to
     /// `added[i]` when `added` is not null. Returns how many were new. If an add throws, the keys
@@ -75,11 +128,61 @@ public:
     template <class KeyAt>
     std::uint64_t add_many(std::size_t count, KeyAt&& key_at, std::uint8_t* added = nullptr,
                            batch_progress* progress = nullptr) noexcept(nothrow_add()) {
+        return add_grouped(indexed(count, key_at), added, progress);
+    }
+    std::uint64_t add_many(std::span<const key_view> keys, std::uint8_t* added = nullptr) noexcept(nothrow_add()) {
+        return add_many(keys.size(), [&](std::size_t i) { return keys[i]; }, added);
+    }
+    /// add_many over any range of keys key_traits knows (a vector of strings, a view of ids, ...):
+    /// added[i] answers for the i-th key the range yields.
+    template <key_range R>
+    std::uint64_t add_many(R&& keys, std::uint8_t* added = nullptr, batch_progress* progress = nullptr) noexcept(nothrow_add()) {
+        return add_grouped(from_range(keys), added, progress);
+    }
+
+    /// Queries `count` keys; writes 1/0 to `found[i]` when not null. Returns how many may be present.
+    template <class KeyAt>
+    std::uint64_t contains_many(std::size_t count, KeyAt&& key_at, std::uint8_t* found = nullptr) const noexcept {
+        return contains_grouped(indexed(count, key_at), found);
+    }
+    std::uint64_t contains_many(std::span<const key_view> keys, std::uint8_t* found = nullptr) const noexcept {
+        return contains_many(keys.size(), [&](std::size_t i) { return keys[i]; }, found);
+    }
+    /// contains_many over any range of keys key_traits knows.
+    template <key_range R>
+    std::uint64_t contains_many(R&& keys, std::uint8_t* found = nullptr) const noexcept {
+        return contains_grouped(from_range(keys), found);
+    }
+
+protected:
+    /// The keys key_at(0) .. key_at(count - 1), one at a time: next(h) hashes the next one into h,
+    /// false once there is none.
+    template <class KeyAt>
+    auto indexed(std::size_t count, KeyAt& key_at) const noexcept {
+        return [this, count, &key_at, i = std::size_t{0}](hash128& h) mutable {
+            if (i == count) return false;
+            h = hash(key_at(i++));
+            return true;
+        };
+    }
+    /// The keys of a range, one at a time, as indexed() gives them.
+    template <class R>
+    auto from_range(R& keys) const noexcept {
+        return [this, it = std::ranges::begin(keys), end = std::ranges::end(keys)](hash128& h) mutable {
+            if (it == end) return false;
+            h = hash(*it);
+            ++it;
+            return true;
+        };
+    }
+
+    template <class Next>
+    std::uint64_t add_grouped(Next next, std::uint8_t* added, batch_progress* progress) noexcept(nothrow_add()) {
         entered();
         batch_progress local;
         batch_progress& p = nothrow_add() || progress == nullptr ? local : *progress;
         p = {};
-        for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
+        grouped(next, true, [&](std::size_t i, hash128 h) {
             const bool fresh = self().add_hash(h);
             if (added != nullptr) added[i] = fresh;
             p.positive += fresh;
@@ -89,43 +192,32 @@ public:
         if (progress != nullptr) *progress = p;
         return p.positive;
     }
-    std::uint64_t add_many(std::span<const key_view> keys, std::uint8_t* added = nullptr) noexcept(nothrow_add()) {
-        return add_many(keys.size(), [&](std::size_t i) { return keys[i]; }, added);
-    }
 
-    /// Queries `count` keys; writes 1/0 to `found[i]` when not null. Returns how many may be present.
-    template <class KeyAt>
-    std::uint64_t contains_many(std::size_t count, KeyAt&& key_at, std::uint8_t* found = nullptr) const noexcept {
+    template <class Next>
+    std::uint64_t contains_grouped(Next next, std::uint8_t* found) const noexcept {
         entered();
-        return for_batches(count, key_at, false, [&](std::size_t i, hash128 h) {
+        return grouped(next, false, [&](std::size_t i, hash128 h) {
             const bool hit = self().contains_hash(h);
             if (found != nullptr) found[i] = hit;
             return hit;
         });
     }
-    std::uint64_t contains_many(std::span<const key_view> keys, std::uint8_t* found = nullptr) const noexcept {
-        return contains_many(keys.size(), [&](std::size_t i) { return keys[i]; }, found);
-    }
 
-protected:
-    /// Calls probe(i, h) for each key in order, in groups of batch_size: hashes a group's keys and
-    /// prefetches their lines, then probes them. Returns how many probes returned true.
-    /// flatten: in a program with many instantiations GCC left the hash (MurmurHash3) out of line
-    /// here, and the batch ran at half speed (measured: 72 against 36 ns per absent key in 2 GiB,
-    /// 21 against 15 ns in cache); the loop is only fast with the hash and probe inlined.
-    template <class KeyAt, class Probe>
-    [[gnu::flatten]] std::uint64_t for_batches(std::size_t count, KeyAt& key_at, bool for_write, Probe probe) const {
+    /// Calls probe(i, h) for each key next() yields, in order, in groups of batch_size: hashes a
+    /// group's keys and prefetches their lines, then probes them. Returns how many probes returned
+    /// true. flatten: in a program with many instantiations GCC left the hash (MurmurHash3) out of
+    /// line here, and the batch ran at half speed (measured: 72 against 36 ns per absent key in
+    /// 2 GiB, 21 against 15 ns in cache); the loop is only fast with the hash and probe inlined.
+    template <class Next, class Probe>
+    [[gnu::flatten]] std::uint64_t grouped(Next& next, bool for_write, Probe probe) const {
         hash128 hashes[batch_size];
         std::uint64_t hits = 0;
-        for (std::size_t base = 0; base < count; base += batch_size) {
-            const std::size_t n = std::min(batch_size, count - base);
-            for (std::size_t i = 0; i < n; ++i) {
-                hashes[i] = hash(key_at(base + i));
-                self().prefetch(hashes[i], for_write);
-            }
+        for (std::size_t base = 0;; base += batch_size) {
+            std::size_t n = 0;
+            while (n < batch_size && next(hashes[n])) self().prefetch(hashes[n++], for_write);
             for (std::size_t i = 0; i < n; ++i) hits += probe(base + i, hashes[i]);
+            if (n < batch_size) return hits;
         }
-        return hits;
     }
 
     /// Runs Filter::on_key_call() if there is one; returns the filter.
@@ -153,28 +245,41 @@ template <class Filter>
 class removable_key_operations : public key_operations<Filter> {
 public:
     bool remove(key_view key) noexcept { return self().remove_hash(this->hash(key)); }
-    bool remove(std::string_view key) noexcept { return remove(as_key(key)); }
-    bool remove(std::uint64_t key) noexcept { return self().remove_hash(this->hash(key)); }
+    template <hashable_key K>
+    bool remove(const K& key) noexcept {
+        return self().remove_hash(this->hash(key));
+    }
     std::uint32_t count(key_view key) const noexcept { return self().count_hash(this->hash(key)); }
-    std::uint32_t count(std::string_view key) const noexcept { return count(as_key(key)); }
-    std::uint32_t count(std::uint64_t key) const noexcept { return self().count_hash(this->hash(key)); }
+    template <hashable_key K>
+    std::uint32_t count(const K& key) const noexcept {
+        return self().count_hash(this->hash(key));
+    }
 
     /// Removes `count` keys (`key_at(i)` the i-th), each as remove(); writes 1/0 ("removed") to
     /// `removed[i]` when not null. Returns how many were removed. Hashes and prefetches each batch
     /// of keys before touching their memory, as add_many does.
     template <class KeyAt>
     std::uint64_t remove_many(std::size_t count, KeyAt&& key_at, std::uint8_t* removed = nullptr) noexcept {
-        return this->for_batches(count, key_at, true, [&](std::size_t i, hash128 h) {
+        return remove_grouped(this->indexed(count, key_at), removed);
+    }
+    std::uint64_t remove_many(std::span<const key_view> keys, std::uint8_t* removed = nullptr) noexcept {
+        return remove_many(keys.size(), [&](std::size_t i) { return keys[i]; }, removed);
+    }
+    /// remove_many over any range of keys key_traits knows.
+    template <key_range R>
+    std::uint64_t remove_many(R&& keys, std::uint8_t* removed = nullptr) noexcept {
+        return remove_grouped(this->from_range(keys), removed);
+    }
+
+private:
+    template <class Next>
+    std::uint64_t remove_grouped(Next next, std::uint8_t* removed) noexcept {
+        return this->grouped(next, true, [&](std::size_t i, hash128 h) {
             const bool gone = self().remove_hash(h);
             if (removed != nullptr) removed[i] = gone;
             return gone;
         });
     }
-    std::uint64_t remove_many(std::span<const key_view> keys, std::uint8_t* removed = nullptr) noexcept {
-        return remove_many(keys.size(), [&](std::size_t i) { return keys[i]; }, removed);
-    }
-
-private:
     const Filter& self() const noexcept { return static_cast<const Filter&>(*this); }
     Filter& self() noexcept { return static_cast<Filter&>(*this); }
 };
