@@ -88,24 +88,27 @@ public final class BloomFilter extends HandleFilter {
             this.fileMode = fileMode;
         }
 
-        /** Blocked layout, no memory limit beyond the machine's, seed 0, shared files created with mode 0666. */
+        /**
+         * Blocked layout, no memory limit beyond the machine's, seed 0, shared files created with
+         * mode 0666. Any thread (immutable).
+         */
         public static Options defaults() {
             return new Options(Layout.BLOCKED, 0, 0, DEFAULT_FILE_MODE);
         }
 
-        /** BLOCKED (the default), CLASSIC (Guava-compatible), SPLIT_BLOCK, ONE_WORD or TWO_WORD. */
+        /** BLOCKED (the default), CLASSIC (Guava-compatible), SPLIT_BLOCK, ONE_WORD or TWO_WORD. Any thread (immutable). */
         public Options layout(Layout layout) {
             if (layout == null) throw new IllegalArgumentException("layout is null");
             return new Options(layout, memoryLimit, seed, fileMode);
         }
 
-        /** Refuse filters over this many bytes (0: only the machine's memory bounds them). */
+        /** Refuse filters over this many bytes (0: only the machine's memory bounds them). Any thread (immutable). */
         public Options memoryLimit(long bytes) {
             if (bytes < 0) throw new IllegalArgumentException("memory limit must be >= 0");
             return new Options(layout, bytes, seed, fileMode);
         }
 
-        /** The hash seed (Guava's is 0); filters merge only with equal seeds. */
+        /** The hash seed (Guava's is 0); filters merge only with equal seeds. Any thread (immutable). */
         public Options seed(long seed) {
             return new Options(layout, memoryLimit, seed, fileMode);
         }
@@ -113,10 +116,11 @@ public final class BloomFilter extends HandleFilter {
         /**
          * The permission bits (0 to 0777, e.g. {@code 0640}) of a shared file that
          * {@code createShared} or {@code openShared} creates, less the process's umask; 0666 by
-         * default. An existing file keeps its own. Since 1.9.
+         * default. An existing file keeps its own. Since 1.9. Any thread (immutable).
          */
         public Options fileMode(int mode) {
-            if (mode < 0 || mode > 0777) throw new IllegalArgumentException("file mode must be in 0..0777, got 0" + Integer.toOctalString(mode));
+            if (mode < 0 || mode > 0777)
+                throw new IllegalArgumentException("file mode must be in 0..0777, got 0" + Integer.toOctalString(mode));
             return new Options(layout, memoryLimit, seed, mode);
         }
 
@@ -166,18 +170,21 @@ public final class BloomFilter extends HandleFilter {
         return new BloomFilter(copied());
     }
 
-    /** A filter sized so that after {@code expectedInsertions} distinct puts the FPP is at most {@code fpp}. */
+    /** A filter sized so that after {@code expectedInsertions} distinct puts the FPP is at most {@code fpp}. Any thread. */
     public static BloomFilter create(long expectedInsertions, double fpp) {
         return create(expectedInsertions, fpp, Options.defaults());
     }
 
-    /** What {@code create(expectedInsertions, fpp, options)} would make, without making it (the memory limit is ignored). */
+    /**
+     * What {@code create(expectedInsertions, fpp, options)} would make, without making it (the memory
+     * limit is ignored). Any thread.
+     */
     public static Plan plan(long expectedInsertions, double fpp, Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
         return Plan.of(options.layout.kind(), expectedInsertions, fpp, 4);
     }
 
-    /** As {@link #create(long, double)}, with a layout, a memory limit and a seed. */
+    /** As {@link #create(long, double)}, with a layout, a memory limit and a seed. Any thread. */
     public static BloomFilter create(long expectedInsertions, double fpp, Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
         return new BloomFilter(created(options.spec(expectedInsertions, fpp)));
@@ -185,7 +192,7 @@ public final class BloomFilter extends HandleFilter {
 
     /**
      * Exactly {@code bits} bits (a multiple of 512 blocked, 64 classic and one-word, 128 two-word,
-     * 256 split-block) and {@code hashes} probes (1..255; 8 split-block).
+     * 256 split-block) and {@code hashes} probes (1..255; 8 split-block). Any thread.
      */
     public static BloomFilter withGeometry(long bits, int hashes, Options options) {
         if (bits <= 0 || hashes <= 0) throw new IllegalArgumentException("bits and hashes must be > 0");
@@ -198,13 +205,13 @@ public final class BloomFilter extends HandleFilter {
      * {@link #create(long, double)}, as Guava's {@code BloomFilter.toBloomFilter(funnel, n, fpp)}
      * with {@code Funnels.stringFunnel(UTF_8)}. Concurrent and unordered: a parallel stream puts
      * into one filter from all its threads. Bad arguments throw IllegalArgumentException here,
-     * not when the stream runs. Since 1.9.
+     * not when the stream runs. Since 1.9. Any thread.
      */
     public static Collector<CharSequence, ?, BloomFilter> toBloomFilter(long expectedInsertions, double fpp) {
         return toBloomFilter(expectedInsertions, fpp, Options.defaults());
     }
 
-    /** As {@link #toBloomFilter(long, double)}, with a layout, a memory limit and a seed. Since 1.9. */
+    /** As {@link #toBloomFilter(long, double)}, with a layout, a memory limit and a seed. Since 1.9. Any thread. */
     public static Collector<CharSequence, ?, BloomFilter> toBloomFilter(long expectedInsertions, double fpp, Options options) {
         plan(expectedInsertions, fpp, options);  // checks the arguments now
         return Collector.of(() -> create(expectedInsertions, fpp, options), BloomFilter::put, (a, b) -> {
@@ -220,7 +227,7 @@ public final class BloomFilter extends HandleFilter {
      * Creates the file {@code path} holding a new filter that other processes (a Go service, C,
      * another JVM) open with {@link #openShared} and use at the same time, with the same lock-free
      * atomics; the file gets the options' {@link Options#fileMode file mode}. Fails
-     * (LfbloomException, status -8, "io") if the file exists.
+     * (LfbloomException "io") if the file exists. Any thread.
      */
     public static BloomFilter createShared(Path path, long expectedInsertions, double fpp, Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
@@ -231,14 +238,18 @@ public final class BloomFilter extends HandleFilter {
      * The filter in the shared file at {@code path}, created for these arguments (with the
      * options' file mode) if the file does not exist: of processes racing to open one path, one
      * creates it and all share its filter. An existing file must hold the filter these arguments
-     * make (layout, size, seed), else LfbloomException (status -4, "incompatible"). Since 1.9.
+     * make (layout, size, seed), else LfbloomException ("incompatible"). Since 1.9.
+     * Any thread.
      */
     public static BloomFilter openShared(Path path, long expectedInsertions, double fpp, Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
         return new BloomFilter(opened(path, options.spec(expectedInsertions, fpp), false, false, options.fileMode));
     }
 
-    /** Maps the filter in an existing shared file (made in any process or language); another kind's file throws LfbloomException (-4). */
+    /**
+     * Maps the filter in an existing shared file (made in any process or language); another kind's
+     * file throws LfbloomException ("incompatible"). Any thread.
+     */
     public static BloomFilter openShared(Path path) {
         return new BloomFilter(ofKind(opened(path, null, false, false, 0), "a Bloom filter", KINDS));
     }
@@ -246,7 +257,7 @@ public final class BloomFilter extends HandleFilter {
     /**
      * Maps the filter in an existing shared file read-only (read permission is enough): it sees
      * the puts of the processes that write it; its own puts and clears throw LfbloomException
-     * ({@link LfbloomException#isReadOnly()}). Since 1.9.
+     * ({@link LfbloomException#isReadOnly()}). Since 1.9. Any thread.
      */
     public static BloomFilter openSharedReadOnly(Path path) {
         return new BloomFilter(ofKind(opened(path, null, false, true, 0), "a Bloom filter", KINDS));
@@ -254,7 +265,10 @@ public final class BloomFilter extends HandleFilter {
 
     // ---- whole-filter operations --------------------------------------------------------------
 
-    /** ORs {@code other} into this filter (Guava's putAll(BloomFilter)); both must have the same layout, size, hashes and seed. Any thread. */
+    /**
+     * ORs {@code other} into this filter (Guava's putAll(BloomFilter)); both must have the same
+     * layout, size, hashes and seed. Any thread.
+     */
     public void merge(BloomFilter other) {
         union(other);
     }
@@ -262,7 +276,7 @@ public final class BloomFilter extends HandleFilter {
     /**
      * ANDs {@code other} into this filter (since 1.9): a key both held stays present; an absent key
      * may answer "maybe" somewhat more often than in a filter built from the common keys. Same
-     * layout, size, hashes and seed, else LfbloomException (-4). Any thread; puts racing with it may be lost.
+     * layout, size, hashes and seed, else LfbloomException ("incompatible"). Any thread; puts racing with it may be lost.
      */
     public void intersect(BloomFilter other) {
         intersection(other);
@@ -273,7 +287,10 @@ public final class BloomFilter extends HandleFilter {
         handle.call(LfbNative::lfb_clear);
     }
 
-    /** Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to do otherwise. Any thread. */
+    /**
+     * Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to
+     * do otherwise. Any thread.
+     */
     public void flush() {
         handle.call(LfbNative::lfb_flush);
     }
@@ -301,23 +318,26 @@ public final class BloomFilter extends HandleFilter {
      * Reads a filter written by Guava's {@code BloomFilter.writeTo} (strategy MURMUR128_MITZ_64):
      * a classic-layout filter answering exactly as Guava's. Reads exactly the filter's bytes, so
      * more data may follow it in the stream. Malformed streams (truncated, another strategy, an
-     * absurd word count) throw IOException before any large allocation.
+     * absurd word count) throw IOException before any large allocation. Any thread.
      */
     public static BloomFilter readFrom(InputStream in) throws IOException {
         return readFrom(in, Native.defaultReadLimit());
     }
 
-    /** As {@link #readFrom(InputStream)}, refusing filters over {@code maxBytes}. */
+    /** As {@link #readFrom(InputStream)}, refusing filters over {@code maxBytes}. Any thread. */
     public static BloomFilter readFrom(InputStream in, long maxBytes) throws IOException {
         return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_GUAVA, maxBytes, "a Bloom filter", KINDS));
     }
 
-    /** Reads a filter written by {@link #save}, exactly its bytes; corrupt or foreign data throws IOException. */
+    /**
+     * Reads a filter written by {@link #save}, exactly its bytes; corrupt or foreign data throws
+     * IOException. Any thread.
+     */
     public static BloomFilter load(InputStream in) throws IOException {
         return load(in, Native.defaultReadLimit());
     }
 
-    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. */
+    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. Any thread. */
     public static BloomFilter load(InputStream in, long maxBytes) throws IOException {
         return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a Bloom filter", KINDS));
     }

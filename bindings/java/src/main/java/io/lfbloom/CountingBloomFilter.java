@@ -34,24 +34,24 @@ public final class CountingBloomFilter extends RemovingFilter {
         return new CountingBloomFilter(copied());
     }
 
-    /** 4-bit counters, sized so that after {@code expectedInsertions} keys the FPP is at most {@code fpp}. */
+    /** 4-bit counters, sized so that after {@code expectedInsertions} keys the FPP is at most {@code fpp}. Any thread. */
     public static CountingBloomFilter create(long expectedInsertions, double fpp) {
         return create(expectedInsertions, fpp, 4, BloomFilter.Options.defaults());
     }
 
-    /** What {@code create(expectedInsertions, fpp, counterBits, options)} would make, without making it. */
+    /** What {@code create(expectedInsertions, fpp, counterBits, options)} would make, without making it. Any thread. */
     public static Plan plan(long expectedInsertions, double fpp, int counterBits) {
         return Plan.of(lfb_kind_enum.LFB_KIND_COUNTING, expectedInsertions, fpp, counterBits);
     }
 
-    /** {@code counterBits} is 4 or 8; the options' layout is ignored (counting filters are blocked). */
+    /** {@code counterBits} is 4 or 8; the options' layout is ignored (counting filters are blocked). Any thread. */
     public static CountingBloomFilter create(long expectedInsertions, double fpp, int counterBits, BloomFilter.Options options) {
         return new CountingBloomFilter(created(specOf(expectedInsertions, fpp, counterBits, options)));
     }
 
     /**
      * Exactly {@code counters} counters (a multiple of 128 for 4-bit counters, 64 for 8-bit) and
-     * {@code hashes} probes (1..255), since 1.9; the options' layout is ignored.
+     * {@code hashes} probes (1..255), since 1.9; the options' layout is ignored. Any thread.
      */
     public static CountingBloomFilter withGeometry(long counters, int hashes, int counterBits, BloomFilter.Options options) {
         if (counters <= 0 || hashes <= 0) throw new IllegalArgumentException("counters and hashes must be > 0");
@@ -78,37 +78,48 @@ public final class CountingBloomFilter extends RemovingFilter {
 
     /**
      * Creates the file {@code path} holding a new counting filter that other processes (JVMs, C,
-     * Go) open and use at the same time, with the options' file mode; LfbloomException (-8, "io")
-     * if the file exists. As {@link BloomFilter#createShared}.
+     * Go) open and use at the same time, with the options' file mode; LfbloomException ("io")
+     * if the file exists. As {@link BloomFilter#createShared}. Any thread.
      */
     public static CountingBloomFilter createShared(Path path, long expectedInsertions, double fpp, int counterBits,
             BloomFilter.Options options) {
-        return new CountingBloomFilter(opened(path, specOf(expectedInsertions, fpp, counterBits, options), true, false, options.fileMode));
+        lfb_spec spec = specOf(expectedInsertions, fpp, counterBits, options);
+        return new CountingBloomFilter(opened(path, spec, true, false, options.fileMode));
     }
 
     /**
      * The counting filter in the shared file at {@code path}, created for these arguments if it
      * does not exist (of processes racing, one creates it and all share it); an existing file must
-     * hold what these arguments make, counter width included, else LfbloomException (-4).
+     * hold what these arguments make, counter width included, else LfbloomException ("incompatible"). Any thread.
      */
     public static CountingBloomFilter openShared(Path path, long expectedInsertions, double fpp, int counterBits,
             BloomFilter.Options options) {
-        return new CountingBloomFilter(opened(path, specOf(expectedInsertions, fpp, counterBits, options), false, false, options.fileMode));
+        lfb_spec spec = specOf(expectedInsertions, fpp, counterBits, options);
+        return new CountingBloomFilter(opened(path, spec, false, false, options.fileMode));
     }
 
-    /** The counting filter in an existing shared file, whatever its size; another kind's file throws LfbloomException (-4). */
+    /**
+     * The counting filter in an existing shared file, whatever its size; another kind's file throws
+     * LfbloomException ("incompatible"). Any thread.
+     */
     public static CountingBloomFilter openShared(Path path) {
         return new CountingBloomFilter(ofKind(opened(path, null, false, false, 0), "a counting filter", lfb_kind_enum.LFB_KIND_COUNTING));
     }
 
-    /** As {@link #openShared(Path)}, mapped read-only: puts, removes and clears throw LfbloomException ({@link LfbloomException#isReadOnly()}). */
+    /**
+     * As {@link #openShared(Path)}, mapped read-only: puts, removes and clears throw LfbloomException
+     * ({@link LfbloomException#isReadOnly()}). Any thread.
+     */
     public static CountingBloomFilter openSharedReadOnly(Path path) {
         return new CountingBloomFilter(ofKind(opened(path, null, false, true, 0), "a counting filter", lfb_kind_enum.LFB_KIND_COUNTING));
     }
 
     // ---- whole-filter operations --------------------------------------------------------------
 
-    /** Adds {@code other}'s counters to this filter's, saturating (a multiset sum); geometry, width and seed must match. Any thread. */
+    /**
+     * Adds {@code other}'s counters to this filter's, saturating (a multiset sum); geometry, width and
+     * seed must match. Any thread.
+     */
     public void merge(CountingBloomFilter other) {
         union(other);
     }
@@ -127,7 +138,10 @@ public final class CountingBloomFilter extends RemovingFilter {
         handle.call(LfbNative::lfb_clear);
     }
 
-    /** Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to do otherwise. Any thread. */
+    /**
+     * Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to
+     * do otherwise. Any thread.
+     */
     public void flush() {
         handle.call(LfbNative::lfb_flush);
     }
@@ -140,12 +154,15 @@ public final class CountingBloomFilter extends RemovingFilter {
         write(out, lfb_format_enum.LFB_FORMAT_NATIVE);
     }
 
-    /** Reads a counting filter written by {@link #save}, exactly its bytes; corrupt or foreign data, or another kind, throws IOException. */
+    /**
+     * Reads a counting filter written by {@link #save}, exactly its bytes; corrupt or foreign data,
+     * or another kind, throws IOException. Any thread.
+     */
     public static CountingBloomFilter load(InputStream in) throws IOException {
         return load(in, Native.defaultReadLimit());
     }
 
-    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. Since 1.9. */
+    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. Since 1.9. Any thread. */
     public static CountingBloomFilter load(InputStream in, long maxBytes) throws IOException {
         return new CountingBloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a counting filter",
                 lfb_kind_enum.LFB_KIND_COUNTING));

@@ -65,41 +65,42 @@ public final class CuckooFilter extends RemovingFilter {
      * Stores one more copy of the key's fingerprint: true if none was in its buckets (the key was
      * new), false if it stored another copy. Locks one stripe of buckets at a time (queries never
      * wait). Throws {@link LfbloomException} when refused (see the class comment); nothing changed.
+     * Any thread.
      */
     @Override
     public boolean put(byte[] key) {
         return super.put(key);
     }
 
-    /** As {@link #put(byte[])}, for the UTF-8 bytes of the key. */
+    /** As {@link #put(byte[])}, for the UTF-8 bytes of the key. Any thread. */
     @Override
     public boolean put(CharSequence key) {
         return super.put(key);
     }
 
-    /** As {@link #put(byte[])}, for the 8 little-endian bytes of the key. */
+    /** As {@link #put(byte[])}, for the 8 little-endian bytes of the key. Any thread. */
     @Override
     public boolean put(long key) {
         return super.put(key);
     }
 
-    /** As {@link #put(byte[])}, for the bytes from the buffer's position to its limit. */
+    /** As {@link #put(byte[])}, for the bytes from the buffer's position to its limit. Any thread. */
     @Override
     public boolean put(ByteBuffer key) {
         return super.put(key);
     }
 
-    /** What {@code create(expectedInsertions, fpp)} would make, without making it. */
+    /** What {@code create(expectedInsertions, fpp)} would make, without making it. Any thread. */
     public static Plan plan(long expectedInsertions, double fpp) {
         return Plan.of(lfb_kind_enum.LFB_KIND_CUCKOO, expectedInsertions, fpp, 0);
     }
 
-    /** What {@code create(expectedInsertions, fpp, fingerprintBits)} would make, without making it. */
+    /** What {@code create(expectedInsertions, fpp, fingerprintBits)} would make, without making it. Any thread. */
     public static Plan plan(long expectedInsertions, double fpp, int fingerprintBits) {
         return Plan.of(lfb_kind_enum.LFB_KIND_CUCKOO, expectedInsertions, fpp, checkedBits(fingerprintBits));
     }
 
-    /** Sized so that {@code expectedInsertions} keys fit and an absent key's FPP is at most {@code fpp}. */
+    /** Sized so that {@code expectedInsertions} keys fit and an absent key's FPP is at most {@code fpp}. Any thread. */
     public static CuckooFilter create(long expectedInsertions, double fpp) {
         return create(expectedInsertions, fpp, BloomFilter.Options.defaults());
     }
@@ -108,7 +109,7 @@ public final class CuckooFilter extends RemovingFilter {
      * As {@link #create(long, double)}, with fingerprints of {@code fingerprintBits}: 14 (five per
      * bucket), 16 (four, the fastest queries) or 17 (four). A width that cannot reach {@code fpp}
      * (14 bits stop at about 0.03%, 16 at 0.006%, 17 at 0.003%), or another width, throws
-     * IllegalArgumentException.
+     * IllegalArgumentException. Any thread.
      */
     public static CuckooFilter create(long expectedInsertions, double fpp, int fingerprintBits) {
         return create(expectedInsertions, fpp, checkedBits(fingerprintBits), BloomFilter.Options.defaults());
@@ -117,7 +118,7 @@ public final class CuckooFilter extends RemovingFilter {
     /**
      * As {@link #create(long, double)}, with the options' seed and memory limit (the layout is
      * ignored). An {@code fpp} below about 0.003% is refused: even 17-bit fingerprints would need
-     * a load below 50%, where a Bloom filter is the better tool.
+     * a load below 50%, where a Bloom filter is the better tool. Any thread.
      */
     public static CuckooFilter create(long expectedInsertions, double fpp, BloomFilter.Options options) {
         return create(expectedInsertions, fpp, 0, options);
@@ -142,13 +143,13 @@ public final class CuckooFilter extends RemovingFilter {
      * and memory limit if it does not exist, with the options' file mode (0666 by default) less
      * the umask. Of processes racing to open one path, one creates it and all share its filter.
      * An existing file must hold the filter these arguments make (at any fingerprint width these
-     * arguments can make; see the overload with a width), else {@link LfbloomException} (status
-     * -4, incompatible).
+     * arguments can make; see the overload with a width), else {@link LfbloomException}
+     * ("incompatible").
      *
      * <p>The stripe locks live in the file. A process that dies holding one (killed mid-put) stops
      * other processes' puts and removes on that stripe only until it has ended;
      * they then take the lock over, and nothing is lost. Every process writing the file must run
-     * in one pid namespace (one container): the file records it, and others are refused (-4).
+     * in one pid namespace (one container): the file records it, and others are refused ("incompatible"). Any thread.
      */
     public static CuckooFilter openShared(Path path, long expectedInsertions, double fpp, BloomFilter.Options options) {
         return shared(path, expectedInsertions, fpp, 0, options, false);
@@ -158,7 +159,7 @@ public final class CuckooFilter extends RemovingFilter {
      * As {@link #openShared(Path, long, double, BloomFilter.Options)}, with fingerprints of
      * {@code fingerprintBits} (14, 16 or 17, as {@link #create(long, double, int)}). An existing
      * file must hold that width too. Without a width, a file of another width that these
-     * arguments made is opened as it is (files of lfbloom 1.5 and 1.6 are all 16 bits).
+     * arguments made is opened as it is (files of lfbloom 1.5 and 1.6 are all 16 bits). Any thread.
      */
     public static CuckooFilter openShared(Path path, long expectedInsertions, double fpp, int fingerprintBits,
             BloomFilter.Options options) {
@@ -168,13 +169,16 @@ public final class CuckooFilter extends RemovingFilter {
     /**
      * Creates the file {@code path} holding a new cuckoo filter, as
      * {@link #openShared(Path, long, double, BloomFilter.Options)} would, but fails
-     * (LfbloomException, status -8, "io") if the file exists. Since 1.9.
+     * (LfbloomException "io") if the file exists. Since 1.9. Any thread.
      */
     public static CuckooFilter createShared(Path path, long expectedInsertions, double fpp, BloomFilter.Options options) {
         return shared(path, expectedInsertions, fpp, 0, options, true);
     }
 
-    /** As {@link #createShared(Path, long, double, BloomFilter.Options)}, with fingerprints of {@code fingerprintBits}. Since 1.9. */
+    /**
+     * As {@link #createShared(Path, long, double, BloomFilter.Options)}, with fingerprints of
+     * {@code fingerprintBits}. Since 1.9. Any thread.
+     */
     public static CuckooFilter createShared(Path path, long expectedInsertions, double fpp, int fingerprintBits,
             BloomFilter.Options options) {
         return shared(path, expectedInsertions, fpp, checkedBits(fingerprintBits), options, true);
@@ -189,7 +193,10 @@ public final class CuckooFilter extends RemovingFilter {
         return new CuckooFilter(opened(path, spec, exclusive, false, options.fileMode));
     }
 
-    /** The cuckoo filter in an existing shared file, whatever its size; a file of another kind throws LfbloomException (-4). */
+    /**
+     * The cuckoo filter in an existing shared file, whatever its size; a file of another kind throws
+     * LfbloomException ("incompatible"). Any thread.
+     */
     public static CuckooFilter openShared(Path path) {
         return new CuckooFilter(ofKind(opened(path, null, false, false, 0), "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
     }
@@ -197,7 +204,7 @@ public final class CuckooFilter extends RemovingFilter {
     /**
      * As {@link #openShared(Path)}, mapped read-only (read permission is enough): queries see the
      * writers' puts and removes; puts, removes, clears, copies and saves throw LfbloomException
-     * ({@link LfbloomException#isReadOnly()}: they would need to pause the writers). Since 1.9.
+     * ({@link LfbloomException#isReadOnly()}: they would need to pause the writers). Since 1.9. Any thread.
      */
     public static CuckooFilter openSharedReadOnly(Path path) {
         return new CuckooFilter(ofKind(opened(path, null, false, true, 0), "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
@@ -210,8 +217,8 @@ public final class CuckooFilter extends RemovingFilter {
 
     /** Statistics and activity counters, read bucket by bucket (O(size)) while other threads may write. Any thread. */
     public Activity activity() {
-        return info(LfbNative::lfb_info_get, info -> new Activity(Stats.of(info), info.getKicks(), info.getFailed_adds(), info.getDuplicate_refusals(),
-                info.getReader_retries(), info.getReader_gave_up()));
+        return info(LfbNative::lfb_info_get, info -> new Activity(Stats.of(info), info.getKicks(), info.getFailed_adds(),
+                info.getDuplicate_refusals(), info.getReader_retries(), info.getReader_gave_up()));
     }
 
     /** As {@link #activity()}{@code .stats()}; nearCapacity is past 80% of the maximum load. Any thread. */
@@ -225,7 +232,10 @@ public final class CuckooFilter extends RemovingFilter {
         handle.call(LfbNative::lfb_clear);
     }
 
-    /** Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to do otherwise. Any thread. */
+    /**
+     * Writes a shared file's pages to disk (msync): durability across a machine crash only; nothing to
+     * do otherwise. Any thread.
+     */
     public void flush() {
         handle.call(LfbNative::lfb_flush);
     }
@@ -238,13 +248,17 @@ public final class CuckooFilter extends RemovingFilter {
         write(out, lfb_format_enum.LFB_FORMAT_NATIVE);
     }
 
-    /** Reads a cuckoo filter written by {@link #save}, exactly its bytes; corrupt data, or a file of another kind, throws IOException. */
+    /**
+     * Reads a cuckoo filter written by {@link #save}, exactly its bytes; corrupt data, or a file of
+     * another kind, throws IOException. Any thread.
+     */
     public static CuckooFilter load(InputStream in) throws IOException {
         return load(in, Native.defaultReadLimit());
     }
 
-    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. Since 1.9. */
+    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. Since 1.9. Any thread. */
     public static CuckooFilter load(InputStream in, long maxBytes) throws IOException {
-        return new CuckooFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
+        return new CuckooFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a cuckoo filter",
+                lfb_kind_enum.LFB_KIND_CUCKOO));
     }
 }

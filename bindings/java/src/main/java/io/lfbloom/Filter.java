@@ -70,16 +70,25 @@ public interface Filter extends AutoCloseable {
     /** Puts the UTF-8 bytes of every key, in order, in batches; returns how many were new. Any thread (since 1.9). */
     long putAll(Collection<? extends CharSequence> keys);
 
-    /** Puts the 8 little-endian bytes of every key, in order, in batches; returns how many were new. Any thread (since 1.9). */
+    /**
+     * Puts the 8 little-endian bytes of every key, in order, in batches; returns how many were new.
+     * Any thread (since 1.9).
+     */
     long putAll(long[] keys);
 
-    /** Puts every key the stream gives (consuming it), in order, in batches; returns how many were new. Any thread (since 1.9). */
+    /**
+     * Puts every key the stream gives (consuming it), in order, in batches; returns how many were new.
+     * Any thread (since 1.9).
+     */
     long putAll(LongStream keys);
 
     /** Queries every key in batches; element i answers for keys.get(i). Any thread. */
     boolean[] mightContainAll(List<byte[]> keys);
 
-    /** Queries the UTF-8 bytes of every key in batches; element i answers for the i-th key in iteration order. Any thread (since 1.9). */
+    /**
+     * Queries the UTF-8 bytes of every key in batches; element i answers for the i-th key in iteration
+     * order. Any thread (since 1.9).
+     */
     boolean[] mightContainAll(Collection<? extends CharSequence> keys);
 
     /** Queries every key's 8 little-endian bytes in batches; element i answers for keys[i]. Any thread (since 1.9). */
@@ -103,7 +112,10 @@ public interface Filter extends AutoCloseable {
      */
     Geometry geometry();
 
-    /** The bits of the filter's arrays ({@code geometry().bytes() * 8}; a Bloom filter's m, as Guava's bitSize): O(1). Any thread (since 1.9). */
+    /**
+     * The bits of the filter's arrays ({@code geometry().bytes() * 8}; a Bloom filter's m, as Guava's
+     * bitSize): O(1). Any thread (since 1.9).
+     */
     long bitSize();
 
     /** Distinct keys estimated from the fill, as Guava's approximateElementCount. Any thread. */

@@ -106,14 +106,20 @@ abstract class HandleFilter implements Filter {
         return handle.call(LfbNative::lfb_contains, key) == 1;
     }
 
-    /** {@link #mightContain(CharSequence)} as a predicate; it throws IllegalStateException once this filter is closed. Any thread. */
+    /**
+     * {@link #mightContain(CharSequence)} as a predicate; it throws IllegalStateException once this
+     * filter is closed. Any thread.
+     */
     @Override
     public Predicate<CharSequence> asPredicate() {
         handle.ensureOpen();
         return this::mightContain;
     }
 
-    /** {@link #mightContain(long)} as a predicate; it throws IllegalStateException once this filter is closed. Any thread. */
+    /**
+     * {@link #mightContain(long)} as a predicate; it throws IllegalStateException once this filter is
+     * closed. Any thread.
+     */
     @Override
     public LongPredicate asLongPredicate() {
         handle.ensureOpen();
@@ -155,7 +161,10 @@ abstract class HandleFilter implements Filter {
         return batch(lfb_batch_op_enum.LFB_OP_ADD, longs(keys.iterator()), null);
     }
 
-    /** Queries every key in native calls of up to {@value Native#CHUNK_KEYS} keys; element i answers for keys.get(i). Any thread. */
+    /**
+     * Queries every key in native calls of up to {@value Native#CHUNK_KEYS} keys; element i answers
+     * for keys.get(i). Any thread.
+     */
     @Override
     public boolean[] mightContainAll(List<byte[]> keys) {
         return answers(lfb_batch_op_enum.LFB_OP_CONTAINS, keys, bytes(keys));
@@ -324,7 +333,10 @@ abstract class HandleFilter implements Filter {
 
     // ---- closing and identity -----------------------------------------------------------------
 
-    /** Frees the native filter. Idempotent and thread-safe; later calls but equals, hashCode and toString throw IllegalStateException. */
+    /**
+     * Frees the native filter. Idempotent and thread-safe; later calls but equals, hashCode and
+     * toString throw IllegalStateException.
+     */
     @Override
     public void close() {
         cleanable.clean();
@@ -352,13 +364,19 @@ abstract class HandleFilter implements Filter {
         }
     }
 
-    /** Of the shape and seed, which never change (equal filters have equal shapes); a composite's is its identity's. O(1), also after close. */
+    /**
+     * Of the shape and seed, which never change (equal filters have equal shapes); a composite's is
+     * its identity's. O(1), also after close. Any thread.
+     */
     @Override
     public int hashCode() {
         return shapeHash;
     }
 
-    /** The class, kind and a plain filter's shape, and whether it is closed: no native call, also after close. */
+    /**
+     * The class, kind and a plain filter's shape, and whether it is closed: no native call, also after
+     * close. Any thread.
+     */
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[" + kind + shape + (handle.isClosed() ? ", closed" : "") + "]";
@@ -435,7 +453,10 @@ abstract class HandleFilter implements Filter {
         }
     }
 
-    /** {@code handle} if it holds one of {@code kinds} (enum lfb_kind), else it is freed and LfbloomException "incompatible" thrown. */
+    /**
+     * {@code handle} if it holds one of {@code kinds} (enum lfb_kind), else it is freed and
+     * LfbloomException "incompatible" thrown.
+     */
     static long ofKind(long handle, String what, int... kinds) {
         int kind = LfbNative.lfb_kind(handle);
         for (int k : kinds) if (k == kind) return handle;

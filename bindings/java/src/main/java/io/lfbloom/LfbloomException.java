@@ -22,12 +22,18 @@ public final class LfbloomException extends RuntimeException {
         this.keysDone = keysDone;
     }
 
-    /** True for LFB_ERR_FULL: a scalable filter reached its cap on sub-filters or memory, or a cuckoo filter found no free slot. */
+    /**
+     * True for LFB_ERR_FULL: a scalable filter reached its cap on sub-filters or memory, or a cuckoo
+     * filter found no free slot. Any thread (immutable).
+     */
     public boolean isFull() {
         return status == lfb_status_enum.LFB_ERR_FULL;
     }
 
-    /** True for LFB_ERR_TOO_MANY_DUPLICATES: a cuckoo filter holds eight copies of the key's fingerprint (ten at 14 bits). */
+    /**
+     * True for LFB_ERR_TOO_MANY_DUPLICATES: a cuckoo filter holds eight copies of the key's
+     * fingerprint (ten at 14 bits). Any thread (immutable).
+     */
     public boolean isTooManyDuplicates() {
         return status == lfb_status_enum.LFB_ERR_TOO_MANY_DUPLICATES;
     }
@@ -35,12 +41,16 @@ public final class LfbloomException extends RuntimeException {
     /**
      * True for LFB_ERR_AMBIGUOUS: a {@link ScalableCuckooFilter}'s remove of a key that matches in
      * two sub-filters, refused (nothing removed) because the copy taken could be another key's.
+     * Any thread (immutable).
      */
     public boolean isAmbiguous() {
         return status == lfb_status_enum.LFB_ERR_AMBIGUOUS;
     }
 
-    /** True for LFB_ERR_READ_ONLY: a put, remove or clear of a filter opened read-only (since 1.9: openSharedReadOnly). */
+    /**
+     * True for LFB_ERR_READ_ONLY: a put, remove or clear of a filter opened read-only (since 1.9:
+     * openSharedReadOnly). Any thread (immutable).
+     */
     public boolean isReadOnly() {
         return status == lfb_status_enum.LFB_ERR_READ_ONLY;
     }
@@ -49,13 +59,13 @@ public final class LfbloomException extends RuntimeException {
      * For a batch that stopped (a {@code putAll} refused midway, a {@code removeAll} that met an
      * ambiguous key): the index, in the whole collection, array or stream, of the key it stopped
      * at; the keys before it were processed, that key and the ones after it were not. -1 for a
-     * failure outside a batch.
+     * failure outside a batch. Any thread (immutable).
      */
     public long keysDone() {
         return keysDone;
     }
 
-    /** The C status code, a negative {@code LFB_ERR_*} value. */
+    /** The C status code, a negative {@code LFB_ERR_*} value. Any thread (immutable). */
     public int status() {
         return status;
     }
@@ -63,6 +73,7 @@ public final class LfbloomException extends RuntimeException {
     /**
      * The status's name, as lfbloom.h's {@code lfb_status_name} spells it and every binding
      * reports it: "full", "too_many_duplicates", "ambiguous", "read_only", "incompatible", ...
+     * Any thread (immutable).
      */
     public String statusName() {
         return statusName;

@@ -26,7 +26,10 @@ final class NativeHandle implements Runnable {
         this.handle = handle;
     }
 
-    /** A guard for {@code handle}, freed (lfb_free) when {@code owner} is closed through the returned Cleanable or collected. */
+    /**
+     * A guard for {@code handle}, freed (lfb_free) when {@code owner} is closed through the returned
+     * Cleanable or collected.
+     */
     static NativeHandle register(Object owner, long handle, Cleaner.Cleanable[] cleanable) {
         NativeHandle h = new NativeHandle(handle);
         cleanable[0] = CLEANER.register(owner, h);

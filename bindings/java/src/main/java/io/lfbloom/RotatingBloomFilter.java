@@ -38,12 +38,12 @@ public final class RotatingBloomFilter extends HandleFilter {
             this.filter = filter;
         }
 
-        /** Two generations, no period (rotate by hand), single write, the real clock. */
+        /** Two generations, no period (rotate by hand), single write, the real clock. Any thread (immutable). */
         public static Options defaults() {
             return new Options(2, Duration.ZERO, false, false, BloomFilter.Options.defaults());
         }
 
-        /** G, in 2..64. */
+        /** G, in 2..64. Any thread (immutable). */
         public Options generations(int generations) {
             if (generations < 2 || generations > 64) throw new IllegalArgumentException("generations must be in 2..64");
             return new Options(generations, period, doubleWrite, manualClock, filter);
@@ -53,23 +53,27 @@ public final class RotatingBloomFilter extends HandleFilter {
          * W / G; zero rotates only in {@link #rotate()}. A period past {@code Long.MAX_VALUE}
          * nanoseconds (292 years) counts as that many, instead of throwing from
          * {@code Duration.toNanos}: the real clock never gets there, a manual one at {@code Long.MAX_VALUE}.
+         * Any thread (immutable).
          */
         public Options period(Duration period) {
             if (period == null || period.isNegative()) throw new IllegalArgumentException("period must be >= 0");
             return new Options(generations, period, doubleWrite, manualClock, filter);
         }
 
-        /** Puts go to the current and the next generation; queries check G-1 (see the class comment). */
+        /**
+         * Puts go to the current and the next generation; queries check G-1 (see the class comment).
+         * Any thread (immutable).
+         */
         public Options doubleWrite(boolean doubleWrite) {
             return new Options(generations, period, doubleWrite, manualClock, filter);
         }
 
-        /** Time advances only through {@link #tick(long)}, in nanoseconds from creation. */
+        /** Time advances only through {@link #tick(long)}, in nanoseconds from creation. Any thread (immutable). */
         public Options manualClock(boolean manualClock) {
             return new Options(generations, period, doubleWrite, manualClock, filter);
         }
 
-        /** Seed and memory limit (the sum over the ring); the layout must be BLOCKED. */
+        /** Seed and memory limit (the sum over the ring); the layout must be BLOCKED. Any thread (immutable). */
         public Options filter(BloomFilter.Options filter) {
             if (filter == null) throw new IllegalArgumentException("filter options are null");
             return new Options(generations, period, doubleWrite, manualClock, filter);
@@ -83,6 +87,7 @@ public final class RotatingBloomFilter extends HandleFilter {
     /**
      * @param expectedInsertions the most keys put in one period
      * @param fpp                the false-positive probability of a whole query, in (0, 1)
+     * Any thread.
      */
     public static RotatingBloomFilter create(long expectedInsertions, double fpp, Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");

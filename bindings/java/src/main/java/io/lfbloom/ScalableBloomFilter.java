@@ -29,7 +29,7 @@ public final class ScalableBloomFilter extends HandleFilter {
         super(nativeHandle);
     }
 
-    /** Starts at {@code initialCapacity} keys; growth 2, tightening 0.5, at most 32 sub-filters. */
+    /** Starts at {@code initialCapacity} keys; growth 2, tightening 0.5, at most 32 sub-filters. Any thread. */
     public static ScalableBloomFilter create(long initialCapacity, double fpp) {
         return create(initialCapacity, fpp, 2.0, 0.5, 32, BloomFilter.Options.defaults());
     }
@@ -39,6 +39,7 @@ public final class ScalableBloomFilter extends HandleFilter {
      * @param tightening  rate ratio of consecutive sub-filters, in (0, 1)
      * @param maxFilters  cap on sub-filters, 1..64
      * @param options     seed, and a memory limit on the sum of sub-filters; layout must be BLOCKED
+     * Any thread.
      */
     public static ScalableBloomFilter create(long initialCapacity, double fpp, double growth, double tightening,
             int maxFilters, BloomFilter.Options options) {

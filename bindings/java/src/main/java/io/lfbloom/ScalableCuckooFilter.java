@@ -11,7 +11,8 @@ package io.lfbloom;
  * happened-before the query, while other threads put, remove and grow it. A put stores a copy of
  * the key even if it is present, in the sub-filter already holding it if that has room, else in
  * the oldest below its capacity (true: no sub-filter matched it before),
- * so a key put twice must be removed twice; the ninth copy (the eleventh at 14-bit fingerprints) in one sub-filter is refused
+ * so a key put twice must be removed twice; the ninth copy (the eleventh at 14-bit fingerprints) in
+ * one sub-filter is refused
  * ({@link LfbloomException#isTooManyDuplicates()}), and a sub-filter with no free slot
  * passes the put on to a later or a new one. Call {@code remove} only after the put it cancels has returned:
  * removing a key never put, or one whose put is still under way, can remove another key's copy,
@@ -28,7 +29,7 @@ public final class ScalableCuckooFilter extends RemovingFilter {
         super(nativeHandle);
     }
 
-    /** Starts at {@code initialCapacity} keys; growth 2, tightening 0.5, at most 32 sub-filters. */
+    /** Starts at {@code initialCapacity} keys; growth 2, tightening 0.5, at most 32 sub-filters. Any thread. */
     public static ScalableCuckooFilter create(long initialCapacity, double fpp) {
         return create(initialCapacity, fpp, 2.0, 0.5, 32, BloomFilter.Options.defaults());
     }
@@ -36,14 +37,15 @@ public final class ScalableCuckooFilter extends RemovingFilter {
     /**
      * As {@link ScalableBloomFilter#create(long, double, double, double, int, BloomFilter.Options)};
      * of the options only the seed and the memory limit apply. An fpp whose first sub-filter
-     * would need a rate below about 0.003% throws IllegalArgumentException.
+     * would need a rate below about 0.003% throws IllegalArgumentException. Any thread.
      */
     public static ScalableCuckooFilter create(long initialCapacity, double fpp, double growth, double tightening,
             int maxFilters, BloomFilter.Options options) {
         if (options == null) throw new IllegalArgumentException("options is null");
         ScalableBloomFilter.checkGrowth(growth, tightening, maxFilters);
-        return new ScalableCuckooFilter(created(ScalableBloomFilter.spec(options.spec(lfb_kind_enum.LFB_KIND_SCALABLE, initialCapacity, fpp),
-                lfb_kind_enum.LFB_KIND_CUCKOO, growth, tightening, maxFilters)));
+        lfb_spec spec = options.spec(lfb_kind_enum.LFB_KIND_SCALABLE, initialCapacity, fpp);  // the layout is not the sub-filters'
+        return new ScalableCuckooFilter(
+                created(ScalableBloomFilter.spec(spec, lfb_kind_enum.LFB_KIND_CUCKOO, growth, tightening, maxFilters)));
     }
 
     /**
@@ -74,7 +76,7 @@ public final class ScalableCuckooFilter extends RemovingFilter {
     /**
      * As {@link RemovingFilter#removeAll}, except that an ambiguous key (see {@link #remove(byte[])})
      * stops the batch there: LfbloomException with {@link LfbloomException#isAmbiguous()} and
-     * {@link LfbloomException#keysDone()} its index; the keys before it were removed. Since 1.9.
+     * {@link LfbloomException#keysDone()} its index; the keys before it were removed. Since 1.9. Any thread.
      */
     @Override
     public boolean[] removeAll(java.util.List<byte[]> keys) {
@@ -96,7 +98,10 @@ public final class ScalableCuckooFilter extends RemovingFilter {
         return part(index, ScalableBloomFilter::subFilterOf);
     }
 
-    /** The whole filter, as {@link ScalableBloomFilter#stats()}: layout "cuckoo", slots are fingerprint slots. Any thread. */
+    /**
+     * The whole filter, as {@link ScalableBloomFilter#stats()}: layout "cuckoo", slots are fingerprint
+     * slots. Any thread.
+     */
     @Override
     public Stats stats() {
         return super.stats();

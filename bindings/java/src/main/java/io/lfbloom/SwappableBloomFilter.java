@@ -26,7 +26,7 @@ public final class SwappableBloomFilter extends HandleFilter {
         super(nativeHandle);
     }
 
-    /** A handle over {@code initial}, which it takes over (the object is closed). */
+    /** A handle over {@code initial}, which it takes over (the object is closed). Any thread. */
     public static SwappableBloomFilter create(BloomFilter initial) {
         long[] out = new long[1];
         adopt(initial, f -> LfbNative.lfb_create_swap(f, out));
@@ -58,12 +58,18 @@ public final class SwappableBloomFilter extends HandleFilter {
         return handle.call(LfbNative::lfb_add_staged, key) == 1;
     }
 
-    /** Adds all keys to the staged filter, in batches; returns how many were new to it. IllegalArgumentException if nothing is staged. Any thread. */
+    /**
+     * Adds all keys to the staged filter, in batches; returns how many were new to it.
+     * IllegalArgumentException if nothing is staged. Any thread.
+     */
     public long putAllStaged(List<byte[]> keys) {
         return batch(lfb_batch_op_enum.LFB_OP_ADD_STAGED, bytes(keys), null);
     }
 
-    /** Makes the staged filter current; returns once the old one is freed. IllegalArgumentException if nothing is staged. Any thread. */
+    /**
+     * Makes the staged filter current; returns once the old one is freed. IllegalArgumentException if
+     * nothing is staged. Any thread.
+     */
     public void publish() {
         handle.call(LfbNative::lfb_publish);
     }
