@@ -373,7 +373,10 @@ LFB_API int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint6
 LFB_API int lfb_save(const lfb_handle* handle, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written);
 /** Writes the filter to `path` atomically; a new file gets `mode` (0 to 0777) less the umask. */
 LFB_API int lfb_save_file(const lfb_handle* handle, uint32_t format, const char* path, uint32_t mode);
-/** Since 1.9: writes the filter to an open file descriptor (a pipe, a socket), in chunks. */
+/** Since 1.9: writes the filter to an open file descriptor (a pipe, a socket), in chunks. A write
+ *  to a pipe or socket whose reader has gone raises SIGPIPE, as write(2) does: a process that
+ *  streams to one should ignore SIGPIPE (Go's and Java's runtimes do), then the call fails with
+ *  LFB_ERR_IO. */
 LFB_API int lfb_save_fd(const lfb_handle* handle, uint32_t format, int fd);
 /** Loads whatever filter exactly `len` bytes hold; memory_limit 0 = none. */
 LFB_API int lfb_load(uint32_t format, const void* data, uint64_t len, uint64_t memory_limit, lfb_handle** out);
