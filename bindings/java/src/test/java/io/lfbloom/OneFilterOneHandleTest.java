@@ -154,6 +154,12 @@ class OneFilterOneHandleTest {
         try (SwappableBloomFilter s = SwappableBloomFilter.create(BloomFilter.create(1000, 0.01))) {
             assertThrows(IllegalArgumentException.class, () -> s.putAllStaged(List.of("x".getBytes())), "nothing is staged");
         }
+        // a scalable cuckoo filter takes only the seed and memory limit of its options, whatever their layout
+        try (ScalableCuckooFilter f = ScalableCuckooFilter.create(100, 0.01, 2, 0.5, 8,
+                BloomFilter.Options.defaults().layout(BloomFilter.Layout.TWO_WORD).seed(3))) {
+            assertEquals("cuckoo", f.geometry().layout());
+            assertEquals(3, f.geometry().seed());
+        }
     }
 
     /** A stream holds filters one after another: each load reads exactly its filter's bytes. */
