@@ -209,7 +209,8 @@ typedef struct lfb_batch {
     const uint64_t* offsets;
     const lfb_key* keys;   /* or: the keys as an array */
     uint8_t* results;      /* NULL, or count bytes: 1 or 0 per key (new, present, removed) */
-    uint64_t done;         /* out: keys processed; count unless one was refused (then the refused key's index) */
+    uint64_t done;         /* out: keys processed: count, or the index of the key that stopped the batch
+                              (refused, or failing otherwise); 0 after an argument error (none processed) */
     uint64_t positive;     /* out: keys among them whose answer was 1 */
 } lfb_batch;
 
@@ -411,7 +412,9 @@ LFB_API int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint6
                                    would write to it returns LFB_ERR_READ_ONLY */
 /**
  * Opens the shared file at `path`, creating it per `flags`. Without LFB_SHARED_CREATE, `spec` may be
- * NULL (open whatever the file holds); given, the file must hold the filter lfb_create(spec) would
+ * NULL or (since 1.9) of kind 0 (open whatever the file holds; a kind-0 spec's memory_limit
+ * applies: the file's filter is refused, LFB_ERR_TOO_LARGE, before it is mapped if it is larger);
+ * of a kind, the file must hold the filter lfb_create(spec) would
  * make (kind, size, seed, counter width), else LFB_ERR_INCOMPATIBLE: so of processes racing to
  * call lfb_open_shared(path, spec, LFB_SHARED_CREATE, ...) one creates the file and all get its
  * filter. spec->flags must be 0; spec->memory_limit applies. A new file gets `mode` (0 to 0777,

@@ -355,6 +355,12 @@ int lfb_open_shared(const char* path, const lfb_spec* spec, uint32_t flags, uint
                          : (flags & LFB_SHARED_EXCLUSIVE) != 0    ? lfbloom::open_mode::create
                                                                   : lfbloom::open_mode::open_or_create;
         if (spec == nullptr) return lfbloom::open_shared(path, nullptr, how);
+        lfb_spec given = default_spec();
+        read_sized(spec, given);
+        if (given.kind == 0) {  // whatever the file holds, within the spec's memory limit
+            require(!create, "creating a shared file needs a spec of a kind");
+            return lfbloom::open_shared(path, nullptr, how, 0, given.memory_limit);
+        }
         const lfbloom::filter_spec s = spec_of(spec);
         require(!s.process_shared, "lfb_spec.flags must be 0 for a shared file (it is shared already)");
         return lfbloom::open_shared(path, &s, how, mode);

@@ -1235,6 +1235,16 @@ static void test_any_handle_shared_files(void) {
         other = spec;
         other.kind = kinds[k] == LFB_KIND_CUCKOO ? LFB_KIND_BLOCKED : LFB_KIND_CUCKOO;
         CHECK(lfb_open_shared(path, &other, 0, 0, &ro) == LFB_ERR_INCOMPATIBLE);
+        /* 1.9: a spec of kind 0 opens whatever the file holds, within its memory limit */
+        other = spec;
+        other.kind = 0;
+        other.memory_limit = 64;
+        CHECK(lfb_open_shared(path, &other, LFB_SHARED_READ_ONLY, 0, &ro) == LFB_ERR_TOO_LARGE && ro == NULL);
+        CHECK(lfb_open_shared(path, &other, LFB_SHARED_CREATE, 0600, &ro) == LFB_ERR_INVALID_ARGUMENT && ro == NULL);
+        other.memory_limit = 0;
+        CHECK(lfb_open_shared(path, &other, 0, 0, &ro) == LFB_OK && lfb_kind(ro) == (int)kinds[k] && lfb_contains(ro, "key", 3) == 1);
+        lfb_free(ro);
+        ro = NULL;
         /* read-only: queries and contains batches work, writes are refused and change nothing */
         CHECK(lfb_open_shared(path, NULL, LFB_SHARED_READ_ONLY, 0, &ro) == LFB_OK);
         CHECK(lfb_contains(ro, "key", 3) == 1);

@@ -18,6 +18,16 @@
 //   present") and changes nothing. Each touched word is decremented by one CAS that re-checks
 //   its counters; if a racing remove drove one of them to zero meanwhile, the words already
 //   decremented are re-incremented and remove returns false.
+//
+// Why a class of its own and not a layout policy of bloom_filter<Layout>: its counter width is a
+// run-time choice (4 or 8, one type for both, as files, the C ABI and Redis hold it) that changes
+// the geometry's block, the sizing, the words per slot and the stats, so as a policy it would give
+// every static member of bloom_filter (size_for, exact, plan, for_capacity, with_geometry, the
+// constructors) a second, width-taking form. What the two share is written once already: the
+// storage (word_array), the shape checks (detail::checked_shape), the statistics
+// (detail::make_stats), copies and comparison (detail::copy_words, same_words), persistence and
+// sharing (serialization.hpp and shared_memory.hpp, by kind), and at every boundary the one
+// interface (dynamic_filter.hpp), where the counting filter is one more kind.
 #pragma once
 
 #include <algorithm>
