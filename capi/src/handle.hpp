@@ -46,6 +46,9 @@ namespace lfb_capi {
 /// Records `message` as this thread's last error and returns `code`.
 int fail(int code, const char* message) noexcept;
 
+/// lfb_batch_run's work on a batch read already: `progress` says how far it got, also on failure.
+int run_batch(lfb_handle* handle, const lfb_batch& batch, lfbloom::batch_progress& progress) noexcept;
+
 /// Runs an entry point's body; no exception leaves it.
 template <class Body>
 int guarded(Body body) noexcept {

@@ -245,19 +245,24 @@ int lfb_count(const lfb_handle* handle, const void* key, uint64_t len) {
     return guarded([&] { return static_cast<int>(filter_of(handle).count(key_of(key, len))); });
 }
 
-int lfb_batch_run(lfb_handle* handle, lfb_batch* batch) {
+int lfb_capi::run_batch(lfb_handle* handle, const lfb_batch& b, lfbloom::batch_progress& progress) noexcept {
     return guarded([&] {
         lfbloom::dynamic_filter& f = filter_of(handle);
+        with_batch_keys(b, [&](const auto& keys) {
+            f.run(static_cast<lfbloom::batch_op>(b.op), static_cast<std::size_t>(b.count), keys, b.results, progress);
+        });
+        return LFB_OK;
+    });
+}
+
+int lfb_batch_run(lfb_handle* handle, lfb_batch* batch) {
+    return guarded([&] {
+        (void)filter_of(handle);
         require(batch != nullptr, "batch is NULL");
         lfb_batch b;
         read_sized(batch, b);
         lfbloom::batch_progress progress;
-        const int status = guarded([&] {
-            with_batch_keys(b, [&](const auto& keys) {
-                f.run(static_cast<lfbloom::batch_op>(b.op), static_cast<std::size_t>(b.count), keys, b.results, progress);
-            });
-            return LFB_OK;
-        });
+        const int status = run_batch(handle, b, progress);
         batch->done = progress.done;  // also after a refusal: how far it got
         batch->positive = progress.positive;
         return status;

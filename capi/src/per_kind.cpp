@@ -141,7 +141,7 @@ int open_shared(const char* path, const lfb_options* options, bool writable, Han
 
 lfb_handle* mut(const lfb_handle* handle) { return const_cast<lfb_handle*>(handle); }
 
-/// A batch call of 1.0 to 1.4: one lfb_batch_run; *positive (if asked for) is the count of 1
+/// A batch call of 1.0 to 1.4: one lfb_batch_run (run_batch: the batch needs no reading); *positive (if asked for) is the count of 1
 /// answers, also after a refusal (the keys before it). Keys as a buffer with offsets or an array.
 int batch(lfb_handle* handle, std::uint32_t op, const void* data, const std::uint64_t* offsets, const lfb_key* keys,
           std::uint64_t count, std::uint8_t* results, std::uint64_t* positive) {
@@ -153,8 +153,9 @@ int batch(lfb_handle* handle, std::uint32_t op, const void* data, const std::uin
     b.offsets = offsets;
     b.keys = keys;
     b.results = results;
-    const int status = lfb_batch_run(handle, &b);
-    if (positive != nullptr && (status >= 0 || lfb_status_class(status) == LFB_CLASS_REFUSAL)) *positive = b.positive;
+    lfbloom::batch_progress progress;
+    const int status = run_batch(handle, b, progress);
+    if (positive != nullptr && (status >= 0 || lfb_status_class(status) == LFB_CLASS_REFUSAL)) *positive = progress.positive;
     return status;
 }
 int many(lfb_handle* h, std::uint32_t op, const void* data, const std::uint64_t* offsets, std::uint64_t count, std::uint8_t* results,
