@@ -128,9 +128,26 @@ func answer(yes bool) int {
 
 // Add adds a key; true if it was new (Insert says what new means for each kind). It panics if
 // the filter is closed, or was opened read-only.
-func (f *filter) Add(key []byte) bool {
-	added, err := f.Insert(key)
-	return must("Add", added, err)
+func (f *filter) Add(key []byte) bool { return f.mustKey("Add", opAdd, key) }
+
+// mustKey is key for the methods whose only result is a bool (Add, Test), written apart from
+// key as their hot path: a Bloom layout's words in Go with no error value to build (through key,
+// Add and Test took 54 and 42 ns against 50 and 40 here); after Close, or any C error, it panics
+// naming the method.
+func (f *filter) mustKey(method string, op keyOp, key []byte) bool {
+	p, s, ok := f.h.acquire()
+	if !ok {
+		return must(method, false, ErrClosed)
+	}
+	defer f.h.release(s)
+	if b := f.bits; b != nil {
+		if op == opAdd {
+			return b.add(key)
+		}
+		return b.contains(key)
+	}
+	n, err := callKey(op, p, key)
+	return must(method, n == 1, err)
 }
 
 // AddString adds the bytes of s, without copying them.
@@ -141,10 +158,7 @@ func (f *filter) AddUint64(v uint64) bool { return f.Add(keyOfUint64(v)) }
 
 // Test reports whether the key may have been added; false means it certainly was not.
 // It panics if the filter is closed.
-func (f *filter) Test(key []byte) bool {
-	found, err := f.Contains(key)
-	return must("Test", found, err)
-}
+func (f *filter) Test(key []byte) bool { return f.mustKey("Test", opContains, key) }
 
 // TestString tests the bytes of s, without copying them.
 func (f *filter) TestString(s string) bool { return f.Test(keyOfString(s)) }

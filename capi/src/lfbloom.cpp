@@ -245,28 +245,35 @@ int lfb_count(const lfb_handle* handle, const void* key, uint64_t len) {
     return guarded([&] { return static_cast<int>(filter_of(handle).count(key_of(key, len))); });
 }
 
-int lfb_capi::run_batch(lfb_handle* handle, const lfb_batch& b, lfbloom::batch_progress& progress) noexcept {
-    return guarded([&] {
-        lfbloom::dynamic_filter& f = filter_of(handle);
-        with_batch_keys(b, [&](const auto& keys) {
-            f.run(static_cast<lfbloom::batch_op>(b.op), static_cast<std::size_t>(b.count), keys, b.results, progress);
-        });
-        return LFB_OK;
+namespace {
+/// A batch read already, on the handle's filter; throws what the filter throws.
+void run_on(lfb_handle* handle, const lfb_batch& b, lfbloom::batch_progress& progress) {
+    lfbloom::dynamic_filter& f = filter_of(handle);
+    with_batch_keys(b, [&](const auto& keys) {
+        f.run(static_cast<lfbloom::batch_op>(b.op), static_cast<std::size_t>(b.count), keys, b.results, progress);
     });
+}
+}  // namespace
+
+int lfb_capi::run_batch(lfb_handle* handle, const lfb_batch& b, lfbloom::batch_progress& progress) noexcept {
+    return guarded([&] { return run_on(handle, b, progress), LFB_OK; });
 }
 
 int lfb_batch_run(lfb_handle* handle, lfb_batch* batch) {
-    return guarded([&] {
-        (void)filter_of(handle);
+    lfbloom::batch_progress progress;
+    bool read = false;
+    const int status = guarded([&] {
         require(batch != nullptr, "batch is NULL");
         lfb_batch b;
         read_sized(batch, b);
-        lfbloom::batch_progress progress;
-        const int status = run_batch(handle, b, progress);
-        batch->done = progress.done;  // also after a refusal: how far it got
-        batch->positive = progress.positive;
-        return status;
+        read = true;
+        return run_on(handle, b, progress), LFB_OK;
     });
+    if (read) {  // also after a refusal: how far it got
+        batch->done = progress.done;
+        batch->positive = progress.positive;
+    }
+    return status;
 }
 
 int lfb_info_get(const lfb_handle* handle, lfb_info* out) {
