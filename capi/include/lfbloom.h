@@ -618,8 +618,9 @@ LFB_API int lfb_filter_merge(lfb_filter* dst, const lfb_filter* src);
 LFB_API int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out);
 /**
  * Fills *out (out->struct_size must be set) with where the filter's bits live and how keys map
- * onto them (since 1.2). words stays valid, and the other fields unchanged, until
- * lfb_filter_free; no call replaces them. Thread-safe with every call but lfb_filter_free.
+ * onto them (since 1.2; the probe rule, the file format's id of it, since 1.4). words stays valid,
+ * and the other fields unchanged, until lfb_filter_free; no call replaces them. Thread-safe with
+ * every call but lfb_filter_free. Experimental, as lfb_bit_array_get: check layout and probe_rule.
  */
 LFB_API int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out);
 
