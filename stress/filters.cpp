@@ -109,9 +109,13 @@ private:
     std::uint64_t capacity_;
 };
 
+[[noreturn]] void failed(int status, const std::string& message) {
+    throw std::runtime_error(std::string("C ABI error: ") + lfb_strerror(status) + ": " + message);
+}
+
 /// Any negative status from the C ABI is a failure of the run.
 int checked(int status) {
-    if (status < 0) throw std::runtime_error(std::string("C ABI error: ") + lfb_strerror(status) + ": " + lfb_last_error());
+    if (status < 0) failed(status, lfb_last_error());
     return status;
 }
 
@@ -190,9 +194,10 @@ public:
     std::uint64_t rotations() const override { return read([&](lfb_info* i) { return lfb_geometry_get(h_, i); }).generation; }
     void stage_fresh() override {
         lfb_handle* next = c_create(fresh_blocked(capacity_));
-        if (lfb_stage(h_, next) < 0) {
+        if (const int status = lfb_stage(h_, next); status < 0) {
+            const std::string message = lfb_last_error();
             lfb_free(next);  // refused: still ours
-            checked(LFB_ERR_INTERNAL);
+            failed(status, message);
         }
     }
     void add_staged(std::span<const key_view> keys) override { run(LFB_OP_ADD_STAGED, keys, nullptr); }
@@ -200,12 +205,14 @@ public:
 
 private:
     void run(std::uint32_t op, std::span<const key_view> keys, std::uint8_t* results) const {
-        const std::vector<lfbloom::key_ref> refs = refs_of(keys);
+        std::vector<lfb_key> array;
+        array.reserve(keys.size());
+        for (const key_view k : keys) array.push_back({k.data(), k.size()});
         lfb_batch b{};
         b.struct_size = sizeof b;
         b.op = op;
         b.count = keys.size();
-        b.keys = reinterpret_cast<const lfb_key*>(refs.data());  // the same layout (capi/src/lfbloom.cpp checks it)
+        b.keys = array.data();
         b.results = results;
         checked(lfb_batch_run(h_, &b));
     }
@@ -232,9 +239,10 @@ std::unique_ptr<filter_api> make_filter(const filter_spec& spec) {
         lfb_handle* h = c_create(s);
         if (swap) {
             lfb_handle* inner = h;
-            if (lfb_create_swap(inner, &h) < 0) {
-                lfb_free(inner);
-                checked(LFB_ERR_INTERNAL);
+            if (const int status = lfb_create_swap(inner, &h); status < 0) {
+                const std::string message = lfb_last_error();
+                lfb_free(inner);  // refused: still ours
+                failed(status, message);
             }
         }
         return std::make_unique<c_filter>(h, spec.capacity);

@@ -228,6 +228,9 @@ func (f *filter) Geometry() (Info, error) { return f.info(native.Lfb_geometry_ge
 // last is the next generation), a Swappable's current (0) or staged (1) filter. Any other filter
 // has part 0, itself. ErrInvalidArgument past Info's Parts.
 func (f *filter) Part(index int) (Info, error) {
+	if f.h.ptr.Load() == 0 { // the closed rule first, as for every method
+		return Info{}, ErrClosed
+	}
 	if index < 0 || int(uint32(index)) != index {
 		return Info{}, fmt.Errorf("%w: part %d", ErrInvalidArgument, index)
 	}
@@ -265,6 +268,9 @@ func (f *filter) copy() (uintptr, uint64, error) {
 
 // with runs a C call on f and other (lfb_equal, lfb_union, lfb_intersect), both guarded.
 func (f *filter) with(other *filter, call func(p, o uintptr) int) (int, error) {
+	if f.h.ptr.Load() == 0 { // the closed rule first, as for every method
+		return 0, ErrClosed
+	}
 	if other == nil {
 		return 0, fmt.Errorf("%w: a nil filter", ErrInvalidArgument)
 	}

@@ -62,7 +62,7 @@ func TestEveryTypeThroughInterface(t *testing.T) {
 		if found, err := f.Contains([]byte("k")); !found || err != nil {
 			t.Errorf("%s: Contains = %v, %v", name, found, err)
 		}
-		if _, err := f.Part(info.Parts + 1); !errors.Is(err, ErrInvalidArgument) {
+		if _, err := f.Part(info.Parts); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("%s: a part past the last: %v", name, err)
 		}
 		f.Close()
@@ -686,5 +686,24 @@ func TestCompositesParts(t *testing.T) {
 	}
 	if g, _ := r.Geometry(); g.Parts != 3 || g.Generation != 1 {
 		t.Fatalf("rotating geometry %+v", g)
+	}
+}
+
+// The closed rule comes before the arguments: a closed filter answers ErrClosed also to calls
+// whose arguments are bad.
+func TestClosedBeforeBadArguments(t *testing.T) {
+	f, err := New(1000, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := f.Equal(nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Equal(nil) after Close: %v", err)
+	}
+	if err := f.Merge(nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Merge(nil) after Close: %v", err)
+	}
+	if _, err := f.Part(-1); !errors.Is(err, ErrClosed) {
+		t.Errorf("Part(-1) after Close: %v", err)
 	}
 }

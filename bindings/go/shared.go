@@ -64,7 +64,8 @@ func OpenCuckooShared(path string, capacity uint64, fpr float64, opts ...Option)
 }
 
 // OpenSharedFile opens the shared file path, whatever filter it holds (Filter, CountingFilter or
-// Cuckoo: a type switch or assertion tells), never creating it. Options: WithReadOnly.
+// Cuckoo: a type switch or assertion tells), never creating it. Options: WithReadOnly, and
+// WithMemoryLimit: a larger filter is refused (ErrTooLarge) before it is mapped.
 func OpenSharedFile(path string, opts ...Option) (Interface, error) {
 	o := optionsOf(opts)
 	return openShared[Interface](path, &o, 0, 0, 0, 0)
@@ -85,6 +86,11 @@ func openShared[T Interface](path string, o *options, kind int, capacity uint64,
 	if kind != 0 {
 		spec = o.spec(kind, capacity, fpr)
 		defer native.DeleteLfb_spec(spec)
+	} else if o.memoryLimit != 0 { // kind 0: whatever the file holds, within the limit
+		spec = native.NewLfb_spec()
+		defer native.DeleteLfb_spec(spec)
+		spec.SetKind(0)
+		spec.SetMemory_limit(o.memoryLimit)
 	}
 	mode := uint(o.fileMode.Perm())
 	return as[T](o.made(func(out *uintptr) int { return native.Lfb_open_shared(path, spec, flags, mode, out) }))

@@ -45,6 +45,15 @@ func (l layout) UnmarshalBinary(data []byte) error {
 	if len(data) == 0 {
 		data = []byte{0}[:0:1] // a non-nil empty slice: the loader reports it as truncated
 	}
+	if len(data) >= headerBytes { // another kind is refused from its header, before it is loaded
+		var total uint64
+		var kind uint32
+		if _, err := nativeCall(func() int { return native.Lfb_load_size(formatNative, data[:headerBytes], l.limit, &total, &kind) }); err == nil {
+			if err := l.takes(int(kind)); err != nil {
+				return err
+			}
+		}
+	}
 	var p uintptr
 	if _, err := nativeCall(func() int { return native.Lfb_load(formatNative, data, l.limit, &p) }); err != nil {
 		return err
@@ -87,7 +96,7 @@ func (l layout) ReadFrom(r io.Reader) (int64, error) {
 	if l.h.ptr.Load() == 0 { // before reading r for nothing; replace checks again
 		return 0, ErrClosed
 	}
-	p, n, err := load(r, l.limit)
+	p, n, err := load(r, l.limit, l.takes)
 	if err != nil {
 		return n, err
 	}
@@ -100,7 +109,7 @@ func (l layout) ReadFrom(r io.Reader) (int64, error) {
 // (ErrTooLarge) from its header, before anything is allocated.
 func Load(r io.Reader, opts ...Option) (Interface, error) {
 	o := optionsOf(opts)
-	p, _, err := load(r, o.memoryLimit)
+	p, _, err := load(r, o.memoryLimit, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -108,16 +117,22 @@ func Load(r io.Reader, opts ...Option) (Interface, error) {
 }
 
 // load reads one saved filter from r into a new C handle: its header, whose validated length
-// lfb_load_size gives, then exactly the rest, through a pipe to lfb_load_fd. It returns the
-// bytes read from r.
-func load(r io.Reader, limit uint64) (uintptr, int64, error) {
+// and kind lfb_load_size gives (accept, if not nil, may refuse the kind before the rest is read),
+// then exactly the rest, through a pipe to lfb_load_fd. It returns the bytes read from r.
+func load(r io.Reader, limit uint64, accept func(kind int) error) (uintptr, int64, error) {
 	head := make([]byte, headerBytes)
 	if n, err := io.ReadFull(r, head); err != nil {
 		return 0, int64(n), readError(err, "header")
 	}
 	var total uint64
-	if _, err := nativeCall(func() int { return native.Lfb_load_size(formatNative, head, limit, &total) }); err != nil {
+	var kind uint32
+	if _, err := nativeCall(func() int { return native.Lfb_load_size(formatNative, head, limit, &total, &kind) }); err != nil {
 		return 0, headerBytes, err
+	}
+	if accept != nil {
+		if err := accept(int(kind)); err != nil {
+			return 0, headerBytes, err
+		}
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -174,8 +189,26 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// replace makes the loaded C handle p this filter's if it is of this filter's type (a Filter
-// takes any Bloom layout), freeing the old one once no call uses it; else it frees p.
+// takes says whether data of kind may replace this filter: its own kind, or for a Filter any
+// Bloom layout (else ErrIncompatible; ErrClosed once closed).
+func (l layout) takes(kind int) error {
+	p, s, ok := l.h.acquire()
+	if !ok {
+		return ErrClosed
+	}
+	defer l.h.release(s)
+	return kindFits(native.Lfb_kind(p), kind)
+}
+
+func kindFits(was, kind int) error {
+	if was != kind && !(Layout(was).bloom() && Layout(kind).bloom()) {
+		return fmt.Errorf("%w: the data holds a %s filter, not a %s one", ErrIncompatible, kindName(kind), kindName(was))
+	}
+	return nil
+}
+
+// replace makes the loaded C handle p this filter's if it is of this filter's type (takes),
+// freeing the old one once no call uses it; else it frees p.
 func (l layout) replace(p uintptr) error {
 	kind := native.Lfb_kind(p)
 	var bits *bitArray
@@ -186,9 +219,7 @@ func (l layout) replace(p uintptr) error {
 	l.h.exclusive(func(old uintptr) uintptr {
 		if old == 0 {
 			err = ErrClosed
-		} else if was := native.Lfb_kind(old); was != kind && !(Layout(was).bloom() && Layout(kind).bloom()) {
-			err = fmt.Errorf("%w: the data holds a %s filter, not a %s one", ErrIncompatible, kindName(kind), kindName(was))
-		} else {
+		} else if err = kindFits(native.Lfb_kind(old), kind); err == nil {
 			native.Lfb_free(old)
 			l.bits = bits
 			return p

@@ -28,9 +28,11 @@
  *   against an older header gets the fields it knows.
  *
  * Thread safety
- * - Every function on a handle may be called from any number of threads at once, lock-free,
- *   except lfb_free, which needs every other use of that handle to have finished. (Cuckoo filters'
- *   adds and removes lock one stripe of buckets at a time; queries never wait.)
+ * - Every function on a handle may be called from any number of threads at once, except
+ *   lfb_free, which needs every other use of that handle to have finished. Adds, queries and
+ *   batches are lock-free (a cuckoo filter's adds and removes lock one stripe of buckets at a time;
+ *   queries never wait); the calls that wait say so (a swap's stage, publish and replace wait for
+ *   its readers, rotations for each other, a cuckoo filter's save and copy pause its writers).
  * - No false negatives: if an add of a key happens-before a query of it (through the caller's
  *   own synchronization), the query answers 1, until the kind's own way of forgetting takes it (a
  *   remove, a clear, a rotation's expiry, a replace). Adds that race with a query may or may not
@@ -368,7 +370,9 @@ LFB_API int lfb_plan(const lfb_spec* spec, lfb_info* out);
  * LFB_ERR_TOO_LARGE or LFB_ERR_IO.
  */
 /** The exact number of bytes lfb_save writes in `format` (LFB_FORMAT_NATIVE for every layout;
- *  LFB_FORMAT_GUAVA for classic filters of seed 0). */
+ *  LFB_FORMAT_GUAVA for classic filters of seed 0). A swap's is its current filter's, which a
+ *  replace racing with the two calls can change: lfb_save then fails, LFB_ERR_INVALID_ARGUMENT,
+ *  if the new one does not fit the buffer. */
 LFB_API int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint64_t* size);
 /** Writes the filter into buffer[0 .. capacity); *written (if not NULL) gets the byte count. */
 LFB_API int lfb_save(const lfb_handle* handle, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written);
@@ -387,11 +391,14 @@ LFB_API int lfb_load_file(uint32_t format, const char* path, uint64_t memory_lim
  *  the filter's end. From a regular file, a header declaring more than the file holds is refused
  *  before anything is allocated; from a pipe, memory grows only with the bytes that arrive. */
 LFB_API int lfb_load_fd(uint32_t format, int fd, uint64_t memory_limit, lfb_handle** out);
-/** Since 1.9: the whole length of the saved filter whose first `len` bytes are `head` (at least
- *  LFB_NATIVE_HEADER_BYTES or LFB_GUAVA_HEADER_BYTES), from its validated header: so a binding reads
- *  exactly one filter from a stream without parsing the format itself. LFB_ERR_CORRUPT or
- *  LFB_ERR_UNSUPPORTED_VERSION for a bad header, LFB_ERR_TOO_LARGE past memory_limit (0 = none). */
-LFB_API int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total);
+/** Since 1.9: the whole length (*total) and the enum lfb_kind (*kind, if not NULL) of the saved
+ *  filter whose first `len` bytes are `head` (at least LFB_NATIVE_HEADER_BYTES or
+ *  LFB_GUAVA_HEADER_BYTES), from its validated header: so a binding reads exactly one filter from a
+ *  stream, and refuses a kind it does not take before reading the rest, without parsing the format
+ *  itself. LFB_ERR_CORRUPT or LFB_ERR_UNSUPPORTED_VERSION for a bad header, LFB_ERR_TOO_LARGE past
+ *  memory_limit (0 = none). */
+LFB_API int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total,
+                          uint32_t* kind);
 
 /*
  * Shared files of any layout, cuckoo filters included (docs/FORMAT.md): one file that several
@@ -628,8 +635,8 @@ LFB_API int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out);
  * Saving and loading. A save may run while other threads add: it holds every add that completed
  * before the save began. Loads validate everything (and check the memory limit of `options`,
  * NULL = none) before allocating; they fail with LFB_ERR_CORRUPT, LFB_ERR_UNSUPPORTED_VERSION,
- * LFB_ERR_TOO_LARGE, LFB_ERR_IO, or LFB_ERR_INCOMPATIBLE when the data holds a counting filter
- * or a layout the C API does not offer (split-block, one-word, two-word).
+ * LFB_ERR_TOO_LARGE, LFB_ERR_IO, or LFB_ERR_INCOMPATIBLE when the data holds a filter other than
+ * a blocked or classic one (lfb_load takes every kind).
  */
 /** The exact number of bytes lfb_filter_save writes in `format`. */
 LFB_API int lfb_filter_serialized_size(const lfb_filter* filter, uint32_t format, uint64_t* size);

@@ -19,9 +19,7 @@
 struct lfb_handle {
     explicit lfb_handle(std::unique_ptr<lfbloom::dynamic_filter> filter) noexcept : impl(std::move(filter)) {}
     virtual ~lfb_handle() = default;
-    /// Null only after a swap took the filter over while its caller's call failed (the caller
-    /// then still frees the empty handle; every other call refuses it).
-    std::unique_ptr<lfbloom::dynamic_filter> impl;
+    std::unique_ptr<lfbloom::dynamic_filter> impl;  ///< never null in a handle a caller holds
 };
 
 // The per-kind handles of 1.0 to 1.4 are the one handle under other names (lfbloom.h).
@@ -85,6 +83,16 @@ int new_handle(Handle** out, Make make) {
     });
 }
 
+/// A counting filter's width as the C ABI takes it: 4 or 8, and no default (0 was refused since 1.0).
+inline void check_counter_width(lfbloom::filter_kind kind, std::uint32_t bits) {
+    if (kind == lfbloom::filter_kind::counting && bits != 4 && bits != 8)
+        throw lfbloom::error(lfbloom::errc::invalid_argument, "counter width must be 4 or 8 bits, got " + std::to_string(bits));
+}
+
+inline void check_rotating_flags(std::uint32_t flags) {
+    require((flags & ~(LFB_ROTATING_DOUBLE_WRITE | LFB_ROTATING_MANUAL_TICK)) == 0, "unknown LFB_ROTATING_* flags");
+}
+
 /// The smallest size a struct has had: a caller compiled against that header sets it.
 template <class Struct>
 constexpr std::size_t first_size = sizeof(Struct);
@@ -133,9 +141,9 @@ inline std::unique_ptr<lfbloom::dynamic_filter> load_path(std::uint32_t format, 
     return lfbloom::read_file(path, [&](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_filter(fmt, s, limit, n, accepted); });
 }
 
-/// Takes over `next` for a swap: take(filter) moves the filter out of the handle when it can no
-/// longer fail, and the emptied handle is then freed. If take throws, the caller keeps `next` as
-/// it was (or, had take already moved the filter, an empty handle it still frees).
+/// Takes over `next` for a swap: take(filter) moves the filter out of the handle once nothing can
+/// fail (swappable_filter's stage and replace, make_swappable), and the emptied handle is then
+/// freed. If take throws, the caller keeps `next` as it was.
 template <class Take>
 void adopt(lfb_handle* next, Take take) {
     lfbloom::check_swappable(filter_of(next));

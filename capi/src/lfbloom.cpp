@@ -70,9 +70,10 @@ lfbloom::filter_spec spec_of(const lfb_spec* in) {
     read_sized(in, s);
     require((s.flags & ~LFB_OPTION_PROCESS_SHARED) == 0, "lfb_spec.flags has unknown bits");
     require(s.reserved == 0, "lfb_spec.reserved must be 0");
-    require((s.rotating_flags & ~(LFB_ROTATING_DOUBLE_WRITE | LFB_ROTATING_MANUAL_TICK)) == 0, "unknown LFB_ROTATING_* flags");
+    check_rotating_flags(s.rotating_flags);
     lfbloom::filter_spec c;
     c.kind = kind_value(s.kind);
+    check_counter_width(c.kind, s.counter_bits);
     const bool scalable = c.kind == lfbloom::filter_kind::scalable, rotating = c.kind == lfbloom::filter_kind::rotating;
     require(scalable || (s.sub_kind == 0 && s.growth == 0 && s.tightening == 0 && s.max_filters == 0),
             "sub_kind, growth, tightening and max_filters are a scalable filter's");
@@ -136,7 +137,7 @@ void with_batch_keys(const lfb_batch& b, Fn fn) {
         for (std::uint64_t i = 0; i < b.count; ++i)
             require(b.keys[i].data != nullptr || b.keys[i].len == 0, "a key is NULL but its length is not 0");
         static_assert(sizeof(lfb_key) == sizeof(lfbloom::key_ref) && offsetof(lfb_key, len) == offsetof(lfbloom::key_ref, len));
-        return fn(lfbloom::key_refs{reinterpret_cast<const lfbloom::key_ref*>(b.keys)});
+        return fn(lfbloom::key_refs{b.keys});
     }
     if (b.count != 0) {
         require(b.offsets != nullptr, b.data == nullptr ? "lfb_batch gives no keys" : "offsets is NULL");
@@ -229,8 +230,18 @@ int lfb_kind(const lfb_handle* handle) {
     return guarded([&] { return static_cast<int>(filter_of(handle).kind()); });
 }
 
+namespace {
+/// The filter behind a handle a call writes to: a read-only one is refused before its arguments
+/// are looked at, as the per-kind calls of 1.4 did.
+lfbloom::dynamic_filter& writable_filter(lfb_handle* handle) {
+    lfbloom::dynamic_filter& f = filter_of(handle);
+    if (f.read_only()) throw lfbloom::error(errc::read_only, "the filter was opened read-only: it cannot be changed");
+    return f;
+}
+}  // namespace
+
 int lfb_add(lfb_handle* handle, const void* key, uint64_t len) {
-    return guarded([&] { return filter_of(handle).add(key_of(key, len)) ? 1 : 0; });
+    return guarded([&] { return writable_filter(handle).add(key_of(key, len)) ? 1 : 0; });
 }
 
 int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len) {
@@ -238,7 +249,7 @@ int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len) {
 }
 
 int lfb_remove(lfb_handle* handle, const void* key, uint64_t len) {
-    return guarded([&] { return filter_of(handle).remove(key_of(key, len)) ? 1 : 0; });
+    return guarded([&] { return writable_filter(handle).remove(key_of(key, len)) ? 1 : 0; });
 }
 
 int lfb_count(const lfb_handle* handle, const void* key, uint64_t len) {
@@ -304,7 +315,8 @@ int lfb_save(const lfb_handle* handle, uint32_t format, void* buffer, uint64_t c
         auto* to = static_cast<std::byte*>(buffer);
         std::uint64_t used = 0;
         f.save(fmt, [&](const void* data, std::size_t n) {
-            if (n > size - used) throw std::logic_error("serialized size mismatch");
+            if (n > capacity - used)  // a swap replaced by a larger filter since its size was read
+                throw lfbloom::error(errc::invalid_argument, "buffer too small: the filter grew while it was saved");
             std::memcpy(to + used, data, n);
             used += n;
         });
@@ -345,11 +357,14 @@ int lfb_load_fd(uint32_t format, int fd, uint64_t memory_limit, lfb_handle** out
     return new_handle(out, [&] { return load_fd(format, fd, memory_limit); });
 }
 
-int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total) {
+int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total, uint32_t* kind) {
     return guarded([&] {
         require(head != nullptr || len == 0, "head is NULL but its length is not 0");
         require(total != nullptr, "total output is NULL");
-        *total = lfbloom::saved_length(format_of(format), {static_cast<const std::byte*>(head), len}, memory_limit);
+        const lfbloom::saved_header h =
+            lfbloom::saved_header_of(format_of(format), {static_cast<const std::byte*>(head), len}, memory_limit);
+        *total = h.bytes;
+        if (kind != nullptr) *kind = static_cast<std::uint32_t>(h.kind);
         return LFB_OK;
     });
 }
@@ -371,6 +386,11 @@ int lfb_open_shared(const char* path, const lfb_spec* spec, uint32_t flags, uint
         read_sized(spec, given);
         if (given.kind == 0) {  // whatever the file holds, within the spec's memory limit
             require(!create, "creating a shared file needs a spec of a kind");
+            require(given.capacity == 0 && given.fpr == 0 && given.seed == 0 && given.flags == 0 &&
+                        (given.counter_bits == 0 || given.counter_bits == 4) && given.slots == 0 && given.hashes == 0 &&
+                        given.sub_kind == 0 && given.growth == 0 && given.tightening == 0 && given.max_filters == 0 &&
+                        given.generations == 0 && given.period_ns == 0 && given.rotating_flags == 0 && given.reserved == 0,
+                    "a spec of kind 0 gives a memory limit only: its other fields must keep their defaults");
             return lfbloom::open_shared(path, nullptr, how, 0, given.memory_limit);
         }
         const lfbloom::filter_spec s = spec_of(spec);

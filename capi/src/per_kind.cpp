@@ -39,6 +39,7 @@ lfbloom::filter_spec spec_of(const lfb_options* options, std::uint64_t capacity,
     } else if constexpr (std::is_same_v<Handle, lfb_counting>) {
         s.kind = filter_kind::counting;
         s.counter_bits = o.counter_bits;
+        check_counter_width(s.kind, s.counter_bits);
     } else {
         require(o.flags == 0, "scalable and rotating filters take no lfb_options.flags");
         constexpr bool scalable = std::is_same_v<Handle, lfb_scalable>;
@@ -94,7 +95,7 @@ int create_scalable(std::uint64_t capacity, double fpr, double growth, double ti
 int create_rotating(std::uint64_t capacity, double fpr, std::uint32_t generations, std::uint64_t period_ns, std::uint32_t flags,
                     const lfb_options* options, lfb_rotating** out) {
     return new_handle(out, [&] {
-        require((flags & ~(LFB_ROTATING_DOUBLE_WRITE | LFB_ROTATING_MANUAL_TICK)) == 0, "unknown LFB_ROTATING_* flags");
+        check_rotating_flags(flags);
         lfbloom::filter_spec s = spec_of<lfb_rotating>(options, capacity, fpr);
         require(generations != 0, "generations must be in 2..64");  // 1.1 had no default
         s.generations = generations;

@@ -968,8 +968,14 @@ static void test_swap_any(void) {
     /* stage a counting filter: adds go to both, publish makes it current */
     CHECK(lfb_stage(h, counting) == LFB_OK && info_of(h).parts == 2);
     CHECK(lfb_add(h, "during", 6) == 1 && lfb_add_staged(h, "source", 6) == 1);
+    {   /* a batch add while staged reaches the staged filter too */
+        const uint64_t offsets[] = {0, 5, 10};
+        lfb_batch b = {sizeof b, LFB_OP_ADD, 2, "batchbulks", offsets, NULL, NULL, 0, 0};
+        CHECK(lfb_batch_run(h, &b) == LFB_OK && b.done == 2 && b.positive == 2);
+    }
     CHECK(lfb_publish(h) == LFB_OK && lfb_publish(h) == LFB_ERR_INVALID_ARGUMENT);
     CHECK(lfb_contains(h, "during", 6) == 1 && lfb_contains(h, "source", 6) == 1 && lfb_contains(h, "old", 3) == 0);
+    CHECK(lfb_contains(h, "batch", 5) == 1 && lfb_contains(h, "bulks", 5) == 1);
     i = info_of(h);
     CHECK(i.kind == LFB_KIND_SWAP && i.sub_kind == LFB_KIND_COUNTING && i.capacity == 2000 && i.slot_bits == 4);
     CHECK(i.generation == 1 && i.parts == 1);
@@ -1236,7 +1242,7 @@ static void test_any_handle_shared_files(void) {
         other.kind = kinds[k] == LFB_KIND_CUCKOO ? LFB_KIND_BLOCKED : LFB_KIND_CUCKOO;
         CHECK(lfb_open_shared(path, &other, 0, 0, &ro) == LFB_ERR_INCOMPATIBLE);
         /* 1.9: a spec of kind 0 opens whatever the file holds, within its memory limit */
-        other = spec;
+        lfb_spec_init(&other);
         other.kind = 0;
         other.memory_limit = 64;
         CHECK(lfb_open_shared(path, &other, LFB_SHARED_READ_ONLY, 0, &ro) == LFB_ERR_TOO_LARGE && ro == NULL);
@@ -1245,6 +1251,8 @@ static void test_any_handle_shared_files(void) {
         CHECK(lfb_open_shared(path, &other, 0, 0, &ro) == LFB_OK && lfb_kind(ro) == (int)kinds[k] && lfb_contains(ro, "key", 3) == 1);
         lfb_free(ro);
         ro = NULL;
+        other.seed = 1; /* a spec of kind 0 gives a memory limit only */
+        CHECK(lfb_open_shared(path, &other, 0, 0, &ro) == LFB_ERR_INVALID_ARGUMENT && ro == NULL);
         /* read-only: queries and contains batches work, writes are refused and change nothing */
         CHECK(lfb_open_shared(path, NULL, LFB_SHARED_READ_ONLY, 0, &ro) == LFB_OK);
         CHECK(lfb_contains(ro, "key", 3) == 1);
@@ -1929,6 +1937,104 @@ static void test_any_handle_geometry_clear_bit_array(void) {
     }
 }
 
+/* 1.9: composites through lfb_create and their own calls, the status and kind tables, and a
+ * saved filter's length and kind from its header. */
+static void test_one_handle_composites(void) {
+    lfb_spec spec;
+    lfb_handle *h = NULL, *loaded = NULL;
+    lfb_info i;
+    uint64_t key, total = 0;
+    uint32_t kind = 0;
+    int code;
+    static uint8_t buffer[1 << 14];
+    char path[] = "/tmp/lfbloom-capi-fd-XXXXXX";
+    int fd;
+    /* a scalable filter grows past its first sub-filter; its parts answer for themselves */
+    lfb_spec_init_size(&spec, sizeof spec);
+    spec.kind = LFB_KIND_SCALABLE;
+    spec.capacity = 100;
+    spec.fpr = 0.01;
+    spec.max_filters = 8;
+    CHECK(lfb_create(&spec, &h) == LFB_OK && lfb_kind(h) == LFB_KIND_SCALABLE);
+    for (key = 0; key < 500; ++key) CHECK(lfb_add(h, &key, sizeof key) >= 0);
+    for (key = 0; key < 500; ++key) CHECK(lfb_contains(h, &key, sizeof key) == 1);
+    i = info_of(h);
+    CHECK(i.kind == LFB_KIND_SCALABLE && i.sub_kind == LFB_KIND_BLOCKED && i.parts >= 3 && i.target_fpr == 0.01);
+    memset(&i, 0, sizeof i);
+    i.struct_size = sizeof i;
+    CHECK(lfb_part_info(h, 0, &i) == LFB_OK && i.kind == LFB_KIND_BLOCKED && i.capacity == 100 && i.items >= 100);
+    CHECK(lfb_part_info(h, 99, &i) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_remove(h, &key, sizeof key) == LFB_ERR_INCOMPATIBLE && lfb_rotate(h) == LFB_ERR_INCOMPATIBLE);
+    CHECK(lfb_serialized_size(h, LFB_FORMAT_NATIVE, &total) == LFB_ERR_INCOMPATIBLE && lfb_copy(h, &loaded) == LFB_ERR_INCOMPATIBLE);
+    lfb_free(h);
+    /* scalable cuckoo sub-filters remove */
+    spec.sub_kind = LFB_KIND_CUCKOO;
+    CHECK(lfb_create(&spec, &h) == LFB_OK && lfb_add(h, "k", 1) == 1 && lfb_count(h, "k", 1) == 1);
+    CHECK(lfb_remove(h, "k", 1) == 1 && lfb_remove(h, "k", 1) == 0 && info_of(h).sub_kind == LFB_KIND_CUCKOO);
+    lfb_free(h);
+    /* a rotating filter on a manual clock: a key lives G - 1 periods */
+    lfb_spec_init_size(&spec, sizeof spec);
+    spec.kind = LFB_KIND_ROTATING;
+    spec.capacity = 1000;
+    spec.fpr = 0.01;
+    spec.generations = 3;
+    spec.period_ns = 1000;
+    spec.rotating_flags = LFB_ROTATING_MANUAL_TICK;
+    CHECK(lfb_create(&spec, &h) == LFB_OK && lfb_add(h, "old", 3) == 1);
+    CHECK(lfb_tick(h, 999) == LFB_OK && info_of(h).generation == 0);
+    CHECK(lfb_tick(h, 2500) == LFB_OK && lfb_contains(h, "old", 3) == 1); /* two periods passed: two rotations */
+    CHECK(lfb_rotate(h) == LFB_OK && lfb_contains(h, "old", 3) == 0);
+    i = info_of(h);
+    CHECK(i.kind == LFB_KIND_ROTATING && i.parts == 3 && i.generation == 3 && i.capacity == 1000);
+    CHECK(lfb_stage(h, h) == LFB_ERR_INCOMPATIBLE);
+    lfb_free(h);
+    h = NULL;
+    /* the composites' fields belong to their kinds; a counting filter's width has no default */
+    lfb_spec_init_size(&spec, sizeof spec);
+    spec.capacity = 1000;
+    spec.fpr = 0.01;
+    spec.growth = 2;
+    CHECK(lfb_create(&spec, &h) == LFB_ERR_INVALID_ARGUMENT && h == NULL);
+    spec.growth = 0;
+    spec.kind = LFB_KIND_COUNTING;
+    spec.counter_bits = 0;
+    CHECK(lfb_create(&spec, &h) == LFB_ERR_INVALID_ARGUMENT && h == NULL);
+    spec.kind = LFB_KIND_SWAP;
+    CHECK(lfb_create(&spec, &h) == LFB_ERR_INVALID_ARGUMENT && h == NULL);
+    /* one table of statuses and one of kinds */
+    for (code = 0; code >= LFB_ERR_AMBIGUOUS; --code) CHECK(lfb_status_name(code) != NULL && strlen(lfb_strerror(code)) > 0);
+    CHECK(strcmp(lfb_status_name(LFB_ERR_FULL), "full") == 0 && lfb_status_name(-99) == NULL);
+    CHECK(lfb_status_class(LFB_ERR_INVALID_ARGUMENT) == LFB_CLASS_ARGUMENT && lfb_status_class(LFB_ERR_FULL) == LFB_CLASS_REFUSAL);
+    CHECK(lfb_status_class(LFB_ERR_CORRUPT) == LFB_CLASS_DATA && lfb_status_class(LFB_ERR_IO) == LFB_CLASS_RESOURCE);
+    CHECK(lfb_status_class(LFB_ERR_READ_ONLY) == LFB_CLASS_STATE && lfb_status_class(-99) == LFB_CLASS_BUG);
+    CHECK(lfb_status_class(LFB_OK) == LFB_CLASS_OK);
+    CHECK(strcmp(lfb_kind_name(LFB_KIND_SPLIT_BLOCK), "split-block") == 0 && lfb_kind_name(8) == NULL);
+    CHECK(lfb_kind_parse("two-word") == LFB_KIND_TWO_WORD && lfb_kind_parse("Blocked") == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_kind_parse(NULL) == LFB_ERR_INVALID_ARGUMENT);
+    /* a saved filter's length and kind from its header, and a round trip through a descriptor */
+    h = made(LFB_KIND_COUNTING, 1000);
+    CHECK(lfb_add(h, "saved", 5) == 1 && lfb_serialized_size(h, LFB_FORMAT_NATIVE, &total) == LFB_OK && total <= sizeof buffer);
+    CHECK(lfb_save(h, LFB_FORMAT_NATIVE, buffer, sizeof buffer, NULL) == LFB_OK);
+    key = 0;
+    CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 0, &key, &kind) == LFB_OK && key == total &&
+          kind == LFB_KIND_COUNTING);
+    CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 0, &key, NULL) == LFB_OK && key == total);
+    CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES - 1, 0, &key, &kind) == LFB_ERR_CORRUPT);
+    CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 64, &key, &kind) == LFB_ERR_TOO_LARGE);
+    CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 0, NULL, &kind) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_load_size(LFB_FORMAT_NATIVE, NULL, 5, 0, &key, &kind) == LFB_ERR_INVALID_ARGUMENT);
+    buffer[0] ^= 1;
+    CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 0, &key, &kind) == LFB_ERR_CORRUPT);
+    fd = mkstemp(path);
+    CHECK(fd >= 0 && lfb_save_fd(h, LFB_FORMAT_NATIVE, fd) == LFB_OK && lseek(fd, 0, SEEK_SET) == 0);
+    CHECK(lfb_load_fd(LFB_FORMAT_NATIVE, fd, 0, &loaded) == LFB_OK && lfb_equal(h, loaded) == 1 && lfb_contains(loaded, "saved", 5) == 1);
+    CHECK(lfb_save_fd(h, LFB_FORMAT_NATIVE, -1) == LFB_ERR_INVALID_ARGUMENT && lfb_load_fd(LFB_FORMAT_NATIVE, -1, 0, &loaded) == LFB_ERR_INVALID_ARGUMENT);
+    close(fd);
+    unlink(path);
+    lfb_free(loaded);
+    lfb_free(h);
+}
+
 int main(void) {
     test_library();
     test_filter(LFB_LAYOUT_BLOCKED);
@@ -1959,6 +2065,7 @@ int main(void) {
     test_any_handle_set_operations();
     test_any_handle_geometry_clear_bit_array();
     test_swap_any();
+    test_one_handle_composites();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

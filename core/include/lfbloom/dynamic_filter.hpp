@@ -15,7 +15,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -134,7 +136,7 @@ struct filter_info {
     std::uint64_t reader_retries = 0;      ///< cuckoo: queries redone because a writer moved fingerprints
     std::uint64_t reader_gave_up = 0;      ///< cuckoo: queries answered "maybe" after their retries
     filter_kind sub_kind = filter_kind::blocked;  ///< the kind of what it holds: itself for a layout, the sub-filters' or the current filter's for a composite
-    std::uint32_t parts = 1;               ///< sub-filters, generations in the ring, or 2 for a swappable filter with one staged
+    std::uint32_t parts = 1;               ///< sub-filters, generations in the ring, or 2 for a swappable filter with one staged (a scalable filter growing meanwhile may count a sub-filter its sums do not)
     std::uint64_t generation = 0;          ///< rotating: rotations; swappable: replacements
     std::uint64_t ambiguous_removes = 0;   ///< scalable cuckoo: removes refused as ambiguous
     std::uint64_t items = 0;               ///< part_info of a scalable filter: the adds its sub-filter counted as new
@@ -164,11 +166,16 @@ struct key_ref {
     std::uint64_t len;
 };
 
-/// A batch's keys as an array of key_ref.
+/// A batch's keys as an array of key_ref, or of any struct of that layout (the C ABI's lfb_key):
+/// the fields are copied out as bytes, so the array's own type is never read as another.
 struct key_refs {
-    const key_ref* keys;
+    const void* keys;
     key_view operator()(std::size_t i) const noexcept {
-        return {static_cast<const std::byte*>(keys[i].data), static_cast<std::size_t>(keys[i].len)};
+        const auto* at = static_cast<const unsigned char*>(keys) + i * sizeof(key_ref);
+        key_ref k;
+        std::memcpy(&k.data, at + offsetof(key_ref, data), sizeof k.data);
+        std::memcpy(&k.len, at + offsetof(key_ref, len), sizeof k.len);
+        return {static_cast<const std::byte*>(k.data), static_cast<std::size_t>(k.len)};
     }
 };
 
@@ -536,6 +543,7 @@ public:
     }
     void flush() const override {
         if constexpr (layout_v) f_.flush();
+        else if constexpr (swap_v) f_.pin()->flush();  // its current filter may be a shared file
     }
     bit_words bit_array() const override {
         if constexpr (bloom_v) {
@@ -822,15 +830,24 @@ inline std::unique_ptr<dynamic_filter> load_filter(file_format format, const byt
         kind_of(h.kind), [&]<class F>() { return make_dynamic(load_payload<F>(h, source, memory_limit, available)); });
 }
 
-/// The whole length of the saved filter whose first bytes are `head` (at least header_size, or
-/// guava_header_size for Guava's format), from its validated header, so a reader can take exactly
-/// one filter from a stream. Throws corrupt (also for a head too short), unsupported_version, or
+/// What the header of a saved filter says (saved_header_of).
+struct saved_header {
+    std::uint64_t bytes;  ///< the whole saved filter's length, header included
+    filter_kind kind;
+};
+
+/// The length and kind of the saved filter whose first bytes are `head` (at least header_size, or
+/// guava_header_size for Guava's format, whose filters are classic), from its validated header, so
+/// a reader can take exactly one filter from a stream, and refuse a kind it does not want before
+/// reading the rest. Throws corrupt (also for a head too short), unsupported_version, or
 /// too_large past memory_limit (0 = none). Allocates nothing.
-inline std::uint64_t saved_length(file_format format, std::span<const std::byte> head, std::uint64_t memory_limit = 0) {
-    if (format == file_format::guava) return guava_header_size + read_guava_header(span_source(head), memory_limit).words * 8;
+inline saved_header saved_header_of(file_format format, std::span<const std::byte> head, std::uint64_t memory_limit = 0) {
+    if (format == file_format::guava)
+        return {guava_header_size + read_guava_header(span_source(head), memory_limit).words * 8, filter_kind::classic};
     if (format != file_format::native)
         throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
-    return header_size + read_header(span_source(head), memory_limit).payload_bytes + trailer_size;
+    const file_header h = read_header(span_source(head), memory_limit);
+    return {header_size + h.payload_bytes + trailer_size, kind_of(h.kind)};
 }
 
 /// How open_shared treats the file (shared_memory.hpp says what each does).

@@ -29,9 +29,11 @@ inline key_view as_key(std::string_view s) noexcept { return std::as_bytes(std::
 /// in a local buffer (they are hashed, never stored). Specialize it for your own types, e.g. a
 /// struct of two ids as their 16 little-endian bytes; keys that should find each other in another
 /// language must hash the same bytes there. lfbloom's own: byte spans (key_view) as they are,
-/// anything a std::string_view is made from (std::string, literals) as its bytes, and integers
-/// (but bool and the character types) as the 8 little-endian bytes of their 64-bit two's-complement
-/// value, as Guava's Funnels.longFunnel() and Java's and Go's uint64 keys, so 5, 5u and 5ULL are one key.
+/// anything a std::string_view is made from (std::string, literals) as its bytes (a char array or
+/// pointer as a NUL-terminated string, as string_view reads it: give binary keys as a key_view),
+/// and integers of at most 64 bits (but bool and the character types) as the 8 little-endian bytes
+/// of their 64-bit two's-complement value, as Guava's Funnels.longFunnel() and Java's and Go's
+/// uint64 keys, so 5, 5u and 5ULL are one key.
 template <class T, class Enable = void>
 struct key_traits {};
 
@@ -52,7 +54,7 @@ struct key_traits<T, std::enable_if_t<std::is_convertible_v<const T&, std::strin
 };
 
 template <class T>
-struct key_traits<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
+struct key_traits<T, std::enable_if_t<std::is_integral_v<T> && sizeof(T) <= 8 && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
                                       !std::is_same_v<T, wchar_t> && !std::is_same_v<T, char8_t> &&
                                       !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t>>> {
     template <class Fn>

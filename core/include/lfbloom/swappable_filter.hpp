@@ -145,8 +145,9 @@ public:
     }
 
     /// From now on every add also goes to `next`; a previously staged filter is discarded.
-    /// Throws invalid_argument for null. Waits for readers that may hold a discarded one.
-    void stage(std::unique_ptr<Filter> next) {
+    /// Throws invalid_argument for null. Waits for readers that may hold a discarded one. `next`
+    /// is moved from only once nothing can fail: after a throw it is the caller's still.
+    void stage(std::unique_ptr<Filter>&& next) {
         checked(next);
         const std::lock_guard lock(replace_mutex_);
         stage_locked(std::move(next));
@@ -160,7 +161,8 @@ public:
     }
 
     /// Replaces the filter with a complete one; returns the old one once no reader holds it.
-    std::unique_ptr<Filter> replace(std::unique_ptr<Filter> next) {
+    /// `next` as stage() takes it.
+    std::unique_ptr<Filter> replace(std::unique_ptr<Filter>&& next) {
         checked(next);
         const std::lock_guard lock(replace_mutex_);
         stage_locked(std::move(next));
@@ -171,7 +173,7 @@ public:
     std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_relaxed); }  // relaxed: a statistic
 
 private:
-    void stage_locked(std::unique_ptr<Filter> next) {
+    void stage_locked(std::unique_ptr<Filter>&& next) {
         const std::unique_ptr<Filter> old(staged_.exchange(next.release(), std::memory_order_seq_cst));  // seq_cst: see guard
         if (old) registry_.synchronize();
     }

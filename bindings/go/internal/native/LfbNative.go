@@ -238,7 +238,7 @@ extern swig_intgo _wrap_lfb_save_native_3af4d13088cf9160(uintptr_t arg1, swig_in
 extern swig_intgo _wrap_lfb_save_fd_native_3af4d13088cf9160(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
 extern swig_intgo _wrap_lfb_load_native_3af4d13088cf9160(swig_intgo arg1, swig_type_50 arg2, swig_type_51 arg3, swig_voidp arg4);
 extern swig_intgo _wrap_lfb_load_fd_native_3af4d13088cf9160(swig_intgo arg1, swig_intgo arg2, swig_type_52 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_load_size_native_3af4d13088cf9160(swig_intgo arg1, swig_type_53 arg2, swig_type_54 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_load_size_native_3af4d13088cf9160(swig_intgo arg1, swig_type_53 arg2, swig_type_54 arg3, swig_voidp arg4, swig_voidp arg5);
 extern swig_intgo _wrap_lfb_open_shared_native_3af4d13088cf9160(swig_type_55 arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
 extern swig_intgo _wrap_lfb_flush_native_3af4d13088cf9160(uintptr_t arg1);
 extern swig_intgo _wrap_lfb_copy_native_3af4d13088cf9160(uintptr_t arg1, swig_voidp arg2);
@@ -1469,13 +1469,14 @@ func Lfb_load_fd(arg1 uint, arg2 int, arg3 uint64, arg4 *uintptr) (_swig_ret int
 	return swig_r
 }
 
-func Lfb_load_size(arg1 uint, arg2 []byte, arg3 uint64, arg4 *uint64) (_swig_ret int) {
+func Lfb_load_size(arg1 uint, arg2 []byte, arg3 uint64, arg4 *uint64, arg5 *uint32) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_load_size_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), C.swig_type_54(_swig_i_2), C.swig_voidp(_swig_i_3)))
+	_swig_i_4 := arg5
+	swig_r = (int)(C._wrap_lfb_load_size_native_3af4d13088cf9160(C.swig_intgo(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), C.swig_type_54(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}

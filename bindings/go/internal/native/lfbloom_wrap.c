@@ -2132,12 +2132,13 @@ intgo _wrap_lfb_load_fd_native_3af4d13088cf9160(intgo _swig_go_0, intgo _swig_go
 }
 
 
-intgo _wrap_lfb_load_size_native_3af4d13088cf9160(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_load_size_native_3af4d13088cf9160(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3, int *_swig_go_4) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
   uint64_t arg4 ;
   uint64_t *arg5 = (uint64_t *) 0 ;
+  uint32_t *arg6 = (uint32_t *) 0 ;
   int result;
   intgo _swig_go_result;
   
@@ -2145,8 +2146,9 @@ intgo _wrap_lfb_load_size_native_3af4d13088cf9160(intgo _swig_go_0, _goslice_ _s
   arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
   arg4 = (uint64_t)_swig_go_2; 
   arg5 = (uint64_t *)_swig_go_3; 
+  arg6 = (uint32_t *)_swig_go_4; 
   
-  result = (int)lfb_load_size(arg1,(void const *)arg2,arg3,arg4,arg5);
+  result = (int)lfb_load_size(arg1,(void const *)arg2,arg3,arg4,arg5,arg6);
   _swig_go_result = result; 
   return _swig_go_result;
 }

@@ -324,7 +324,7 @@ public final class BloomFilter extends HandleFilter {
         return readFrom(in, Native.defaultReadLimit());
     }
 
-    /** As {@link #readFrom(InputStream)}, refusing filters over {@code maxBytes}. Any thread. */
+    /** As {@link #readFrom(InputStream)}, refusing filters over {@code maxBytes} (positive, else IllegalArgumentException), and a filter of another kind, from the header alone. Any thread. */
     public static BloomFilter readFrom(InputStream in, long maxBytes) throws IOException {
         return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_GUAVA, maxBytes, "a Bloom filter", KINDS));
     }
@@ -337,7 +337,7 @@ public final class BloomFilter extends HandleFilter {
         return load(in, Native.defaultReadLimit());
     }
 
-    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. Any thread. */
+    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes} (positive, else IllegalArgumentException), and a filter of another kind, from the header alone. Any thread. */
     public static BloomFilter load(InputStream in, long maxBytes) throws IOException {
         return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a Bloom filter", KINDS));
     }

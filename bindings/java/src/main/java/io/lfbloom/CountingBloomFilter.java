@@ -162,7 +162,7 @@ public final class CountingBloomFilter extends RemovingFilter {
         return load(in, Native.defaultReadLimit());
     }
 
-    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes}. Since 1.9. Any thread. */
+    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes} (positive, else IllegalArgumentException), and a filter of another kind, from the header alone. Since 1.9. Any thread. */
     public static CountingBloomFilter load(InputStream in, long maxBytes) throws IOException {
         return new CountingBloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a counting filter",
                 lfb_kind_enum.LFB_KIND_COUNTING));

@@ -471,7 +471,7 @@ abstract class HandleFilter implements Filter {
      * maxBytes, another kind) throws IOException.
      */
     static long loaded(InputStream in, int format, long maxBytes, String what, int... kinds) throws IOException {
-        ByteBuffer data = Native.readSaved(in, format, maxBytes);
+        ByteBuffer data = Native.readSaved(in, format, maxBytes, what, kinds);
         long[] out = new long[1];
         try {
             return ofKind(Native.handleOf(LfbNative.lfb_load(format, data, maxBytes, out), out), what, kinds);
