@@ -12,6 +12,7 @@ suite() {
   cmake -S . -B "$dir" "$@" >/dev/null
   cmake --build "$dir" -j2
   ctest --test-dir "$dir" -j2 --output-on-failure
+  echo "=== $dir: done at ${SECONDS} s"
 }
 
 suite build -DCMAKE_BUILD_TYPE=Release

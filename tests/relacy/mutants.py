@@ -5,7 +5,7 @@ check fail with a verdict about the code (an assertion, a data race, an access t
 where the unmutated program passes it. A mutant whose code no longer matches fails too, so the
 list keeps up with the code.
 
-Usage: mutants.py --cxx g++ --flags="-O1 ..." --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
+Usage: mutants.py --cxx g++ --flags="-O0 ..." --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
        [--jobs 2] [--only NAME] [--no-baseline]
 """
 import argparse
@@ -191,7 +191,7 @@ def try_mutant(args, tmp, mutant):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cxx", default="g++")
-    ap.add_argument("--flags", required=True, help="LFBLOOM_RELACY_FLAGS of CMakeLists.txt (see there why each)")
+    ap.add_argument("--flags", required=True, help="the mutants' flags in tests/relacy/CMakeLists.txt (see there why each)")
     ap.add_argument("--core", required=True)
     ap.add_argument("--relacy", required=True)
     ap.add_argument("--boost", default="")
