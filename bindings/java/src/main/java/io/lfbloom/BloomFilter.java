@@ -251,7 +251,7 @@ public final class BloomFilter extends HandleFilter {
      * file throws LfbloomException ("incompatible"). Any thread.
      */
     public static BloomFilter openShared(Path path) {
-        return new BloomFilter(ofKind(opened(path, null, false, false, 0), "a Bloom filter", KINDS));
+        return new BloomFilter(existing(path, false, 0, "a Bloom filter", KINDS));
     }
 
     /**
@@ -260,7 +260,18 @@ public final class BloomFilter extends HandleFilter {
      * ({@link LfbloomException#isReadOnly()}). Since 1.9. Any thread.
      */
     public static BloomFilter openSharedReadOnly(Path path) {
-        return new BloomFilter(ofKind(opened(path, null, false, true, 0), "a Bloom filter", KINDS));
+        return new BloomFilter(existing(path, true, 0, "a Bloom filter", KINDS));
+    }
+
+    /**
+     * As {@link #openShared(Path)} and {@link #openSharedReadOnly(Path)}, for a file you do not
+     * trust: a filter over {@code maxBytes} (positive, else IllegalArgumentException) is refused
+     * from the file's header (LfbloomException "too_large") before anything is mapped. Since 1.9.
+     * Any thread.
+     */
+    public static BloomFilter openShared(Path path, long maxBytes, boolean readOnly) {
+        if (maxBytes <= 0) throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
+        return new BloomFilter(existing(path, readOnly, maxBytes, "a Bloom filter", KINDS));
     }
 
     // ---- whole-filter operations --------------------------------------------------------------

@@ -103,7 +103,7 @@ public final class CountingBloomFilter extends RemovingFilter {
      * LfbloomException ("incompatible"). Any thread.
      */
     public static CountingBloomFilter openShared(Path path) {
-        return new CountingBloomFilter(ofKind(opened(path, null, false, false, 0), "a counting filter", lfb_kind_enum.LFB_KIND_COUNTING));
+        return new CountingBloomFilter(existing(path, false, 0, "a counting filter", lfb_kind_enum.LFB_KIND_COUNTING));
     }
 
     /**
@@ -111,7 +111,18 @@ public final class CountingBloomFilter extends RemovingFilter {
      * ({@link LfbloomException#isReadOnly()}). Any thread.
      */
     public static CountingBloomFilter openSharedReadOnly(Path path) {
-        return new CountingBloomFilter(ofKind(opened(path, null, false, true, 0), "a counting filter", lfb_kind_enum.LFB_KIND_COUNTING));
+        return new CountingBloomFilter(existing(path, true, 0, "a counting filter", lfb_kind_enum.LFB_KIND_COUNTING));
+    }
+
+    /**
+     * As {@link #openShared(Path)} and {@link #openSharedReadOnly(Path)}, for a file you do not
+     * trust: a filter over {@code maxBytes} (positive, else IllegalArgumentException) is refused
+     * from the file's header (LfbloomException "too_large") before anything is mapped. Since 1.9.
+     * Any thread.
+     */
+    public static CountingBloomFilter openShared(Path path, long maxBytes, boolean readOnly) {
+        if (maxBytes <= 0) throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
+        return new CountingBloomFilter(existing(path, readOnly, maxBytes, "a counting filter", lfb_kind_enum.LFB_KIND_COUNTING));
     }
 
     // ---- whole-filter operations --------------------------------------------------------------

@@ -198,7 +198,7 @@ public final class CuckooFilter extends RemovingFilter {
      * LfbloomException ("incompatible"). Any thread.
      */
     public static CuckooFilter openShared(Path path) {
-        return new CuckooFilter(ofKind(opened(path, null, false, false, 0), "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
+        return new CuckooFilter(existing(path, false, 0, "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
     }
 
     /**
@@ -207,7 +207,18 @@ public final class CuckooFilter extends RemovingFilter {
      * ({@link LfbloomException#isReadOnly()}: they would need to pause the writers). Since 1.9. Any thread.
      */
     public static CuckooFilter openSharedReadOnly(Path path) {
-        return new CuckooFilter(ofKind(opened(path, null, false, true, 0), "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
+        return new CuckooFilter(existing(path, true, 0, "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
+    }
+
+    /**
+     * As {@link #openShared(Path)} and {@link #openSharedReadOnly(Path)}, for a file you do not
+     * trust: a filter over {@code maxBytes} (positive, else IllegalArgumentException) is refused
+     * from the file's header (LfbloomException "too_large") before anything is mapped. Since 1.9.
+     * Any thread.
+     */
+    public static CuckooFilter openShared(Path path, long maxBytes, boolean readOnly) {
+        if (maxBytes <= 0) throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
+        return new CuckooFilter(existing(path, readOnly, maxBytes, "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
     }
 
     private static lfb_spec specOf(long expectedInsertions, double fpp, BloomFilter.Options options) {

@@ -444,13 +444,28 @@ abstract class HandleFilter implements Filter {
     static long opened(Path path, lfb_spec spec, boolean exclusive, boolean readOnly, int mode) {
         try {
             if (path == null) throw new IllegalArgumentException("path is null");
-            long flags = spec == null ? (readOnly ? LfbNativeConstants.LFB_SHARED_READ_ONLY : 0)
+            long flags = spec == null || spec.getKind() == 0 ? (readOnly ? LfbNativeConstants.LFB_SHARED_READ_ONLY : 0)
                     : LfbNativeConstants.LFB_SHARED_CREATE | (exclusive ? LfbNativeConstants.LFB_SHARED_EXCLUSIVE : 0);
             long[] out = new long[1];
             return Native.handleOf(LfbNative.lfb_open_shared(path.toString(), spec, flags, mode, out), out);
         } finally {
             if (spec != null) spec.delete();
         }
+    }
+
+    /**
+     * lfb_open_shared of an existing file holding one of {@code kinds} (as ofKind), read-only if
+     * asked; {@code maxBytes} > 0 refuses a larger filter (LfbloomException "too_large") before
+     * mapping it (a spec of kind 0), 0 takes any size.
+     */
+    static long existing(Path path, boolean readOnly, long maxBytes, String what, int... kinds) {
+        lfb_spec limit = null;
+        if (maxBytes > 0) {
+            limit = new lfb_spec();
+            limit.setKind(0);
+            limit.setMemory_limit(maxBytes);
+        }
+        return ofKind(opened(path, limit, false, readOnly, 0), what, kinds);
     }
 
     /**

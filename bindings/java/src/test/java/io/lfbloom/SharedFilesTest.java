@@ -28,6 +28,8 @@ class SharedFilesTest {
         Filter open(Path path);
 
         Filter openReadOnly(Path path);
+
+        Filter open(Path path, long maxBytes, boolean readOnly);
     }
 
     static Stream<Arguments> kinds() {
@@ -48,6 +50,10 @@ class SharedFilesTest {
                     public Filter openReadOnly(Path p) {
                         return BloomFilter.openSharedReadOnly(p);
                     }
+
+                    public Filter open(Path p, long maxBytes, boolean readOnly) {
+                        return BloomFilter.openShared(p, maxBytes, readOnly);
+                    }
                 }),
                 Arguments.of("counting", new Kind() {
                     public Filter openOrCreate(Path p, long n, double fpp, BloomFilter.Options o) {
@@ -65,6 +71,10 @@ class SharedFilesTest {
                     public Filter openReadOnly(Path p) {
                         return CountingBloomFilter.openSharedReadOnly(p);
                     }
+
+                    public Filter open(Path p, long maxBytes, boolean readOnly) {
+                        return CountingBloomFilter.openShared(p, maxBytes, readOnly);
+                    }
                 }),
                 Arguments.of("cuckoo", new Kind() {
                     public Filter openOrCreate(Path p, long n, double fpp, BloomFilter.Options o) {
@@ -81,6 +91,10 @@ class SharedFilesTest {
 
                     public Filter openReadOnly(Path p) {
                         return CuckooFilter.openSharedReadOnly(p);
+                    }
+
+                    public Filter open(Path p, long maxBytes, boolean readOnly) {
+                        return CuckooFilter.openShared(p, maxBytes, readOnly);
                     }
                 }));
     }
@@ -158,6 +172,38 @@ class SharedFilesTest {
         }
         LfbloomException missing = assertThrows(LfbloomException.class, () -> kind.openReadOnly(dir.resolve("missing.lfb")));
         assertEquals("io", missing.statusName());
+    }
+
+    /** An open with a byte limit maps a filter within it and refuses a larger one before mapping it. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void anOpenWithALimitRefusesALargerFilter(String name, Kind kind) {
+        Path file = dir.resolve(name + ".lfb");
+        try (Filter writer = kind.create(file, 10_000, 0.001, BloomFilter.Options.defaults())) {
+            writer.put("k");
+            long bytes = writer.geometry().bytes();
+            for (boolean readOnly : new boolean[] {false, true}) {
+                try (Filter within = kind.open(file, bytes, readOnly)) {
+                    assertTrue(within.mightContain("k"));
+                    assertEquals(readOnly, assertThrowsOrNot(() -> within.put("x")));
+                }
+                LfbloomException over = assertThrows(LfbloomException.class, () -> kind.open(file, bytes - 1, readOnly));
+                assertEquals("too_large", over.statusName(), over.getMessage());
+                assertThrows(IllegalArgumentException.class, () -> kind.open(file, 0, readOnly));
+                assertThrows(IllegalArgumentException.class, () -> kind.open(file, -1, readOnly));
+            }
+        }
+    }
+
+    /** True if the call throws LfbloomException read_only, false if it returns. */
+    private static boolean assertThrowsOrNot(Runnable call) {
+        try {
+            call.run();
+            return false;
+        } catch (LfbloomException e) {
+            assertTrue(e.isReadOnly(), e.getMessage());
+            return true;
+        }
     }
 
     /** Each open refuses a file of another kind, read-only included. */
