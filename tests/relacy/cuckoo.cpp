@@ -175,6 +175,53 @@ struct two_stripes : rl::test_suite<two_stripes<S>, 3> {
     }
 };
 
+// Process death (cuckoo_filter.hpp, "Processes"): two filter objects over one table, stripe words
+// and lock records, as two opens of one shared file, locking with robust mutexes. Thread 0 adds W
+// through object a, which kicks Y's F from bucket 0 to 1, and dies just before one of its word
+// operations (rl::rand picks which, or none: the search covers every step); the kernel marks the
+// mutex it held, and the next locker repairs what it left. Thread 1 queries Y through b; thread 2
+// adds V (Y's twin) through b. Property: the query finds Y and V's add reports Y's copy (a and b
+// exclude each other: one mutex), and once every lock has been taken again (after(): a copy
+// through the writer gate) the table holds exactly Y's and V's copies of F, W's if its add got
+// that far, and the N - 1 others: no copy lost, none left twice. Bounds: 3 threads, one operation
+// each, every death step, every schedule with at most 2 preemptions (exhaustive).
+template <class S>
+struct death : rl::test_suite<death<S>, 3> {
+    static constexpr unsigned context_bound = 2;
+    static constexpr unsigned steps = 24;  // past the end of W's add in every format
+    static constexpr std::uint64_t buckets = 2;
+    static cuckoo over(const model::storage& table, const model::storage& stripes, const model::storage& locks) {
+        return cuckoo(geometry{buckets * S::format::slots, 2, 0, 0, S::bits}, filter_options{}, table.share(), stripes.share(), locks.share());
+    }
+    model::storage table{buckets, 0, true}, stripes{cuckoo::stripe_words(buckets), 0, true}, locks{cuckoo::lock_words(buckets), 0, true};
+    cuckoo a = over(table, stripes, locks), b = over(table, stripes, locks);
+    death() {
+        model::mortality::reset();
+        a.init_locks();
+        S::set(a, false);
+    }
+    void thread(unsigned index) {
+        switch (index) {
+            case 0: {
+                model::mortality::mortal(rl::rand(steps + 1));
+                const cuckoo_status added = a.insert_hash(S::W);
+                if (!model::mortality::dead()) RL_ASSERT(added == cuckoo_status::added_new);
+                break;
+            }
+            case 1: RL_ASSERT(b.contains_hash(S::Y)); break;
+            default: RL_ASSERT(b.insert_hash(S::V) == cuckoo_status::added); break;  // Y's copy is there throughout
+        }
+    }
+    void after() {
+        model::mortality::reset();  // after() runs as thread 0, which may have died
+        std::vector<std::uint64_t> copy(buckets);
+        b.copy_buckets(copy);  // takes every lock: repairs what the dead left
+        const unsigned w = b.count_hash(S::W);
+        RL_ASSERT(S::copies(copy[0]) + S::copies(copy[1]) == 2 && w <= 1);
+        RL_ASSERT(b.stats().fingerprints == S::format::slots + 1 + w);
+    }
+};
+
 using plain = scene<detail::plain_bucket>;
 using semi14 = scene<detail::semi_sorted<5>>;
 using semi17 = scene<detail::semi_sorted<4>>;
@@ -185,6 +232,9 @@ LFBLOOM_RELACY_TESTS({"cuckoo.reader_vs_kick", lfbloom::relacy::make<reader_vs_k
                      {"cuckoo.remove_vs_kick", lfbloom::relacy::make<remove_vs_kick<plain>>()},
                      {"cuckoo.copy_vs_kick", lfbloom::relacy::make<copy_vs_kick<plain>>()},
                      {"cuckoo.churn", lfbloom::relacy::make<churn<plain>>()},
+                     {"cuckoo.death", lfbloom::relacy::make<death<plain>>()},
+                     {"cuckoo14.death", lfbloom::relacy::make<death<semi14>>()},
+                     {"cuckoo17.death", lfbloom::relacy::make<death<semi17>>()},
                      {"cuckoo.two_stripes", lfbloom::relacy::make<two_stripes<plain>>()},
                      {"cuckoo14.two_stripes", lfbloom::relacy::make<two_stripes<semi14>>()},
                      {"cuckoo14.reader_vs_kick", lfbloom::relacy::make<reader_vs_kick<semi14>>()},

@@ -94,6 +94,53 @@ private:
     rl::atomic<T> a_;
 };
 
+class word;
+
+/// One thread's mortality (below).
+struct mortal_state {
+    int steps_left = -1;  ///< -1: immortal
+    bool dead = false;
+    word* held[8] = {};
+};
+
+/// Death of a thread under the checker, as a process dies: a mortal thread dies just before its
+/// n-th word operation (n chosen by the check, rl::rand explores every n), and from then on it is
+/// a ghost: its word operations do nothing (loads read 0, CASes "succeed"), so its code runs out
+/// without effect, and the robust mutexes it held are marked as the kernel marks them (owner
+/// died, with release). Each check's constructor calls reset(); checks skip a ghost's assertions.
+class mortality {
+public:
+    static constexpr unsigned max_threads = 8;
+    static void reset() {
+        for (auto& t : threads_) t = {};
+    }
+    /// The calling thread dies before its `steps`-th word operation from now (0: the next one).
+    static void mortal(unsigned steps) { self().steps_left = static_cast<int>(steps); }
+    static bool dead() { return self().dead; }
+    /// Called by every word operation: true if it must do nothing (the thread is dead).
+    static bool ghost();
+    /// The robust mutex word `w`, just taken or released by the calling thread.
+    static void took(word* w) {
+        auto& me = self();
+        for (auto& h : me.held)
+            if (h == nullptr) {
+                h = w;
+                return;
+            }
+        std::abort();
+    }
+    static void released(word* w) {
+        for (auto& h : self().held)
+            if (h == w) h = nullptr;
+    }
+    static constexpr std::uint64_t owner_died = 2;
+
+private:
+    using state = mortal_state;
+    static state& self() { return threads_[rl::ctx().current_thread()]; }
+    static inline state threads_[max_threads];
+};
+
 /// One filter word under the checker; word_ref (found by argument-dependent lookup from
 /// storage.hpp's word operations) hands it to them in place of boost::ipc_atomic_ref.
 class word {
@@ -103,34 +150,86 @@ public:
 
     word() { a_.store(0, rl::mo_relaxed, here(loc::current())); }
 
-    std::uint64_t load(order mo, loc at = loc::current()) const { return a_.load(to_rl(mo), here(at)); }
-    void store(std::uint64_t v, order mo, loc at = loc::current()) { a_.store(v, to_rl(mo), here(at)); }
+    std::uint64_t load(order mo, loc at = loc::current()) const {
+        return mortality::ghost() ? 0 : a_.load(to_rl(mo), here(at));
+    }
+    void store(std::uint64_t v, order mo, loc at = loc::current()) {
+        if (!mortality::ghost()) a_.store(v, to_rl(mo), here(at));
+    }
     std::uint64_t fetch_or(std::uint64_t v, order mo, loc at = loc::current()) {
-        return a_.fetch_or(v, to_rl(mo), here(at));
+        return mortality::ghost() ? 0 : a_.fetch_or(v, to_rl(mo), here(at));
     }
     bool compare_exchange_weak(std::uint64_t& expected, std::uint64_t desired, order mo, order, loc at = loc::current()) {
-        return a_.compare_exchange_weak(expected, desired, to_rl(mo), here(at));
+        return mortality::ghost() || a_.compare_exchange_weak(expected, desired, to_rl(mo), here(at));
     }
+    /// What the kernel does to a dead thread's robust mutex (mortality).
+    void mark_owner_died() { a_.store(mortality::owner_died, rl::mo_release, here(loc::current())); }
 
 private:
     rl::atomic<std::uint64_t> a_;
 };
 
+inline bool mortality::ghost() {
+    auto& me = self();
+    if (me.dead) return true;
+    if (me.steps_left < 0 || me.steps_left-- > 0) return false;
+    for (auto& h : me.held) {
+        if (h != nullptr) h->mark_owner_died();
+        h = nullptr;
+    }
+    me.dead = true;
+    return true;
+}
+
 inline word& word_ref(word& w) noexcept { return w; }
 
 /// The word array of a filter under the checker: a few Relacy words, built per iteration.
+/// share() gives a second array over the same words, as a second mapping of one file would.
 class storage {
 public:
+    storage() = default;
     storage(std::uint64_t words, std::uint64_t /*memory_limit*/, bool /*process_shared*/)
-        : words_(std::make_unique<word[]>(words)), size_(words) {}
+        : words_(std::shared_ptr<word[]>(new word[words])), size_(words) {}
     word* data() const noexcept { return words_.get(); }
     std::uint64_t size() const noexcept { return size_; }
     std::uint64_t bytes() const noexcept { return size_ * 8; }
     void flush() const noexcept {}
+    storage share() const {
+        storage s;
+        s.words_ = words_;
+        s.size_ = size_;
+        return s;
+    }
 
 private:
-    std::unique_ptr<word[]> words_;
-    std::uint64_t size_;
+    std::shared_ptr<word[]> words_;
+    std::uint64_t size_ = 0;
+};
+
+/// Sync::robust_mutex under the checker: word 0 of the record is 0 (free), 1 (held) or
+/// mortality::owner_died (free, its holder dead); a dead thread's holds are marked by mortality.
+struct robust_mutex {
+    static constexpr unsigned words = 5;
+    enum class outcome { acquired, owner_died, timed_out, broken };
+    static bool init(word* at) {
+        at->store(0, boost::memory_order_relaxed);
+        return true;
+    }
+    static outcome lock(word* at, std::uint32_t) {
+        for (;;) {
+            std::uint64_t seen = at->load(boost::memory_order_relaxed);
+            if (seen != 1 && at->compare_exchange_weak(seen, 1, boost::memory_order_acquire, boost::memory_order_relaxed)) {
+                if (!mortality::dead()) mortality::took(at);
+                return seen == mortality::owner_died ? outcome::owner_died : outcome::acquired;
+            }
+            rl::yield(1, $);
+        }
+    }
+    static void consistent(word*) {}
+    static void unlock(word* at) {
+        at->store(0, boost::memory_order_release);  // first: a thread that dies here still holds it
+        if (!mortality::dead()) mortality::released(at);
+    }
 };
 
 class mutex {
@@ -165,10 +264,10 @@ struct sync {
 
     static constexpr unsigned reader_stripes = 2;
 
+    using robust_mutex = model::robust_mutex;
+
     static void yield() { rl::yield(1, $); }
     static unsigned thread_slot() { return rl::ctx().current_thread(); }
-    static std::uint64_t owner_id() { return 1; }  // one process: no owner ever dies
-    static bool owner_gone(std::uint64_t) { return false; }
 };
 
 }  // namespace lfbloom::model

@@ -30,8 +30,10 @@
 // of the table, and a full filter refuses the add (full) having lost nothing.
 //
 // Concurrency. Bucket pairs are grouped into stripes (stripe = min(i1, i2) mod stripes), each
-// with one word: bits 0-21 a writer lock (0 when free, else the holder's process id), bits 22-63
-// a version. Invariants, for each fingerprint f
+// with one word: bits 22-63 a version, bits 0-21 a writer lock in one process (0 free, 1 held).
+// A filter several processes share (a shared file, or filter_options::process_shared) locks a
+// stripe with a robust process-shared mutex instead (below, "Processes"), and its word's low
+// bits stay 0. Invariants, for each fingerprint f
 // and bucket pair P with stripe S:
 //  (1) the copies of f in P are written only under S's lock (adds, removes and the moves of a
 //      kick all lock the stripe of the pair they change, one stripe at a time, so writers never
@@ -59,6 +61,21 @@
 // moves from i2 to i1 between its loads (copied into i1 after the first load, erased from i2
 // before the second): with swap-out kicks and with copy-then-erase alike (tests/relacy/cuckoo.cpp
 // shows it, with that guard removed).
+//
+// Processes. In shared memory each stripe also has a 64-byte lock record: a robust mutex
+// (Sync::robust_mutex, POSIX PTHREAD_MUTEX_ROBUST) and a move's intent. The kernel knows which
+// thread holds a robust mutex, so two filter objects over one mapping (two opens of one file in
+// one process) exclude each other as two processes do, and when a holder dies the next locker
+// gets the lock with owner_died. A holder may die between any two of its atomic writes; by (2)
+// every prefix of a critical section keeps each resident key's copy, and the only damage is a
+// move cut between its copy and its erase: a second copy (a key counted twice). A move therefore
+// records (fp, from, to, and the copies of fp in each) in the record before its copy and clears
+// it after its erase, and the next locker after a death (or the first opener of a file nobody
+// has open, which makes every lock anew) finishes such a move: if `to` holds one copy more and
+// `from` as many as recorded, it bumps and erases, as the move would have. Every other prefix
+// needs nothing: an add's put and a remove's erase are single CAS writes, and a bump without its
+// erase only makes readers retry. Writers wait for a lock at most lock_timeout() (then
+// error(timeout)); readers never lock.
 //
 // Removing a key that was never added, or one key more often than it was added, can remove the
 // copy of another key with the same fingerprint and pair: a false negative for that key. As with
@@ -131,6 +148,10 @@ public:
     static constexpr double min_load = 0.5;         ///< below this a Bloom filter is the better tool
     static constexpr unsigned max_search_nodes = 512;
     static constexpr unsigned max_read_retries = 8;
+    /// How long a writer of a shared filter waits for a stripe lock by default (set_lock_timeout).
+    static constexpr std::uint32_t default_lock_timeout_ms = 60000;
+    /// Words of a shared filter's lock record per stripe: the robust mutex, then a move's intent.
+    static constexpr std::uint64_t lock_record_words = 8;
 
     /// Fingerprint bits with 4 slots per bucket, else 5 (14 bits); 0 for a width no format has.
     static constexpr unsigned slots_for(std::uint32_t fingerprint_bits) noexcept {
@@ -200,8 +221,10 @@ public:
                        g.target_fpr, fpr_at(static_cast<double>(g.capacity) / static_cast<double>(g.slots), g.slot_bits));
     }
 
-    /// Exactly `buckets` buckets (1 to 2^56) of 4 x 16-bit slots, all empty. Throws
-    /// invalid_argument, too_large (over options.memory_limit or the machine) or out_of_memory.
+    /// Exactly `buckets` buckets (1 to 2^56) of 4 x 16-bit slots, all empty; with
+    /// options.process_shared, in memory that processes forked later share, with robust stripe
+    /// locks (lock_words(buckets) more words). Throws invalid_argument, too_large (over
+    /// options.memory_limit or the machine), out_of_memory, or io (the system refused a lock).
     explicit basic_cuckoo_filter(std::uint64_t buckets, const filter_options& options = {})
         : basic_cuckoo_filter(buckets, 16, options) {}
 
@@ -213,7 +236,10 @@ public:
           seed_(options.seed),
           table_(buckets, 0, options.process_shared),
           stripes_(stripe_mask_ + 1, 0, options.process_shared),
-          mine_(options.process_shared ? new held_count[stripe_mask_ + 1]() : nullptr) {}
+          locks_(options.process_shared ? storage(lock_words(buckets), 0, true) : storage()),
+          shared_(options.process_shared) {
+        if (shared_) init_locks();
+    }
 
     /// A filter of shape `g` as shape() reports it (loading a file): g.slots / N buckets of the
     /// format of g.slot_bits (0 for 16), two hashes (buckets per key), and the capacity and rate it
@@ -227,10 +253,14 @@ public:
 
     /// A filter of shape `g` over words the caller mapped (a shared file, shared_memory.hpp):
     /// `table` holds its g.slots / N buckets, `stripes` its stripe_words(g.slots / N) stripe words,
-    /// as that file's last user left them. Mapped without `writable` (read-only pages), only queries
-    /// may be used, and the writer gate throws read_only (it would have to lock). Throws
+    /// as that file's last user left them, and `locks` its lock_words(g.slots / N) lock records.
+    /// Without `locks` (empty storage), only queries may be used: the writer gate throws read_only
+    /// (a read-only mapping). The caller makes the locks usable before any write: init_locks()
+    /// when no other process maps them, else check_locks(). `lease` is kept while the filter
+    /// lives (shared_memory.hpp's open file, whose flock marks the locks in use). Throws
     /// invalid_argument for a bad shape or word count.
-    basic_cuckoo_filter(const geometry& g, const filter_options& options, storage table, storage stripes, bool writable = true)
+    basic_cuckoo_filter(const geometry& g, const filter_options& options, storage table, storage stripes, storage locks,
+                        detail::file_lease lease = {})
         : bits_(bits_of(g)),
           buckets_(checked_shape(g) / slots_for(bits_)),
           stripe_mask_(stripes_for(buckets_) - 1),
@@ -239,14 +269,19 @@ public:
           target_fpr_(g.target_fpr),
           table_(std::move(table)),
           stripes_(std::move(stripes)),
-          read_only_(!writable),
-          mine_(new held_count[stripe_mask_ + 1]()) {
-        if (buckets_ == 0 || table_.size() != buckets_ || stripes_.size() != stripe_mask_ + 1)
+          locks_(std::move(locks)),
+          read_only_(locks_.size() == 0),
+          shared_(!read_only_),
+          lease_(std::move(lease)) {
+        if (buckets_ == 0 || table_.size() != buckets_ || stripes_.size() != stripe_mask_ + 1 ||
+            (shared_ && locks_.size() != lock_words(buckets_)))
             throw error(errc::invalid_argument, "the mapped words do not match the cuckoo filter's shape");
     }
 
     /// The stripe words of a filter of `buckets` buckets (a shared file holds them after the buckets).
     static std::uint64_t stripe_words(std::uint64_t buckets) noexcept { return stripes_for(buckets); }
+    /// The lock records' words of a shared filter of `buckets` buckets (lock_record_words a stripe).
+    static std::uint64_t lock_words(std::uint64_t buckets) noexcept { return stripes_for(buckets) * lock_record_words; }
 
     // ---- queries: lock-free, wait-free bar max_read_retries, and they write nothing but the
     // retry statistics on the rare path where they retry ----
@@ -264,11 +299,13 @@ public:
         return visit([&](auto format) { return read<decltype(format)>(h, true); });
     }
 
-    // ---- writers: lock the stripes they change, one at a time ----
+    // ---- writers: lock the stripes they change, one at a time. A shared filter's writers throw
+    // error(timeout) after waiting lock_timeout() for a lock, and error(corrupt) for a lock record
+    // that is not a lock (a damaged file); an in-process filter's never throw for its locks. ----
 
     /// Stores a copy of the key's fingerprint (see cuckoo_status). Of racing adds of one absent
     /// key exactly one returns added_new. Blocking: waits for writers of the same stripes.
-    cuckoo_status insert_hash(hash128 h) noexcept {
+    cuckoo_status insert_hash(hash128 h) {
         return visit([&](auto format) { return insert_with<decltype(format)>(h); });
     }
 
@@ -289,7 +326,7 @@ public:
     /// Erases one copy of the key's fingerprint; false ("not present", nothing changed) if there
     /// is none. Exact (under the stripe's lock), so it never misses a copy a kick is moving.
     /// Removing a key that was not added can erase another key's copy: see the top of this file.
-    bool remove_hash(hash128 h) noexcept {
+    bool remove_hash(hash128 h) {
         return visit([&](auto format) { return remove_with<decltype(format)>(h); });
     }
 
@@ -302,9 +339,9 @@ public:
         }
     }
 
-    cuckoo_status insert(key_view key) noexcept { return insert_hash(this->hash(key)); }
-    cuckoo_status insert(std::string_view key) noexcept { return insert(as_key(key)); }
-    cuckoo_status insert(std::uint64_t key) noexcept { return insert_hash(this->hash(key)); }
+    cuckoo_status insert(key_view key) { return insert_hash(this->hash(key)); }
+    cuckoo_status insert(std::string_view key) { return insert(as_key(key)); }
+    cuckoo_status insert(std::uint64_t key) { return insert_hash(this->hash(key)); }
     /// Copies the buckets into `out` (buckets() words) as one state of the table: takes every
     /// stripe's lock in turn, so no move is half done in the copy (writers wait; readers do not).
     /// Throws invalid_argument if `out` is not buckets() words long.
@@ -353,11 +390,18 @@ public:
         refuse_if_read_only();
         struct gate {
             const basic_cuckoo_filter& f;
-            explicit gate(const basic_cuckoo_filter& filter) noexcept : f(filter) {
-                for (std::uint64_t i = 0; i <= f.stripe_mask_; ++i) stripe_lock::lock(f.lockable(i));
+            std::uint64_t held = 0;  ///< stripes 0 to held - 1 are locked
+            explicit gate(const basic_cuckoo_filter& filter) : f(filter) {
+                try {
+                    for (; held <= f.stripe_mask_; ++held) f.lock(held);
+                } catch (...) {
+                    release();
+                    throw;
+                }
             }
-            ~gate() {
-                for (std::uint64_t i = 0; i <= f.stripe_mask_; ++i) stripe_lock::unlock(f.lockable(i));
+            ~gate() { release(); }
+            void release() noexcept {
+                for (std::uint64_t i = 0; i < held; ++i) f.unlock(i, load_word(f.stripe_word(i)));  // relaxed: only the holder writes
             }
         } held(*this);
         return std::forward<Fn>(fn)(std::span<const word_type>(table_.data(), buckets_));
@@ -367,13 +411,36 @@ public:
         if (read_only_) throw error(errc::read_only, "a cuckoo filter mapped read-only cannot pause its writers (save it from a writer)");
     }
 
-    /// Frees every stripe lock whoever holds it, with a bump: for a shared file reopened after its
-    /// machine restarted (shared_memory.hpp), whose lock owners were processes of the last boot.
-    /// Only while no thread or process can hold a lock.
-    void reset_lock_owners() noexcept {
-        for (std::uint64_t i = 0; i <= stripe_mask_; ++i)  // release: as an unlock
-            word_ref(stripe_word(i)).store((load_word(stripe_word(i)) & ~owner_mask) + version_unit, boost::memory_order_release);
+    /// Makes every stripe lock of a shared filter anew (unlocked), first finishing any move a
+    /// dead holder left half done (the top of this file), and clears lock bits that an older
+    /// lfbloom's pid locks left in the stripe words (with a bump). Only while no other thread or
+    /// process uses the locks: a new lock area, or a file its first opener found unused (flock).
+    /// Throws io if the system refuses to make a lock.
+    void init_locks() {
+        for (std::uint64_t i = 0; i <= stripe_mask_; ++i) {
+            repair(i);
+            if (!Sync::robust_mutex::init(lock_record(i))) throw error(errc::io, "cannot make a process-shared stripe lock");
+            const std::uint64_t w = load_word(stripe_word(i));
+            if ((w & owner_mask) != 0)  // release: as an unlock
+                word_ref(stripe_word(i)).store((w & ~owner_mask) + version_unit, boost::memory_order_release);
+        }
     }
+
+    /// Checks a shared filter's stripe words as another process in use left them: their lock bits
+    /// are 0 (locks are the records' mutexes). Throws corrupt otherwise: no write could have set them.
+    void check_locks() const {
+        for (std::uint64_t i = 0; i <= stripe_mask_; ++i)
+            if ((load_word(stripe_word(i)) & owner_mask) != 0)
+                throw error(errc::corrupt, "stripe word " + std::to_string(i) + " of a shared cuckoo filter has lock bits set");
+    }
+
+    /// How long a writer of a shared filter waits for a stripe lock before it throws
+    /// error(timeout): default_lock_timeout_ms unless set. Not thread-safe: set it before the
+    /// filter is shared between threads. In-process filters never time out.
+    std::uint32_t lock_timeout() const noexcept { return lock_timeout_ms_; }
+    void set_lock_timeout(std::uint32_t milliseconds) noexcept { lock_timeout_ms_ = milliseconds; }
+    /// Whether its stripe locks are robust process-shared mutexes (shared file or memory).
+    bool process_shared() const noexcept { return shared_; }
 
     /// Writes a shared file's buckets and stripe words to disk (msync): durability across a crash
     /// of the machine only (word_array::flush). Thread-safe.
@@ -417,8 +484,8 @@ public:
     /// The fingerprint width, 14, 16 or 17: the bucket format, and the slot width files record
     /// (bloom_filter's counter_bits() is its 1).
     std::uint32_t counter_bits() const noexcept { return bits_; }
-    /// Memory of the buckets and the stripe words.
-    std::uint64_t bytes() const noexcept { return table_.bytes() + stripes_.bytes(); }
+    /// Memory of the buckets, the stripe words and (shared filters) the lock records.
+    std::uint64_t bytes() const noexcept { return table_.bytes() + stripes_.bytes() + locks_.bytes(); }
     std::uint64_t seed() const noexcept { return seed_; }
     /// Its one hash and probe rule (docs/FORMAT.md): the fingerprint and pairing at the top of this file.
     static constexpr probe_rule probes() noexcept { return probe_rule::cuckoo; }
@@ -432,16 +499,15 @@ public:
 private:
     static constexpr std::uint64_t max_buckets = std::uint64_t{1} << 56;
     static constexpr std::uint64_t max_stripes = 4096;
-    static constexpr unsigned owner_bits = 22;  ///< a stripe word's lock: Linux pids are below 2^22
+    static constexpr unsigned owner_bits = 22;  ///< a stripe word's in-process lock (22 bits: older files held pids there)
     static constexpr std::uint64_t owner_mask = (std::uint64_t{1} << owner_bits) - 1;
     static constexpr std::uint64_t version_unit = std::uint64_t{1} << owner_bits;
-    static constexpr unsigned takeover_check_waits = 4096;  ///< yields between asks whether the owner ended
-    using held_count = typename Sync::template atomic<std::uint32_t>;
-    /// A stripe's lock word, and (shared filters) this process's count of its takers and holders.
-    struct stripe_ref {
-        word_type& word;
-        held_count* mine;  ///< null unless shared
-    };
+    using robust_mutex = typename Sync::robust_mutex;
+    // A lock record: the robust mutex, then a move's intent: a tag (intent_valid, fp in bits 0-17,
+    // the copies of fp in `from` in bits 20-23 and in `to` in bits 24-27), `from`, `to`.
+    static constexpr std::uint64_t intent_at = robust_mutex::words;
+    static constexpr std::uint64_t intent_valid = std::uint64_t{1} << 63;
+    static_assert(intent_at + 3 <= lock_record_words);
 
     /// A key's fingerprint and buckets.
     struct slots {
@@ -461,7 +527,7 @@ private:
     static std::uint32_t bits_of(const geometry& g) { return checked_bits(g.slot_bits == 0 ? 16 : g.slot_bits); }
     static std::uint64_t checked_buckets(std::uint64_t buckets, const filter_options& options) {
         if (buckets == 0 || buckets > max_buckets) throw error(errc::invalid_argument, "bucket count must be in [1, 2^56]");
-        check_memory((buckets + stripes_for(buckets)) * 8, options.memory_limit);
+        check_memory((buckets + stripes_for(buckets) + (options.process_shared ? lock_words(buckets) : 0)) * 8, options.memory_limit);
         return buckets;
     }
     /// The slot count of a valid shape(); throws invalid_argument otherwise.
@@ -508,8 +574,7 @@ private:
     /// The stripe of the bucket pair {a, b}.
     std::uint64_t stripe_index(std::uint64_t a, std::uint64_t b) const noexcept { return std::min(a, b) & stripe_mask_; }
     word_type& stripe_of(std::uint64_t a, std::uint64_t b) const noexcept { return stripe_word(stripe_index(a, b)); }
-    stripe_ref lockable(std::uint64_t i) const noexcept { return {stripe_word(i), mine_ ? &mine_[i] : nullptr}; }
-    stripe_ref lockable(std::uint64_t a, std::uint64_t b) const noexcept { return lockable(stripe_index(a, b)); }
+    word_type* lock_record(std::uint64_t i) const noexcept { return locks_.data() + i * lock_record_words; }
 
     // Bucket loads through load_word are relaxed, though buckets lose bits here (storage.hpp's
     // argument does not apply): each is made under the stripe lock whose acquire orders it after
@@ -542,108 +607,108 @@ private:
         }
     }
 
-    /// Holds a stripe's writer lock (the owner bits of its word) for its lifetime.
-    ///
-    /// A process that dies holding one (killed mid-add, say, in a filter shared through a file)
-    /// never releases it. A waiter that has waited long asks whether the owner's process has ended
-    /// (Sync::owner_gone) and, if so, takes the lock over with one CAS from the value it saw, with
-    /// a bump. That is safe for the invariants above: every write of a critical section is one
-    /// atomic word write, and each prefix of one leaves (2) true: a move cut short after its copy
-    /// leaves a second copy (a count one too high, never a key lost), a remove cut short after its
-    /// bump erased nothing. Process death is outside the C++ memory model; the kernel's exit and
-    /// the takeover's system calls order the dead process's stores before the takeover.
-    ///
-    /// A process that finds its own id on a lock (a dead holder's id, reused by the kernel for it)
-    /// knows whether one of its threads holds it: shared filters count, per stripe and in this
-    /// process's own memory (`mine`), the threads that hold or are taking its lock. Each taker
-    /// counts itself before its CAS, each holder releases the word before it stops counting, all
-    /// seq_cst; a waiter that loads the word (seq_cst) with its own id and then a count of 0 knows
-    /// the holder is not in this process: a holder's count precedes its CAS, which precedes that
-    /// load, in the single total order, and its release would have changed the word.
+    /// Holds stripe i's writer lock for its lifetime: the lock bits of its word in one process,
+    /// its record's robust mutex when shared (the top of this file).
     class stripe_lock {
     public:
-        explicit stripe_lock(stripe_ref s) noexcept : stripe_(s), held_(lock(s)) {}
+        stripe_lock(const basic_cuckoo_filter& f, std::uint64_t i) : f_(f), i_(i), held_(f.lock(i)) {}
         stripe_lock(const stripe_lock&) = delete;
         stripe_lock& operator=(const stripe_lock&) = delete;
-        ~stripe_lock() { release(stripe_, held_); }
+        ~stripe_lock() { f_.unlock(i_, held_); }
 
         /// Counts up the version before an erase. Release: a reader whose first stripe load returns
         /// it sees every write before it (a move's copy). A plain store: only the holder writes.
         void bump() noexcept {
             held_ += version_unit;
-            word_ref(stripe_.word).store(held_, boost::memory_order_release);
+            word_ref(f_.stripe_word(i_)).store(held_, boost::memory_order_release);
         }
+        std::uint64_t stripe() const noexcept { return i_; }
 
-        /// Spins (Sync::yield between looks) until the owner bits were clear and this thread set
-        /// them, or took them over from an ended process (or a stale one of its own); returns the
-        /// word as set. Acquire: the previous holder's writes happen-before this critical section.
-        static std::uint64_t lock(stripe_ref s) noexcept {
-            auto&& ref = word_ref(s.word);
-            const std::uint64_t me = Sync::owner_id() & owner_mask;
+    private:
+        const basic_cuckoo_filter& f_;
+        std::uint64_t i_;
+        std::uint64_t held_;
+    };
+
+    /// Locks stripe i and returns its word as the holder sees it. In one process: spins (Sync::yield
+    /// between looks) until the lock bits were clear and this thread set them, acquire (the
+    /// previous holder's writes happen-before this critical section). Shared: the robust mutex, whose
+    /// acquire does the same, repairing what a dead holder left first (see the top of this file).
+    std::uint64_t lock(std::uint64_t i) const {
+        word_type& word = stripe_word(i);
+        if (!shared_) {
+            auto&& ref = word_ref(word);
             std::uint64_t seen = ref.load(boost::memory_order_relaxed);  // relaxed: only the CAS below must order
-            for (unsigned waits = 0;;) {
-                const std::uint64_t owner = seen & owner_mask;
-                if (owner == 0) {
-                    if (try_take(s, seen, seen | me)) return seen | me;
+            for (;;) {
+                if ((seen & owner_mask) == 0) {
+                    if (ref.compare_exchange_weak(seen, seen | 1, boost::memory_order_acquire, boost::memory_order_relaxed)) return seen | 1;
                     continue;  // seen is the new value
-                }
-                if (++waits % takeover_check_waits == 0 && stale(s, seen, me)) {
-                    const std::uint64_t taken = ((seen & ~owner_mask) + version_unit) | me;
-                    if (try_take(s, seen, taken)) return taken;
-                    continue;
                 }
                 Sync::yield();
                 seen = ref.load(boost::memory_order_relaxed);
             }
         }
-        /// Release: this critical section's writes happen-before the next holder's and before any
-        /// reader's acquire load of the value stored.
-        static void unlock(stripe_ref s) noexcept { release(s, load_word(s.word)); }  // relaxed load: only the holder writes
-
-    private:
-        /// One CAS from `seen` to `value`, counted in `mine` first when shared. Acquire: see lock;
-        /// seq_cst when shared (see the top of this class). A takeover's acquire pairs with the dead
-        /// holder's last release store (a bump) as far as the model reaches; process exit orders the rest.
-        static bool try_take(stripe_ref s, std::uint64_t& seen, std::uint64_t value) noexcept {
-            auto&& ref = word_ref(s.word);
-            if (s.mine == nullptr)
-                return ref.compare_exchange_weak(seen, value, boost::memory_order_acquire, boost::memory_order_relaxed);
-            s.mine->fetch_add(1, std::memory_order_seq_cst);
-            if (ref.compare_exchange_weak(seen, value, boost::memory_order_seq_cst, boost::memory_order_seq_cst)) return true;
-            s.mine->fetch_sub(1, std::memory_order_relaxed);  // relaxed: it held nothing
-            return false;
+        word_type* record = lock_record(i);
+        switch (robust_mutex::lock(record, lock_timeout_ms_)) {
+            case robust_mutex::outcome::acquired: break;
+            case robust_mutex::outcome::owner_died:
+                repair(i);
+                robust_mutex::consistent(record);
+                break;
+            case robust_mutex::outcome::timed_out:
+                throw error(errc::timeout, "a writer of this shared cuckoo filter waited " + std::to_string(lock_timeout_ms_) +
+                                               " ms for a stripe lock another thread or process holds");
+            case robust_mutex::outcome::broken:
+                throw error(errc::corrupt, "stripe lock " + std::to_string(i) + " of this shared cuckoo filter is not a usable lock");
         }
+        return load_word(word);  // relaxed: the mutex's acquire orders it after every holder's stores
+    }
 
-        /// Whether the holder of `seen` can hold it no more: another process that has ended, or
-        /// this process while none of its threads counts itself in (shared filters only).
-        static bool stale(stripe_ref s, std::uint64_t& seen, std::uint64_t me) noexcept {
-            const std::uint64_t owner = seen & owner_mask;
-            if (owner != me) return Sync::owner_gone(owner);
-            if (s.mine == nullptr) return false;  // in-process: ours is always a live thread's
-            seen = word_ref(s.word).load(boost::memory_order_seq_cst);  // seq_cst: see the top of this class
-            return (seen & owner_mask) == me && s.mine->load(std::memory_order_seq_cst) == 0;
-        }
+    /// Unlocks stripe i, whose word the holder left as `held`. Release: this critical section's
+    /// writes happen-before the next holder's and before any reader's acquire load of the value
+    /// stored (in one process; shared, the bumps are release stores already, and the mutex orders
+    /// the rest for the next holder).
+    void unlock(std::uint64_t i, std::uint64_t held) const noexcept {
+        if (shared_) robust_mutex::unlock(lock_record(i));
+        else word_ref(stripe_word(i)).store(held & ~owner_mask, boost::memory_order_release);
+    }
 
-        /// Stores `held` unlocked (release; seq_cst when shared, before this thread stops counting).
-        static void release(stripe_ref s, std::uint64_t held) noexcept {
-            if (s.mine == nullptr) {
-                word_ref(s.word).store(held & ~owner_mask, boost::memory_order_release);
-                return;
-            }
-            word_ref(s.word).store(held & ~owner_mask, boost::memory_order_seq_cst);
-            s.mine->fetch_sub(1, std::memory_order_seq_cst);
-        }
+    /// Records, before a move's copy, what repair() needs to finish it. Relaxed: only the lock's
+    /// next holder reads it, after the mutex's (or the dead holder's exit's) ordering; the tag last.
+    void note_move(std::uint64_t i, std::uint64_t fp, std::uint64_t from, std::uint64_t to, unsigned in_from, unsigned in_to) const noexcept {
+        word_type* intent = lock_record(i) + intent_at;
+        store_word(intent[1], from);
+        store_word(intent[2], to);
+        store_word(intent[0], intent_valid | fp | std::uint64_t{in_from} << 20 | std::uint64_t{in_to} << 24);
+    }
 
-        stripe_ref stripe_;
-        std::uint64_t held_;
-    };
+    /// Finishes the move stripe i's record names, if it was cut between its copy and its erase,
+    /// and clears the record. Under the stripe's lock (or with no lock in use: init_locks). An
+    /// intent this filter could not have written (a damaged file) is cleared and nothing else.
+    void repair(std::uint64_t i) const {
+        word_type* intent = lock_record(i) + intent_at;
+        const std::uint64_t tag = load_word(intent[0]);  // relaxed: see note_move
+        if ((tag & intent_valid) == 0) return;
+        const std::uint64_t from = load_word(intent[1]), to = load_word(intent[2]), fp = tag & 0x3FFFF;
+        const unsigned in_from = (tag >> 20) & 15, in_to = (tag >> 24) & 15;
+        if (from < buckets_ && to < buckets_ && from != to && fp != 0 && fp < (std::uint64_t{1} << bits_) &&
+            other_bucket(from, fp) == to && stripe_index(from, to) == i)
+            visit([&](auto format) {
+                using Format = decltype(format);
+                if (Format::count(load_word(bucket(from)), fp) != in_from || Format::count(load_word(bucket(to)), fp) != in_to + 1) return;
+                // release: a bump, as in stripe_lock::bump; then the erase the move did not make
+                word_ref(stripe_word(i)).store(load_word(stripe_word(i)) + version_unit, boost::memory_order_release);
+                erase<Format>(bucket(from), fp);
+            });
+        store_word(intent[0], 0);
+    }
 
     template <class Format>
-    cuckoo_status insert_with(hash128 h) noexcept {
+    cuckoo_status insert_with(hash128 h) {
         const slots s = place(h);
         for (unsigned round = 0; round < 4; ++round) {
             {
-                stripe_lock held(lockable(s.first, s.second));
+                stripe_lock held(*this, stripe_index(s.first, s.second));
                 // exact: the copies of s.fp in this pair change only under this lock
                 const unsigned copies = copies_in<Format>(s, load_word(bucket(s.first)), load_word(bucket(s.second)));
                 if (copies >= (s.first == s.second ? 1u : 2u) * Format::slots) {
@@ -661,9 +726,9 @@ private:
     }
 
     template <class Format>
-    bool remove_with(hash128 h) noexcept {
+    bool remove_with(hash128 h) {
         const slots s = place(h);
-        stripe_lock held(lockable(s.first, s.second));
+        stripe_lock held(*this, stripe_index(s.first, s.second));
         for (const std::uint64_t b : {s.first, s.second}) {
             if (Format::count(load_word(bucket(b)), s.fp) == 0) continue;
             held.bump();
@@ -692,16 +757,23 @@ private:
     }
 
     /// Moves a copy of fp from `from` to its other bucket `to`: copy, bump, erase, under the pair's
-    /// stripe lock. False if `from` no longer holds fp or `to` is full.
+    /// stripe lock (shared: between a note of its intent and the note's clearing, for repair).
+    /// False if `from` no longer holds fp or `to` is full.
     template <class Format>
-    bool move(std::uint64_t from, std::uint64_t fp, std::uint64_t to) noexcept {
-        stripe_lock held(lockable(from, to));
+    bool move(std::uint64_t from, std::uint64_t fp, std::uint64_t to) {
+        stripe_lock held(*this, stripe_index(from, to));
         // exact: only holders of this lock erase or move this copy
-        if (Format::count(load_word(bucket(from)), fp) == 0 || !put<Format>(bucket(to), fp)) return false;
-        held.bump();
-        erase<Format>(bucket(from), fp);
-        kicks_.add();
-        return true;
+        const unsigned in_from = Format::count(load_word(bucket(from)), fp);
+        if (in_from == 0) return false;
+        if (shared_) note_move(held.stripe(), fp, from, to, in_from, Format::count(load_word(bucket(to)), fp));
+        const bool moved = put<Format>(bucket(to), fp);
+        if (moved) {
+            held.bump();
+            erase<Format>(bucket(from), fp);
+            kicks_.add();
+        }
+        if (shared_) store_word(lock_record(held.stripe())[intent_at], 0);  // relaxed: see note_move
+        return moved;
     }
 
     /// Frees a slot in `first` or `second`: a breadth-first search, over relaxed (unlocked) loads,
@@ -709,7 +781,7 @@ private:
     /// from that end. False if no chain was found within max_search_nodes buckets; true if one
     /// was (or a root has a free slot already), whether or not its moves all succeeded.
     template <class Format>
-    bool make_room(std::uint64_t first, std::uint64_t second) noexcept {
+    bool make_room(std::uint64_t first, std::uint64_t second) {
         struct node {
             std::uint64_t bucket;
             std::uint32_t parent;  ///< the node whose bucket's fingerprint moves here
@@ -747,8 +819,11 @@ private:
     double target_fpr_ = 0;
     storage table_;
     storage stripes_;
-    bool read_only_ = false;  ///< mapped read-only: the stripe locks cannot be taken
-    std::unique_ptr<held_count[]> mine_;  ///< shared filters: stripe_lock's count of this process's holders
+    storage locks_;           ///< shared filters: lock_record_words per stripe; else empty
+    bool read_only_ = false;  ///< mapped read-only (no lock records): the stripe locks cannot be taken
+    bool shared_ = false;     ///< its stripes lock with the records' robust mutexes
+    std::uint32_t lock_timeout_ms_ = default_lock_timeout_ms;
+    detail::file_lease lease_;  ///< a shared file's descriptor, kept open (its flock) while the filter lives
     detail::event_count kicks_, failed_inserts_, duplicate_refusals_;
     mutable detail::event_count reader_retries_, reader_gave_up_;
 };

@@ -18,6 +18,7 @@ enum class errc {
     read_only,             ///< a write to a filter opened read-only (the C ABI's read-only shared files)
     too_many_duplicates,   ///< a cuckoo filter holds 8 copies of the key's fingerprint in its buckets already
     ambiguous,             ///< a scalable cuckoo filter's remove of a key matching in two sub-filters: nothing removed
+    timeout,               ///< a writer of a shared cuckoo filter waited longer than its lock timeout
 };
 
 /// How a status should reach a user (the C ABI's enum lfb_status_class).
@@ -61,6 +62,8 @@ inline constexpr status_entry status_table[] = {
      "too many copies of the key's fingerprint in the cuckoo filter"},
     {-13, errc::ambiguous, "ambiguous", status_class::refusal,
      "the key matches in two sub-filters: nothing removed, so no other key is lost"},
+    {-14, errc::timeout, "timeout", status_class::resource,
+     "a writer waited longer than the lock timeout for a lock another thread or process of the shared filter holds"},
 };
 
 /// The table's row for `status`, or null.

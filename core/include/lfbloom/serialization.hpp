@@ -237,10 +237,11 @@ struct xxh3_state {
 
 /// The 80-byte header of `filter` (see the top of this file), with `magic`.
 template <class Filter>
-std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8], const Filter& filter, std::uint64_t set) {
+std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8], const Filter& filter, std::uint64_t set,
+                                                     std::uint16_t version = format_version) {
     std::array<unsigned char, header_size> h{};
     std::memcpy(h.data(), magic_bytes, 8);
-    put_le<std::uint16_t>(&h[8], format_version);
+    put_le<std::uint16_t>(&h[8], version);
     h[10] = static_cast<unsigned char>(Filter::kind);
     h[11] = static_cast<unsigned char>(filter.probes());
     h[12] = static_cast<unsigned char>(filter.counter_bits());
@@ -255,13 +256,15 @@ std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8
     return h;
 }
 
-/// Validates every field of a header with `magic` (see the top of this file).
-inline file_header decode_header(const std::array<unsigned char, header_size>& h, const char (&magic_bytes)[8]) {
+/// Validates every field of a header with `magic` (see the top of this file) and format version
+/// `version` (shared cuckoo files have their own: shared_memory.hpp).
+inline file_header decode_header(const std::array<unsigned char, header_size>& h, const char (&magic_bytes)[8],
+                                 std::uint16_t version = format_version) {
     if (std::memcmp(h.data(), magic_bytes, 8) != 0) corrupt("not an lfbloom filter (bad magic)");
-    const auto version = get_le<std::uint16_t>(&h[8]);
-    if (version != format_version)
-        throw error(errc::unsupported_version, "filter format version " + std::to_string(version) +
-                                                   " is not supported (this lfbloom reads version 1)");
+    const auto found = get_le<std::uint16_t>(&h[8]);
+    if (found != version)
+        throw error(errc::unsupported_version, "filter format version " + std::to_string(found) +
+                                                   " is not supported (this lfbloom reads version " + std::to_string(version) + ")");
     if (get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) corrupt("header checksum mismatch");
     file_header out;
     if (h[10] < 1 || h[10] > 7) throw error(errc::unsupported_version, "unknown layout in the header");

@@ -5,8 +5,9 @@
 //
 // A shared file is a 4096-byte header page (the native header of serialization.hpp with the magic
 // "LFBLIVE\0" and slots-set 0), then the words, little-endian as they sit in memory, and for a
-// cuckoo filter its stripe locks after them (docs/FORMAT.md): a writer that dies holding one stops
-// that stripe's writers only until it has ended, when they take the lock over (cuckoo_filter.hpp).
+// cuckoo filter its stripe words and lock records after them (docs/FORMAT.md): robust mutexes, so
+// a writer that dies holding one hands it to the next writer, which repairs what it left
+// (cuckoo_filter.hpp), and a writer never waits longer than its lock timeout.
 // It has no payload checksum: its words change while it lives. A crash of a process loses none
 // of the adds it completed (its stores are in the shared page cache); `flush()` (msync) is only
 // needed to survive a crash of the machine.
@@ -66,87 +67,69 @@ inline file_header header_of(layout kind, std::uint32_t slot_bits, const geometr
 
 namespace detail {
 
-/// Where a cuckoo file's lock owners live: a cuckoo stripe lock holds its owner's process id,
-/// which means something only to processes of one pid namespace on one boot of one machine. The
-/// header page records them at byte 80: the pid namespace's inode (8 bytes, little-endian; 0 if
-/// unknown), then the boot id (36 bytes of /proc/sys/kernel/random/boot_id).
-struct lock_domain {
-    std::uint64_t pid_namespace = 0;
-    std::array<char, 36> boot{};
-    bool operator==(const lock_domain&) const = default;
-};
-inline constexpr std::uint64_t lock_domain_offset = header_size;
-inline constexpr std::size_t lock_domain_bytes = 8 + 36;
+/// Shared cuckoo files have format version 2 (robust lock records); version 1, written by
+/// lfbloom 1.5-1.9 with process-id locks, is opened by readers as it is and upgraded by the first
+/// writer that opens it unused. lfbloom 1.9 and older refuse version 2 (unsupported_version), so
+/// no process locks a stripe the old way while another holds its mutex.
+inline constexpr std::uint16_t live_cuckoo_version = 2;
+/// Header page bytes 80-95 of a version-2 cuckoo file: which lock records it holds. An opener whose
+/// records would differ (another C library's mutexes) is refused while the file is in use.
+#if defined(__GLIBC__)
+inline constexpr char lock_records_kind[16] = "glibc robust 40";
+#else
+inline constexpr char lock_records_kind[16] = "posix robust 40";
+#endif
+inline constexpr std::uint64_t lock_records_kind_offset = header_size;
 
-inline lock_domain current_lock_domain() noexcept {
-    lock_domain d;
-    struct stat st;
-    if (::stat("/proc/self/ns/pid", &st) == 0) d.pid_namespace = st.st_ino;
-    fd_guard fd{::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)};
-    if (fd.fd >= 0 && ::read(fd.fd, d.boot.data(), d.boot.size()) != static_cast<ssize_t>(d.boot.size())) d.boot = {};
-    return d;
+/// A cuckoo file's lock records start at the first 64-byte boundary after its stripe words.
+inline std::uint64_t lock_records_offset(const file_header& h) {
+    const std::uint64_t stripes_end = shared_words_offset + h.payload_bytes + cuckoo_filter::stripe_words(h.payload_bytes / 8) * 8;
+    return (stripes_end + 63) / 64 * 64;
 }
 
-inline void write_lock_domain(int fd, const lock_domain& d, const std::string& path) {
-    std::array<unsigned char, lock_domain_bytes> raw{};
-    put_le<std::uint64_t>(raw.data(), d.pid_namespace);
-    std::memcpy(raw.data() + 8, d.boot.data(), d.boot.size());
-    if (::pwrite(fd, raw.data(), raw.size(), lock_domain_offset) != static_cast<ssize_t>(raw.size()))
+/// The bytes after a shared file's header page: the filter's words; for a cuckoo filter its
+/// stripe words after its buckets, and (version 2) its lock records after those.
+inline std::uint64_t live_bytes(const file_header& h, std::uint16_t version = live_cuckoo_version) {
+    if (h.kind != layout::cuckoo) return h.payload_bytes;
+    if (version == live_cuckoo_version)
+        return lock_records_offset(h) + cuckoo_filter::lock_words(h.payload_bytes / 8) * 8 - shared_words_offset;
+    return h.payload_bytes + cuckoo_filter::stripe_words(h.payload_bytes / 8) * 8;
+}
+
+/// The format version a shared file of `kind` is written with.
+inline std::uint16_t live_version(layout kind) noexcept { return kind == layout::cuckoo ? live_cuckoo_version : format_version; }
+
+/// The filter of header `h` over the words of the open shared file `fd`. Callers have checked
+/// live_bytes(h) against memory_limit. A writable cuckoo filter maps its lock records too and
+/// keeps `lease` (the descriptor whose flock marks them in use); its caller makes them usable.
+template <class Filter>
+Filter map_live(const file_header& h, int fd, std::uint64_t memory_limit, bool writable, file_lease lease = {}) {
+    const std::uint64_t words = h.payload_bytes / 8;
+    if constexpr (Filter::kind == layout::cuckoo)
+        return make_for<Filter>(
+            h, memory_limit, word_array::map_file(fd, shared_words_offset, words, memory_limit, writable),
+            word_array::map_file(fd, shared_words_offset + h.payload_bytes, Filter::stripe_words(words), memory_limit, writable),
+            writable ? word_array::map_file(fd, lock_records_offset(h), Filter::lock_words(words), memory_limit) : word_array(),
+            std::move(lease));
+    else
+        return make_for<Filter>(h, memory_limit, word_array::map_file(fd, shared_words_offset, words, memory_limit, writable));
+}
+
+inline void write_lock_records_kind(int fd, const std::string& path) {
+    if (::pwrite(fd, lock_records_kind, sizeof lock_records_kind, lock_records_kind_offset) != static_cast<ssize_t>(sizeof lock_records_kind))
         io_failure("cannot write the header of " + path);
 }
 
-inline lock_domain read_lock_domain(int fd, const std::string& path) {
-    std::array<unsigned char, lock_domain_bytes> raw{};
-    if (::pread(fd, raw.data(), raw.size(), lock_domain_offset) != static_cast<ssize_t>(raw.size()))
-        corrupt(path + " is too short for a header");
-    lock_domain d;
-    d.pid_namespace = get_le<std::uint64_t>(raw.data());
-    std::memcpy(d.boot.data(), raw.data() + 8, d.boot.size());
-    return d;
-}
-
-/// A writer opening a cuckoo file: a file last used on another boot has no live lock owner, so
-/// the first opener of this boot (under flock, re-checked) clears them and records this boot.
-/// On the same boot a different pid namespace is refused (incompatible): its pids are not ours,
-/// and a live owner could be taken for an ended one.
-inline void adopt_locks(int fd, cuckoo_filter& f, const std::string& path) {
-    const lock_domain mine = current_lock_domain(), theirs = read_lock_domain(fd, path);
-    const auto unknown = lock_domain{}.boot;
-    if (mine.boot == unknown || theirs.boot == unknown) return;  // a process without /proc: nothing to compare
-    if (theirs.boot == mine.boot) {
-        if (theirs.pid_namespace != 0 && mine.pid_namespace != 0 && theirs.pid_namespace != mine.pid_namespace)
-            throw error(errc::incompatible, path + " is used from another pid namespace: its cuckoo filter's lock owners "
-                                                   "would be unknown here");
-        return;
+/// Takes a shared flock on `fd` (the mark of a writer using the file's locks), waiting at most
+/// `timeout_ms` for an opener that holds it exclusively (while it makes the locks anew).
+inline void share_flock(int fd, const std::string& path, std::uint32_t timeout_ms) {
+    for (std::uint32_t waited = 0;; ++waited) {
+        if (::flock(fd, LOCK_SH | LOCK_NB) == 0) return;
+        if (errno != EWOULDBLOCK && errno != EINTR) io_failure("cannot lock " + path);
+        if (waited >= timeout_ms)
+            throw error(errc::timeout, path + " stayed locked by another opener for " + std::to_string(timeout_ms) + " ms");
+        ::usleep(1000);
     }
-    if (::flock(fd, LOCK_EX) != 0) io_failure("cannot lock " + path);
-    struct unlock {
-        int fd;
-        ~unlock() { ::flock(fd, LOCK_UN); }
-    } held{fd};
-    if (read_lock_domain(fd, path).boot == mine.boot) return;  // another opener of this boot adopted it
-    f.reset_lock_owners();
-    write_lock_domain(fd, mine, path);
-}
-
-/// The words after a shared file's header page: the filter's words, and a cuckoo filter's stripe
-/// words after its buckets.
-inline std::uint64_t live_bytes(const file_header& h) {
-    return h.payload_bytes + (h.kind == layout::cuckoo ? cuckoo_filter::stripe_words(h.payload_bytes / 8) * 8 : 0);
-}
-
-/// The filter of header `h` over the words of the open shared file `fd`. Callers have checked
-/// live_bytes(h) against memory_limit.
-template <class Filter>
-Filter map_live(const file_header& h, int fd, std::uint64_t memory_limit, bool writable) {
-    const std::uint64_t words = h.payload_bytes / 8;
-    if constexpr (Filter::kind == layout::cuckoo)
-        return make_for<Filter>(h, memory_limit, word_array::map_file(fd, shared_words_offset, words, memory_limit, writable),
-                                word_array::map_file(fd, shared_words_offset + h.payload_bytes, Filter::stripe_words(words),
-                                                     memory_limit, writable),
-                                writable);
-    else
-        return make_for<Filter>(h, memory_limit, word_array::map_file(fd, shared_words_offset, words, memory_limit, writable));
 }
 
 /// create_shared_file, but an existing `path` is not an error: returns nothing then.
@@ -170,11 +153,24 @@ std::optional<Filter> create_live(const std::string& path, const geometry& g, co
     try {
         if (::ftruncate(fd.fd, static_cast<off_t>(shared_words_offset + live_bytes(h))) != 0)
             io_failure("cannot size " + path + " to " + std::to_string(shared_words_offset + live_bytes(h)) + " bytes");
-        Filter f = map_live<Filter>(h, fd.fd, options.memory_limit, true);
-        const auto header = encode_header(shared_magic, f, 0);
+        Filter f = [&] {
+            if constexpr (Filter::kind == layout::cuckoo) {
+                // its own descriptor for the lease: fd.fd is closed below, the lease's lives with f
+                const int kept = ::fcntl(fd.fd, F_DUPFD_CLOEXEC, 0);
+                if (kept < 0) io_failure("cannot keep " + tmp + " open");
+                file_lease lease(kept);
+                if (::flock(kept, LOCK_SH) != 0) io_failure("cannot lock " + tmp);  // before the link: nobody can see it yet
+                Filter made = map_live<Filter>(h, fd.fd, options.memory_limit, true, std::move(lease));
+                made.init_locks();
+                write_lock_records_kind(fd.fd, path);
+                return made;
+            } else {
+                return map_live<Filter>(h, fd.fd, options.memory_limit, true);
+            }
+        }();
+        const auto header = encode_header(shared_magic, f, 0, live_version(Filter::kind));
         if (::pwrite(fd.fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size()))
             io_failure("cannot write the header of " + path);
-        if constexpr (Filter::kind == layout::cuckoo) write_lock_domain(fd.fd, current_lock_domain(), path);
         if (::fsync(fd.fd) != 0) io_failure("fsync " + tmp);
         if (::link(tmp.c_str(), path.c_str()) != 0) {
             if (errno != EEXIST) io_failure("cannot create " + path);
@@ -209,6 +205,75 @@ Filter create_shared_file(const std::string& path, const geometry& g, const filt
 
 namespace detail {
 
+/// Reads and decodes the header page's header of the open shared file `fd`, of format `version`
+/// (0: the one its layout is written with).
+inline file_header read_live_header(int fd, const std::string& path, std::uint16_t version, std::array<unsigned char, header_size>& raw) {
+    const ssize_t got = ::pread(fd, raw.data(), raw.size(), 0);
+    if (got < 0) io_failure("cannot read " + path);
+    if (got != static_cast<ssize_t>(raw.size())) corrupt(path + " is too short for a header");
+    if (version == 0) version = raw[10] == static_cast<unsigned char>(layout::cuckoo) ? live_cuckoo_version : format_version;
+    return decode_header(raw, shared_magic, version);
+}
+
+/// Throws corrupt unless the open file `fd` is exactly as long as a shared file of `h` in `version`.
+inline void check_live_size(int fd, const std::string& path, const file_header& h, std::uint16_t version) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0) io_failure("cannot stat " + path);
+    if (static_cast<std::uint64_t>(st.st_size) != shared_words_offset + live_bytes(h, version))
+        corrupt(path + " has " + std::to_string(st.st_size) + " bytes, its header declares " +
+                std::to_string(shared_words_offset + live_bytes(h, version)));
+}
+
+/// A writer opening a shared cuckoo file. Its stripe locks are robust mutexes in the file, in
+/// use while some writer holds a shared flock on it. An opener that gets the flock exclusively
+/// is the only writer: whatever the records hold (a crash, a restart, a copied or crafted file)
+/// it makes every lock anew, finishing moves cut short (cuckoo_filter::init_locks), upgrades a
+/// version-1 file (adding the records), then shares the flock. Any other opener waits for a
+/// shared flock (at most default_lock_timeout_ms: an opener holds it exclusively for
+/// microseconds) and checks the records' kind and the stripe words. The descriptor stays open,
+/// with its flock, while the filter lives.
+inline cuckoo_filter open_live_cuckoo(fd_guard& fd, const std::string& path, std::uint64_t memory_limit) {
+    const bool alone = ::flock(fd.fd, LOCK_EX | LOCK_NB) == 0;
+    if (!alone) {
+        if (errno != EWOULDBLOCK) io_failure("cannot lock " + path);
+        share_flock(fd.fd, path, cuckoo_filter::default_lock_timeout_ms);
+    }
+    std::array<unsigned char, header_size> raw;
+    file_header h;
+    try {
+        h = read_live_header(fd.fd, path, live_cuckoo_version, raw);
+    } catch (const error& e) {
+        if (!alone || e.code() != errc::unsupported_version || get_le<std::uint16_t>(&raw[8]) != format_version) throw;
+        h = decode_header(raw, shared_magic, format_version);  // lfbloom 1.9's file: add the lock records
+        check_memory(live_bytes(h), memory_limit);
+        check_live_size(fd.fd, path, h, format_version);
+        if (::ftruncate(fd.fd, static_cast<off_t>(shared_words_offset + live_bytes(h))) != 0)
+            io_failure("cannot add lock records to " + path);
+        put_le<std::uint16_t>(&raw[8], live_cuckoo_version);
+        put_le<std::uint64_t>(&raw[72], XXH3_64bits(raw.data(), 72));
+        write_lock_records_kind(fd.fd, path);
+        if (::pwrite(fd.fd, raw.data(), raw.size(), 0) != static_cast<ssize_t>(raw.size())) io_failure("cannot write the header of " + path);
+    }
+    if (h.kind != layout::cuckoo) corrupt(path + " changed its layout while it was opened");
+    check_memory(live_bytes(h), memory_limit);
+    check_live_size(fd.fd, path, h, live_cuckoo_version);
+    char kind[sizeof lock_records_kind];
+    if (::pread(fd.fd, kind, sizeof kind, lock_records_kind_offset) != static_cast<ssize_t>(sizeof kind)) io_failure("cannot read " + path);
+    if (!alone && std::memcmp(kind, lock_records_kind, sizeof kind) != 0)
+        throw error(errc::incompatible, path + " is in use with stripe locks of another kind than this library's");
+    const int kept = fd.fd;
+    fd.fd = -1;  // the lease owns it now
+    cuckoo_filter f = map_live<cuckoo_filter>(h, kept, memory_limit, true, file_lease(kept));
+    if (alone) {
+        f.init_locks();
+        write_lock_records_kind(kept, path);
+        if (::flock(kept, LOCK_SH) != 0) io_failure("cannot lock " + path);  // may wait for an opener that made them anew meanwhile
+    } else {
+        f.check_locks();
+    }
+    return f;
+}
+
 /// Maps the filter in an existing shared file, validating its header and size first: opened
 /// O_RDWR and mapped read-write if `writable`, else O_RDONLY and mapped read-only, and then nothing
 /// may write to the result (open_shared_file_read_only wraps it so).
@@ -216,27 +281,24 @@ inline any_filter map_shared_file(const std::string& path, std::uint64_t memory_
     fd_guard fd{::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC)};
     if (fd.fd < 0) io_failure("cannot open " + path);
     std::array<unsigned char, header_size> raw;
+    std::uint16_t version = 0;  // the one the layout is written with
     const ssize_t got = ::pread(fd.fd, raw.data(), raw.size(), 0);
-    if (got < 0) io_failure("cannot read " + path);
-    if (got != static_cast<ssize_t>(raw.size())) corrupt(path + " is too short for a header");
-    const file_header h = decode_header(raw, shared_magic);
-    check_memory(live_bytes(h), memory_limit);
-    struct stat st;
-    if (::fstat(fd.fd, &st) != 0) io_failure("cannot stat " + path);
-    if (static_cast<std::uint64_t>(st.st_size) != shared_words_offset + live_bytes(h))
-        corrupt(path + " has " + std::to_string(st.st_size) + " bytes, its header declares " +
-                std::to_string(shared_words_offset + live_bytes(h)));
+    if (got == static_cast<ssize_t>(raw.size()) && raw[10] == static_cast<unsigned char>(layout::cuckoo)) {
+        if (writable) return open_live_cuckoo(fd, path, memory_limit);
+        // readers take no lock: a version-1 file (lfbloom 1.9's) reads as it is
+        if (get_le<std::uint16_t>(&raw[8]) == format_version) version = format_version;
+    }
+    const file_header h = read_live_header(fd.fd, path, version, raw);
+    if (version == 0) version = live_version(h.kind);
+    check_memory(live_bytes(h, version), memory_limit);
+    check_live_size(fd.fd, path, h, version);
     switch (h.kind) {
         case layout::classic: return map_live<classic_bloom_filter>(h, fd.fd, memory_limit, writable);
         case layout::counting: return map_live<counting_bloom_filter>(h, fd.fd, memory_limit, writable);
         case layout::split_block: return map_live<split_block_bloom_filter>(h, fd.fd, memory_limit, writable);
         case layout::one_word: return map_live<one_word_bloom_filter>(h, fd.fd, memory_limit, writable);
         case layout::two_word: return map_live<two_word_bloom_filter>(h, fd.fd, memory_limit, writable);
-        case layout::cuckoo: {
-            cuckoo_filter f = map_live<cuckoo_filter>(h, fd.fd, memory_limit, writable);
-            if (writable) adopt_locks(fd.fd, f, path);
-            return f;
-        }
+        case layout::cuckoo: return map_live<cuckoo_filter>(h, fd.fd, memory_limit, false);
         case layout::blocked: break;
     }
     return map_live<blocked_bloom_filter>(h, fd.fd, memory_limit, writable);

@@ -139,6 +139,37 @@ private:
     bool shared_ = false;     ///< a shared file mapping, which flush() writes back
 };
 
+namespace detail {
+
+/// An open file descriptor a filter keeps while it lives, closed with it (a shared cuckoo file's
+/// descriptor, whose flock tells later openers that its locks are in use). Move-only.
+class file_lease {
+public:
+    file_lease() = default;
+    explicit file_lease(int fd) noexcept : fd_(fd) {}
+    file_lease(file_lease&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    file_lease& operator=(file_lease&& other) noexcept {
+        if (this != &other) {
+            reset();
+            fd_ = std::exchange(other.fd_, -1);
+        }
+        return *this;
+    }
+    file_lease(const file_lease&) = delete;
+    file_lease& operator=(const file_lease&) = delete;
+    ~file_lease() { reset(); }
+    int fd() const noexcept { return fd_; }
+
+private:
+    void reset() noexcept {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+    int fd_ = -1;
+};
+
+}  // namespace detail
+
 /// The atomic view of one filter word: an address-free boost::ipc_atomic_ref over the plain word.
 /// The model checker's word type (tests/relacy) brings its own word_ref, found by argument-dependent
 /// lookup, so the word operations below are the code that runs under the checker too.

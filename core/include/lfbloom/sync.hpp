@@ -13,23 +13,20 @@
 // - `yield()`: what a thread that waits for another does between two looks;
 // - `thread_slot()`: a small number per thread, for spreading counters over stripes;
 //   `reader_stripes`: how many stripes;
-// - `owner_id()`: this process's id as a lock owner (1 to 2^22 - 1), and `owner_gone(id)`: whether
-//   that process has ended, so a lock it held in shared memory may be taken over (cuckoo_filter).
+// - `robust_mutex`: a lock that lives in `robust_mutex::words` words of memory several processes
+//   map, and that the kernel hands to the next locker when its holder dies (lock() answers
+//   owner_died then), with init, a bounded lock, consistent and unlock (cuckoo_filter's shared
+//   stripe locks; tests/relacy's model lets a thread die at any step).
 #pragma once
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
-#include <sys/types.h>
-#include <unistd.h>
+#include <time.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
-#include <cstdio>
 #include <mutex>
-#include <string_view>
+#include <new>
 #include <thread>
 
 #include "lfbloom/storage.hpp"
@@ -54,46 +51,67 @@ struct default_sync {
         return slot;
     }
 
-    /// getpid(), cached (it is a system call, and adds take a lock with it); a forked child clears
-    /// the cache (pthread_atfork), so it gets its own; without that handler nothing is cached.
-    /// Linux pids are below 2^22 (PID_MAX_LIMIT).
-    static std::uint64_t owner_id() noexcept {
-        static std::atomic<std::uint64_t> cached{0};
-        static const bool cacheable =
-            ::pthread_atfork(nullptr, nullptr, [] { cached.store(0, std::memory_order_relaxed); }) == 0;
-        // relaxed (all three): every thread of a process computes the same value
-        std::uint64_t id = cached.load(std::memory_order_relaxed);
-        if (id == 0) {
-            id = static_cast<std::uint64_t>(::getpid());
-            if (cacheable) cached.store(id, std::memory_order_relaxed);
-        }
-        return id;
-    }
+    /// A process-shared robust mutex (POSIX PTHREAD_PROCESS_SHARED + PTHREAD_MUTEX_ROBUST) in the
+    /// first `words` words of a record the caller places in shared memory (a file several
+    /// processes map, or anonymous shared memory inherited by fork). When a holder dies, the
+    /// kernel's robust-futex list marks the mutex and the next locker gets owner_died: it owns the
+    /// lock then, repairs what the dead holder left, and calls consistent() before unlock(). No
+    /// process ids are compared: the kernel knows which thread holds it, in which incarnation.
+    /// Uncontended lock and unlock are one atomic instruction each, without a system call.
+    /// Error-checking: a thread that locks a mutex it holds gets `broken`, never a deadlock.
+    struct robust_mutex {
+        static constexpr unsigned words = 5;
+        static_assert(sizeof(pthread_mutex_t) <= words * 8 && alignof(pthread_mutex_t) <= 8);
 
-    /// True if process `id` has ended: gone (reaped), or a zombie whose parent has not reaped it
-    /// yet and which has no thread left (a zombie leader whose other threads run is alive). A
-    /// live process of another user (kill gives EPERM) is not gone, nor one this cannot tell.
-    /// Reads /proc; a few system calls, for waiters that have waited long.
-    static bool owner_gone(std::uint64_t id) noexcept {
-        if (::kill(static_cast<pid_t>(id), 0) != 0) return errno == ESRCH;
-        char path[48], stat[128];  // "pid (name) state ...": the name is at most 15 bytes
-        std::snprintf(path, sizeof path, "/proc/%llu/stat", static_cast<unsigned long long>(id));
-        const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return false;
-        const ssize_t got = ::read(fd, stat, sizeof stat - 1);
-        ::close(fd);
-        if (got <= 0) return false;
-        const std::string_view line(stat, static_cast<std::size_t>(got));
-        const auto close = line.rfind(')');  // the name may hold spaces and parentheses
-        if (close == line.npos || close + 2 >= line.size() || (line[close + 2] != 'Z' && line[close + 2] != 'X')) return false;
-        std::snprintf(path, sizeof path, "/proc/%llu/task", static_cast<unsigned long long>(id));
-        DIR* tasks = ::opendir(path);
-        if (tasks == nullptr) return false;
-        int threads = 0;
-        while (const dirent* e = ::readdir(tasks)) threads += e->d_name[0] != '.';
-        ::closedir(tasks);
-        return threads <= 1;  // only the zombie leader itself
-    }
+        enum class outcome { acquired, owner_died, timed_out, broken };
+
+        /// Makes `at` an unlocked mutex. Only while no thread or process can use it (a new lock
+        /// area, or one its first opener resets). False if the system refused (the caller throws).
+        static bool init(std::uint64_t* at) noexcept {
+            pthread_mutexattr_t attr;
+            if (::pthread_mutexattr_init(&attr) != 0) return false;
+            const bool made = ::pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) == 0 &&
+                              ::pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST) == 0 &&
+                              ::pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK) == 0 &&
+                              ::pthread_mutex_init(::new (static_cast<void*>(at)) pthread_mutex_t, &attr) == 0;
+            ::pthread_mutexattr_destroy(&attr);
+            return made;
+        }
+
+        /// Locks, waiting at most `timeout_ms` milliseconds. Acquire and release as any mutex:
+        /// the previous holder's writes happen-before this critical section (for a holder that
+        /// died, the kernel's exit orders its stores before the hand-over).
+        static outcome lock(std::uint64_t* at, std::uint32_t timeout_ms) noexcept {
+            pthread_mutex_t* m = mutex_at(at);
+            int rc = ::pthread_mutex_trylock(m);  // the uncontended path: no clock read
+            if (rc == EBUSY) {
+                timespec deadline;
+                ::clock_gettime(CLOCK_REALTIME, &deadline);  // timedlock's clock (TSan sees timedlock, not clocklock)
+                deadline.tv_sec += static_cast<time_t>(timeout_ms / 1000);
+                deadline.tv_nsec += static_cast<long>(timeout_ms % 1000) * 1000000L;
+                if (deadline.tv_nsec >= 1000000000L) {
+                    deadline.tv_sec += 1;
+                    deadline.tv_nsec -= 1000000000L;
+                }
+                rc = ::pthread_mutex_timedlock(m, &deadline);
+            }
+            switch (rc) {
+                case 0: return outcome::acquired;
+                case EOWNERDEAD: return outcome::owner_died;
+                case ETIMEDOUT: return outcome::timed_out;
+                default: return outcome::broken;  // ENOTRECOVERABLE, EDEADLK, EINVAL: not a usable lock
+            }
+        }
+
+        /// After owner_died, once the repair is done: the mutex is usable again.
+        static void consistent(std::uint64_t* at) noexcept { ::pthread_mutex_consistent(mutex_at(at)); }
+        static void unlock(std::uint64_t* at) noexcept { ::pthread_mutex_unlock(mutex_at(at)); }
+
+    private:
+        static pthread_mutex_t* mutex_at(std::uint64_t* at) noexcept {
+            return std::launder(reinterpret_cast<pthread_mutex_t*>(at));
+        }
+    };
 };
 
 }  // namespace lfbloom
