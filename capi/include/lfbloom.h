@@ -59,7 +59,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 9
+#define LFB_VERSION_MINOR 10
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -71,7 +71,7 @@ enum lfb_status {
     LFB_ERR_OUT_OF_MEMORY = -2,       /* the system refused the allocation */
     LFB_ERR_TOO_LARGE = -3,           /* the filter would exceed the memory limit or the machine */
     LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed; a remove from a filter that has none; a file of a layout the handle does not hold
-                                         (or not what lfb_open_shared's spec asks, or a cuckoo file used from another pid namespace) */
+                                         (or not what lfb_open_shared's spec asks, or a cuckoo file in use with another C library's locks) */
     LFB_ERR_NOT_PRESENT = -5,         /* remove of a key that is not in the counting filter */
     LFB_ERR_CORRUPT = -6,             /* serialized data fails validation */
     LFB_ERR_UNSUPPORTED_VERSION = -7, /* struct_size or data from a newer lfbloom */
@@ -80,7 +80,8 @@ enum lfb_status {
     LFB_ERR_FULL = -10,               /* a scalable filter reached its cap on sub-filters or memory (1.1) */
     LFB_ERR_READ_ONLY = -11,          /* a write to a filter opened read-only (1.4) */
     LFB_ERR_TOO_MANY_DUPLICATES = -12, /* a cuckoo filter holds 8 copies of the key's fingerprint already, 10 with 14-bit fingerprints (1.5) */
-    LFB_ERR_AMBIGUOUS = -13           /* a growing cuckoo filter's remove of a key that matches in two sub-filters: nothing removed (1.6) */
+    LFB_ERR_AMBIGUOUS = -13,          /* a growing cuckoo filter's remove of a key that matches in two sub-filters: nothing removed (1.6) */
+    LFB_ERR_TIMEOUT = -14             /* a writer of a shared cuckoo filter waited longer than its lock timeout (lfb_set_lock_timeout) for a lock (1.10) */
 };
 
 /* How a status should reach a binding's user (lfb_status_class), so every binding maps the one
@@ -407,11 +408,15 @@ LFB_API int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint6
  * process killed mid-way loses none of the adds it completed; flush only matters for a crash of
  * the machine. Creation is atomic (an opener sees no file or a complete one). Opening validates the
  * header and the file's size. Any page size works (4, 16 or 64 KiB). A cuckoo filter's
- * stripe locks live in the file; a process that dies holding one (killed mid-add) stops writers of
- * that stripe only until it has ended: they then take the lock over, losing nothing. Every process
- * writing a cuckoo file must run in one pid namespace (one container): the file records it, and an
- * opener from another is refused with LFB_ERR_INCOMPATIBLE. The first writer to open it after the
- * machine restarted frees the locks of the last boot.
+ * stripe locks live in the file as robust process-shared mutexes (since 1.10): when a process dies
+ * holding one (killed at any instruction), the kernel hands it to the next writer, which finishes
+ * or undoes what the dead writer left, so every add that returned stays; a writer waits for a lock
+ * at most the handle's lock timeout (lfb_set_lock_timeout; 60 s unless set), then gets
+ * LFB_ERR_TIMEOUT. Any number of handles, in one process or many, may open one file. The first
+ * writer to open a file no writer has open makes its locks anew (a file copied, crafted, or left by
+ * a crash or a restart), so a file's lock area never makes a writer wait. Readers never lock. A
+ * cuckoo file of 1.9 or older is upgraded by the first writer to open it (stop 1.9 writers first:
+ * 1.9 refuses the new file with LFB_ERR_UNSUPPORTED_VERSION).
  */
 #define LFB_SHARED_CREATE 1u    /* create the file from spec if it does not exist; else open it */
 #define LFB_SHARED_EXCLUSIVE 2u /* with LFB_SHARED_CREATE: fail (LFB_ERR_IO) if it exists */
@@ -428,6 +433,11 @@ LFB_API int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint6
  * usually 0666) less the umask. Thread-safe, also across processes.
  */
 LFB_API int lfb_open_shared(const char* path, const lfb_spec* spec, uint32_t flags, uint32_t mode, lfb_handle** out);
+/** How long a writer through `handle` waits for a shared cuckoo filter's stripe lock before it
+ *  returns LFB_ERR_TIMEOUT (milliseconds, 1 or more; 60000 unless set). Other filters never wait
+ *  for a lock held by another process: the call does nothing for them. Not thread-safe: set it
+ *  before the handle is shared between threads. (1.10) */
+LFB_API int lfb_set_lock_timeout(lfb_handle* handle, uint32_t milliseconds);
 /** Writes a shared file's pages to disk (msync): only needed to survive a crash of the machine,
  *  not for other processes to see the words (a cuckoo filter's kicks after the flush may then be
  *  lost half-written: snapshot it with lfb_save_file for that). Nothing to do for other filters.

@@ -433,6 +433,13 @@ int lfb_geometry_get(const lfb_handle* handle, lfb_info* out) {
     return guarded([&] { return write_info(filter_of(handle).geometry(), out); });
 }
 
+int lfb_set_lock_timeout(lfb_handle* handle, uint32_t milliseconds) {
+    return guarded([&] {
+        require(milliseconds > 0, "the lock timeout must be at least 1 ms");
+        return filter_of(handle).set_lock_timeout(milliseconds), LFB_OK;
+    });
+}
+
 int lfb_clear(lfb_handle* handle) {
     return guarded([&] { return filter_of(handle).clear(), LFB_OK; });
 }

@@ -131,7 +131,28 @@ std::vector<std::uint64_t> stripe_words_of(const std::string& path, std::uint64_
     return words;
 }
 
-constexpr std::uint64_t owner_mask = (1u << 22) - 1;  // a stripe word's lock: its owner's pid (FORMAT.md)
+constexpr std::uint64_t owner_mask = (1u << 22) - 1;  // a stripe word's in-process lock bits: 0 in a shared file
+
+/// The size of a shared cuckoo file of `buckets` buckets (FORMAT.md): the header page, the
+/// buckets, the stripe words, then 64-byte lock records from the next 64-byte boundary.
+std::uint64_t cuckoo_file_bytes(std::uint64_t buckets) {
+    const std::uint64_t stripes = cuckoo_filter::stripe_words(buckets);
+    return (shared_words_offset + (buckets + stripes) * 8 + 63) / 64 * 64 + stripes * 64;
+}
+
+/// How many of the shared cuckoo file's stripe locks the kernel marked as held by a thread that
+/// died (glibc: the futex word, the mutex's first 4 bytes, has FUTEX_OWNER_DIED set), read from the file.
+unsigned locks_of_the_dead(const std::string& path, std::uint64_t buckets) {
+    const std::uint64_t stripes = cuckoo_filter::stripe_words(buckets);
+    std::vector<std::uint64_t> records(stripes * cuckoo_filter::lock_record_words);
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(cuckoo_file_bytes(buckets) - stripes * 64));
+    in.read(reinterpret_cast<char*>(records.data()), static_cast<std::streamsize>(records.size() * 8));
+    BOOST_REQUIRE(in.good());
+    unsigned dead = 0;
+    for (std::uint64_t i = 0; i < stripes; ++i) dead += (records[i * cuckoo_filter::lock_record_words] & 0x40000000u) != 0;
+    return dead;
+}
 
 /// Saves `f` (its writer gate takes every stripe lock); the bytes written.
 std::size_t saved_bytes(const cuckoo_filter& f) {
@@ -337,7 +358,7 @@ BOOST_AUTO_TEST_CASE(processes_share_a_cuckoo_filter_file) {
     constexpr int processes = 3;
     constexpr std::uint64_t per_process = 30000;
     auto made = create_shared_file<cuckoo_filter>(path, cuckoo_filter::for_capacity(processes * per_process, 0.001).shape(), {.seed = 5});
-    BOOST_TEST(fs::file_size(path) == shared_words_offset + (made.buckets() + cuckoo_filter::stripe_words(made.buckets())) * 8);
+    BOOST_TEST(fs::file_size(path) == cuckoo_file_bytes(made.buckets()));
     std::vector<pid_t> children;
     for (int p = 0; p < processes; ++p)
         children.push_back(spawn([&, p] {
@@ -369,7 +390,8 @@ BOOST_AUTO_TEST_CASE(processes_share_a_cuckoo_filter_file) {
 }
 
 // A process killed while it holds stripe locks (here all of them: its writer gate) stops writers
-// only while it lives: a live holder is waited for, an ended one's locks are taken over.
+// only while it lives: a live holder is waited for (at most the lock timeout), a dead one's locks
+// are handed over by the kernel.
 BOOST_AUTO_TEST_CASE(writers_take_over_the_locks_of_a_killed_process) {
     temp_dir dir;
     const std::string path = dir.file("cuckoo.lfb");
@@ -399,8 +421,13 @@ BOOST_AUTO_TEST_CASE(writers_take_over_the_locks_of_a_killed_process) {
     int status = 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     BOOST_TEST(::waitpid(writer, &status, WNOHANG) == 0);  // the holder lives: its locks hold
-    for (const std::uint64_t w : stripe_words_of(path, f.buckets())) BOOST_TEST_REQUIRE((w & owner_mask) == std::uint64_t(holder));
-    ::kill(holder, SIGKILL);  // not reaped until the writer is done: it must see the zombie as ended
+    const auto started = std::chrono::steady_clock::now();
+    f.set_lock_timeout(200);
+    BOOST_CHECK_EXCEPTION(f.insert(std::uint64_t{7000}), error, [](const error& e) { return e.code() == errc::timeout; });
+    BOOST_TEST((std::chrono::steady_clock::now() - started < std::chrono::seconds(5)));
+    BOOST_TEST(f.count(std::uint64_t{7000}) == 0u);  // the refused add stored nothing
+    f.set_lock_timeout(cuckoo_filter::default_lock_timeout_ms);
+    ::kill(holder, SIGKILL);  // not reaped until the writer is done: the kernel hands its locks over at exit
     BOOST_TEST(wait_at_most(writer, std::chrono::seconds(30)) == 0);
     writer_guard.reaped = true;
     BOOST_TEST(WIFSIGNALED(wait_for(holder)));
@@ -445,13 +472,13 @@ BOOST_AUTO_TEST_CASE(killing_churning_writers_loses_no_resident_key) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20 + 7 * round));
         ::kill(churner, SIGKILL);
         wait_for(churner);
-        for (const std::uint64_t w : stripe_words_of(path, f.buckets())) held_by_the_dead += (w & owner_mask) == std::uint64_t(churner);
+        held_by_the_dead += locks_of_the_dead(path, f.buckets());
         std::uint64_t missing = 0;
         for (std::uint64_t i = 0; i < resident; ++i) missing += !f.contains(i);
         BOOST_TEST_REQUIRE(missing == 0u);
     }
     BOOST_TEST_MESSAGE(held_by_the_dead << " stripe locks were held by a killed churner");
-    BOOST_TEST(held_by_the_dead > 0);  // else no takeover was exercised (12 kills mid-churn: each ~50%)
+    BOOST_TEST(held_by_the_dead > 0);  // else no hand-over was exercised (12 kills mid-churn: each ~50%)
     const pid_t checker = spawn([&] {  // removes what the churners left, through every stripe
         auto opened = open_shared_file(path);
         auto& g = std::get<cuckoo_filter>(opened);
@@ -462,62 +489,117 @@ BOOST_AUTO_TEST_CASE(killing_churning_writers_loses_no_resident_key) {
     BOOST_TEST(wait_at_most(checker, std::chrono::seconds(60)) == 0);
 }
 
-// A lock found under this process's own id, which none of its threads holds (a dead holder's
-// id, reused by the kernel for this process), is taken over; one a thread of this process holds
-// is waited for, like any other.
-BOOST_AUTO_TEST_CASE(a_lock_under_the_own_process_id_is_taken_over_only_if_no_thread_holds_it) {
+// Issue 37's first defect: two handles on one file in one process exclude each other (the lock is
+// the file's mutex, not the handle's), so a save through one while threads add through the other
+// holds every add that returned before the save began, and loads.
+BOOST_AUTO_TEST_CASE(two_handles_on_one_file_in_one_process_lose_nothing) {
     temp_dir dir;
     const std::string path = dir.file("cuckoo.lfb");
-    const std::uint64_t buckets = create_shared_file<cuckoo_filter>(path, cuckoo_filter::for_capacity(5000, 0.001).shape()).buckets();
-    const pid_t writer = spawn([&] {
-        std::vector<std::uint64_t> stripes = stripe_words_of(path, buckets);
-        for (auto& w : stripes) w |= std::uint64_t(::getpid()) & owner_mask;  // as a dead process of this id left them
-        overwrite(path, shared_words_offset + buckets * 8, stripes.data(), stripes.size() * 8);
-        auto opened = open_shared_file(path);
-        auto& f = std::get<cuckoo_filter>(opened);
-        for (std::uint64_t i = 0; i < 1000; ++i)
-            if (f.insert(i) > cuckoo_status::added) return 2;
-        // now a thread of this process holds every lock for a while: a second thread must wait
-        std::atomic<bool> paused{false}, done{false};
-        std::thread gate([&] {
-            f.with_writers_paused([&](auto) {
-                paused = true;
-                std::this_thread::sleep_for(std::chrono::milliseconds(300));
-                if (done) std::_Exit(3);  // the insert below went through while the locks were held
-            });
+    auto a = open_or_create_shared_cuckoo(path, 60000, 0.001);
+    auto opened = open_shared_file(path);
+    auto& b = std::get<cuckoo_filter>(opened);
+    constexpr std::uint64_t threads = 2, per_thread = 25000;
+    std::atomic<std::uint64_t> done[threads] = {};
+    std::vector<std::thread> adders;
+    for (std::uint64_t t = 0; t < threads; ++t)
+        adders.emplace_back([&, t] {
+            for (std::uint64_t i = 0; i < per_thread; ++i) {
+                if (b.insert(t << 32 | i) > cuckoo_status::added) return;
+                if (i % 3 == 2 && !a.remove(t << 32 | (i - 1))) return;  // removes through the other handle
+                done[t].store(i + 1, std::memory_order_release);  // release: pairs with the saver's acquire
+            }
         });
-        while (!paused) std::this_thread::yield();
-        const bool added = f.insert(std::uint64_t{5000}) == cuckoo_status::added_new;
-        done = true;
-        gate.join();
-        return added && f.count(std::uint64_t{5000}) == 1 ? 0 : 4;
-    });
-    BOOST_TEST(wait_at_most(writer, std::chrono::seconds(30)) == 0);
+    int saves = 0;
+    for (; saves < 20; ++saves) {
+        std::uint64_t before[threads];
+        for (std::uint64_t t = 0; t < threads; ++t) before[t] = done[t].load(std::memory_order_acquire);
+        std::vector<std::byte> bytes;
+        save(a, vector_sink(bytes));
+        std::span<const std::byte> data(bytes);
+        const cuckoo_filter saved = load<cuckoo_filter>(span_source(data));  // refuses a wrong fingerprint count
+        std::uint64_t missing = 0;
+        for (std::uint64_t t = 0; t < threads; ++t)
+            for (std::uint64_t i = 0; i < before[t]; ++i)
+                if (i % 3 != 1) missing += !saved.contains(t << 32 | i);  // those are removed, or being removed
+        BOOST_TEST_REQUIRE(missing == 0u);
+    }
+    for (auto& t : adders) t.join();
+    for (std::uint64_t t = 0; t < threads; ++t) BOOST_TEST(done[t].load() == per_thread);
+    BOOST_TEST(a.stats().fingerprints == threads * (per_thread - per_thread / 3));
 }
 
-// After a restart no process of the last boot holds a lock: the first writer to open the file
-// frees them. On the same boot, a file used from another pid namespace is refused.
-BOOST_AUTO_TEST_CASE(a_cuckoo_file_reopened_after_a_restart_frees_the_last_boots_locks) {
+// An untrusted file cannot make a writer wait: a file nobody has open gets new locks from its
+// first writer, whatever its lock records and stripe words held (garbage; "held" by pid 1 in
+// 1.9's format), and a writer that finds a lock held waits at most its timeout.
+BOOST_AUTO_TEST_CASE(a_crafted_lock_area_is_made_anew_or_refused_never_waited_for) {
     temp_dir dir;
     const std::string path = dir.file("cuckoo.lfb");
     const std::uint64_t buckets = create_shared_file<cuckoo_filter>(path, cuckoo_filter::for_capacity(5000, 0.001).shape()).buckets();
-    std::vector<std::uint64_t> stripes = stripe_words_of(path, buckets);
-    for (auto& w : stripes) w |= std::uint64_t(::getpid()) & owner_mask;  // "held" by a live process: this one
-    overwrite(path, shared_words_offset + buckets * 8, stripes.data(), stripes.size() * 8);
-    const char other_boot[] = "00000000-0000-0000-0000-000000000000";
-    overwrite(path, detail::lock_domain_offset + 8, other_boot, 36);
+    const std::uint64_t stripes = cuckoo_filter::stripe_words(buckets);
+    std::vector<std::uint64_t> words = stripe_words_of(path, buckets);
+    for (auto& w : words) w |= 1;  // "held" by pid 1, as lfbloom 1.9 would read it
+    overwrite(path, shared_words_offset + buckets * 8, words.data(), words.size() * 8);
+    const std::vector<unsigned char> garbage(stripes * 64, 0xA5);
+    overwrite(path, cuckoo_file_bytes(buckets) - stripes * 64, garbage.data(), garbage.size());
     const pid_t writer = spawn([&] {
         auto opened = open_shared_file(path);
-        return std::get<cuckoo_filter>(opened).insert(std::uint64_t{42}) == cuckoo_status::added_new ? 0 : 2;
+        auto& f = std::get<cuckoo_filter>(opened);
+        f.set_lock_timeout(1000);
+        for (std::uint64_t i = 0; i < 2000; ++i)
+            if (f.insert(i) > cuckoo_status::added) return 2;
+        return saved_bytes(f) > 0 && f.count(std::uint64_t{5}) == 1 ? 0 : 3;
     });
     BOOST_TEST(wait_at_most(writer, std::chrono::seconds(30)) == 0);
     for (const std::uint64_t w : stripe_words_of(path, buckets)) BOOST_TEST_REQUIRE((w & owner_mask) == 0u);
-    detail::fd_guard fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    BOOST_TEST((detail::read_lock_domain(fd.fd, path) == detail::current_lock_domain()));
-    const std::uint64_t other_namespace = 12345;
-    overwrite(path, detail::lock_domain_offset, &other_namespace, 8);
-    BOOST_TEST((open_error(path) == errc::incompatible));
-    BOOST_TEST(std::get<cuckoo_filter>(open_shared_file_read_only(path).filter()).contains(std::uint64_t{42}));
+    // While a writer has the file open, another opener trusts its locks but checks the stripe words.
+    auto opened = open_shared_file(path);
+    words = stripe_words_of(path, buckets);
+    words[0] |= 1;
+    overwrite(path, shared_words_offset + buckets * 8, words.data(), 8);
+    BOOST_TEST((open_error(path) == errc::corrupt));
+    words[0] &= ~owner_mask;
+    overwrite(path, shared_words_offset + buckets * 8, words.data(), 8);
+    BOOST_TEST((open_error(path) == errc{}));
+}
+
+// lfbloom 1.9 wrote cuckoo files with process-id locks in the stripe words and no lock records
+// (format version 1): readers open them as they are, and the first writer adds the records.
+BOOST_AUTO_TEST_CASE(a_cuckoo_file_of_lfbloom_1_9_is_upgraded_by_its_first_writer) {
+    temp_dir dir;
+    const std::string path = dir.file("cuckoo.lfb");
+    const geometry shape = cuckoo_filter::for_capacity(5000, 0.001).shape();
+    std::uint64_t buckets = 0;
+    {
+        auto f = create_shared_file<cuckoo_filter>(path, shape, {.seed = 4});
+        buckets = f.buckets();
+        for (std::uint64_t i = 0; i < 3000; ++i) BOOST_REQUIRE(f.insert(i) <= cuckoo_status::added);
+    }
+    // as 1.9 left it: version 1, no records, a dead writer's pid on every stripe
+    std::array<unsigned char, header_size> header;
+    {
+        std::ifstream in(path, std::ios::binary);
+        in.read(reinterpret_cast<char*>(header.data()), header.size());
+    }
+    detail::put_le<std::uint16_t>(&header[8], 1);
+    detail::put_le<std::uint64_t>(&header[72], XXH3_64bits(header.data(), 72));
+    overwrite(path, 0, header.data(), header.size());
+    std::vector<std::uint64_t> words = stripe_words_of(path, buckets);
+    for (auto& w : words) w |= 4242;
+    overwrite(path, shared_words_offset + buckets * 8, words.data(), words.size() * 8);
+    const std::uint64_t old_size = shared_words_offset + (buckets + words.size()) * 8;
+    fs::resize_file(path, old_size);
+    {
+        const read_only_filter ro = open_shared_file_read_only(path);
+        BOOST_TEST(std::get<cuckoo_filter>(ro.filter()).contains(std::uint64_t{17}));
+    }
+    BOOST_TEST(fs::file_size(path) == old_size);
+    auto f = open_or_create_shared_cuckoo(path, 5000, 0.001, 0, {.seed = 4});
+    BOOST_TEST(fs::file_size(path) == cuckoo_file_bytes(buckets));
+    BOOST_TEST((f.insert(std::uint64_t{99999}) == cuckoo_status::added_new));
+    std::uint64_t missing = 0;
+    for (std::uint64_t i = 0; i < 3000; ++i) missing += !f.contains(i);
+    BOOST_TEST(missing == 0u);
+    for (const std::uint64_t w : stripe_words_of(path, buckets)) BOOST_TEST_REQUIRE((w & owner_mask) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(open_or_create_gives_racing_processes_one_filter) {

@@ -241,6 +241,11 @@ public:
     virtual void clear();
     /// Writes a shared file's words to disk; nothing to do for other filters.
     virtual void flush() const {}
+    /// A shared cuckoo filter's lock timeout (basic_cuckoo_filter::set_lock_timeout); nothing
+    /// for other kinds, which never wait for another process. Not thread-safe.
+    void set_lock_timeout(std::uint32_t milliseconds) noexcept {
+        if (auto* f = get<cuckoo_filter>()) f->set_lock_timeout(milliseconds);
+    }
     /// A Bloom layout's words, for callers that add and query them in place (which may write).
     virtual bit_words bit_array() const;
 
