@@ -89,9 +89,9 @@ MUTANTS = [
      "cuckoo", ("cuckoo.reader_vs_kick", "cuckoo14.reader_vs_kick")),
     ("cuckoo: remove answers \"absent\" from a look without the lock",
      "cuckoo_filter.hpp",
-     "        stripe_lock held(lockable(s.first, s.second));\n        for (const std::uint64_t b : {s.first, s.second}) {\n",
+     "        stripe_lock held(lockable(s.first, s.second));\n        return erase_held<Format>(s, held);\n",
      "        if (copies_in<Format>(s, load_word(bucket(s.first)), load_word(bucket(s.second))) == 0) return false;\n"
-     "        stripe_lock held(lockable(s.first, s.second));\n        for (const std::uint64_t b : {s.first, s.second}) {\n",
+     "        stripe_lock held(lockable(s.first, s.second));\n        return erase_held<Format>(s, held);\n",
      "cuckoo", ("cuckoo.remove_vs_kick", "cuckoo14.remove_vs_kick")),
     ("cuckoo: an erase stores its word instead of a CAS (another stripe's write to the bucket is lost)",
      "cuckoo_filter.hpp",
