@@ -305,10 +305,11 @@ func (l layout) Flush() error {
 type removal struct{ f *filter }
 
 // Remove removes one copy of the key: true if one was there, false (nothing changed) if not (a
-// counting filter: one of its counters is zero). A ScalableCuckoo refuses to remove a key that
-// matches in two sub-filters, since the copy taken could be another key's: the error then wraps
-// ErrAmbiguous and the key stays (a false positive). Removing a key never added, or whose Add
-// has not returned yet, can remove another key's copy: a false negative for that key.
+// counting filter: one of its counters is zero). A ScalableCuckoo defers the remove of a key that
+// matches in two sub-filters, since the copy taken could be another key's (true: done; see
+// ScalableCuckoo), and refuses it when too many wait already: the error then wraps ErrAmbiguous
+// and the key stays (a false positive). Removing a key never added, or whose Add has not returned
+// yet, can remove another key's copy: a false negative for that key.
 func (r removal) Remove(key []byte) (bool, error) {
 	n, err := r.f.key(opRemove, key)
 	return n == 1, err
@@ -322,8 +323,8 @@ func (r removal) RemoveUint64(v uint64) (bool, error) { return r.Remove(keyOfUin
 
 // RemoveMany removes one copy of each key, in order, in one C call that hashes the keys and
 // fetches their memory in groups (much faster than a loop of Remove); element i is what
-// Remove(keys[i]) would have returned. An ambiguous remove stops the batch: the answers of the
-// keys before it come with a *BatchError.
+// Remove(keys[i]) would have returned. A remove refused as ambiguous stops the batch: the answers
+// of the keys before it come with a *BatchError.
 func (r removal) RemoveMany(keys [][]byte) ([]bool, error) { return r.f.answers(opRemove, pack(keys)) }
 
 // RemoveStrings is RemoveMany for the bytes of each string.
@@ -447,7 +448,7 @@ type Info struct {
 	Seed             uint64  // the hash seed
 	Parts            int     // 1; Scalable: sub-filters; Rotating: filters in the ring; Swappable: 2 while one is staged
 	Generation       uint64  // Rotating: rotations so far; Swappable: replacements so far
-	AmbiguousRemoves uint64  // ScalableCuckoo: removes refused with ErrAmbiguous
+	AmbiguousRemoves uint64  // ScalableCuckoo: removes refused with ErrAmbiguous (deferred ones are not)
 
 	// The fill and activity, zero in Geometry's answer.
 	SlotsSet          uint64  // bits set, counters above zero, fingerprints stored

@@ -403,27 +403,37 @@ func TestScalableFillsMidBatch(t *testing.T) {
 	}
 }
 
-// ScalableCuckoo removes answer as the other removers do: an absent key is (false, nil), an
-// ambiguous remove an error, and in a batch a *BatchError with the answers before it.
+// ScalableCuckoo removes answer as the other removers do: an absent key is (false, nil), a
+// deferred remove (true, nil), a refused (ambiguous) remove an error, and in a batch a
+// *BatchError with the answers before it.
 func TestScalableCuckooRemoveAnswers(t *testing.T) {
 	s, _ := NewScalableCuckoo(100, 0.01, ScalableConfig{})
 	defer s.Close()
 	if removed, err := s.RemoveString("never added"); removed || err != nil {
 		t.Fatalf("remove of an absent key from an empty filter: %v %v", removed, err)
 	}
-	for i := uint64(0); i < 1000; i++ {
+	// 100 keys fill sub-filter 0, so the second copies of 0-65 go to sub-filter 1: each of those
+	// keys matches in both, and its remove waits; 64 may wait (the list's floor), the next is refused
+	for i := uint64(0); i < 100; i++ {
 		s.AddUint64(i)
 	}
-	s.AddUint64(7) // a second copy, in another sub-filter than the first
-	if n, err := s.Count(keyOfUint64(7)); n < 2 || err != nil {
+	for i := uint64(0); i < 66; i++ {
+		s.AddUint64(i)
+	}
+	if n, err := s.Count(keyOfUint64(7)); n != 2 || err != nil {
 		t.Fatalf("Count(7) = %d, %v", n, err)
 	}
-	removed, err := s.RemoveUint64s([]uint64{900, 7, 901})
+	for i := uint64(0); i < 64; i++ {
+		if removed, err := s.RemoveUint64(i); !removed || err != nil {
+			t.Fatalf("remove %d (deferred): %v %v", i, removed, err)
+		}
+	}
+	removed, err := s.RemoveUint64s([]uint64{90, 64, 91})
 	var stopped *BatchError
 	if !errors.As(err, &stopped) || !errors.Is(err, ErrAmbiguous) || stopped.Done != 1 || len(removed) != 1 || !removed[0] {
 		t.Fatalf("a batch with an ambiguous remove: %v, %v", removed, err)
 	}
-	if !s.TestUint64(901) {
+	if !s.TestUint64(91) {
 		t.Fatal("the batch went on past its refusal")
 	}
 }

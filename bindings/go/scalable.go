@@ -93,9 +93,14 @@ func (s *Scalable) SubFilter(index int) (SubFilter, error) {
 // it. Call Remove only after the Add it cancels has returned: removing a key never added, or one
 // whose Add is still under way, can remove another key's copy, and here for good (the late Add
 // lands in another sub-filter). A key that matches in two sub-filters (its own second copy after
-// a growth, or another key of the same fingerprint and buckets there) is not removed: Remove's
-// error then wraps ErrAmbiguous, and the key stays (a false positive). Removes block only on
-// writers of the same bucket stripe.
+// a growth, or another key of the same fingerprint and buckets there) cannot lose a copy at once,
+// since the copy taken could be the other key's: Remove defers it and returns (true, nil), done
+// (do not repeat it), and the key stays, a false positive, until it matches in one sub-filter
+// (mostly once the other key is removed), or its own two copies are both removed; an Add of the
+// key meanwhile takes the waiting remove instead of storing a copy. Only with too many removes
+// waiting already (max(64, capacity / 256)) is one refused: its error wraps ErrAmbiguous, and the
+// key stays. Removes block only on writers of the same bucket stripe, and to defer on the
+// filter's list of waiting removes.
 type ScalableCuckoo struct{ *Scalable }
 
 // NewScalableCuckoo returns a ScalableCuckoo starting at initialCapacity keys whose total
@@ -108,7 +113,7 @@ func NewScalableCuckoo(initialCapacity uint64, fpr float64, config ScalableConfi
 // The removes of every Remover (removal, in filter.go), delegated one by one rather than
 // embedded, so that ScalableCuckoo's struct keeps its one field, *Scalable, as before.
 
-// Remove removes one copy of the key (see the type's documentation for ErrAmbiguous).
+// Remove removes one copy of the key, or defers it (see the type's documentation, and for ErrAmbiguous).
 func (s *ScalableCuckoo) Remove(key []byte) (bool, error) { return removal{s.filter}.Remove(key) }
 
 // RemoveString removes one copy of the bytes of key.
@@ -122,8 +127,8 @@ func (s *ScalableCuckoo) RemoveUint64(v uint64) (bool, error) {
 }
 
 // RemoveMany removes one copy of each key, in order, in one C call; element i is what
-// Remove(keys[i]) would have returned. An ambiguous remove stops the batch: the answers of the
-// keys before it come with a *BatchError.
+// Remove(keys[i]) would have returned. A remove refused as ambiguous stops the batch: the answers
+// of the keys before it come with a *BatchError.
 func (s *ScalableCuckoo) RemoveMany(keys [][]byte) ([]bool, error) {
 	return removal{s.filter}.RemoveMany(keys)
 }
@@ -142,7 +147,7 @@ func (s *ScalableCuckoo) RemoveUint64s(keys []uint64) ([]bool, error) {
 // means certainly absent.
 func (s *ScalableCuckoo) Count(key []byte) (int, error) { return removal{s.filter}.Count(key) }
 
-// AmbiguousRemoves returns how many removes were refused with ErrAmbiguous so far.
+// AmbiguousRemoves returns how many removes were refused with ErrAmbiguous so far (deferred ones are not).
 func (s *ScalableCuckoo) AmbiguousRemoves() (uint64, error) {
 	g, err := s.Geometry()
 	return g.AmbiguousRemoves, err

@@ -80,7 +80,7 @@ enum lfb_status {
     LFB_ERR_FULL = -10,               /* a scalable filter reached its cap on sub-filters or memory (1.1) */
     LFB_ERR_READ_ONLY = -11,          /* a write to a filter opened read-only (1.4) */
     LFB_ERR_TOO_MANY_DUPLICATES = -12, /* a cuckoo filter holds 8 copies of the key's fingerprint already, 10 with 14-bit fingerprints (1.5) */
-    LFB_ERR_AMBIGUOUS = -13,          /* a growing cuckoo filter's remove of a key that matches in two sub-filters: nothing removed (1.6) */
+    LFB_ERR_AMBIGUOUS = -13,          /* a growing cuckoo filter's remove of a key that matches in two sub-filters, with its list of pending removes full: nothing removed (1.6; since 1.10 only with the list full) */
     LFB_ERR_TIMEOUT = -14             /* a writer of a shared cuckoo filter waited longer than its lock timeout (lfb_set_lock_timeout) for a lock (1.10) */
 };
 
@@ -130,9 +130,11 @@ enum lfb_kind {
  * all. Growth is lock-free: nobody waits, at most one successor is installed per sub-filter, none
  * is freed before the filter. An add refused by the cap (max_filters, memory_limit as the sum
  * over sub-filters) returns LFB_ERR_FULL having changed nothing. A cuckoo remove of a key that
- * matches in two sub-filters returns LFB_ERR_AMBIGUOUS and removes nothing (removing a copy there
- * could lose another key); removing a key never added, or whose add has not returned, can remove
- * another key's copy for good: remove only after the add it cancels.
+ * matches in two sub-filters (removing a copy there could lose another key) is deferred: it
+ * returns 1, and the key's copy is removed once it matches in one (see lfb_scalable_remove); with
+ * too many removes waiting already it returns LFB_ERR_AMBIGUOUS and removes nothing. Removing a
+ * key never added, or whose add has not returned, can remove another key's copy for good: remove
+ * only after the add it cancels.
  *
  * Rotating filters: a ring of G blocked generations (2..64) covering a window W = G * period:
  * keys expire. Each rotation makes the next generation current after clearing it. A key is
@@ -252,7 +254,7 @@ typedef struct lfb_info {
     uint32_t sub_kind;       /* a layout: its kind; scalable: its sub-filters'; rotating: blocked; swap: its current filter's */
     uint32_t parts;          /* 1; scalable: sub-filters; rotating: filters in the ring; swap: 2 while one is staged */
     uint64_t generation;     /* rotating: rotations so far; swap: replacements so far */
-    uint64_t ambiguous_removes; /* scalable cuckoo: removes refused with LFB_ERR_AMBIGUOUS */
+    uint64_t ambiguous_removes; /* scalable cuckoo: removes refused with LFB_ERR_AMBIGUOUS (deferred ones are not) */
     uint64_t items;          /* lfb_part_info of a scalable filter: the adds its sub-filter counted as new (cuckoo: copies stored, less those removed) */
 } lfb_info;
 
@@ -334,8 +336,8 @@ LFB_API int lfb_add(lfb_handle* handle, const void* key, uint64_t len);
 /** 1 if the key may have been added, 0 if it certainly was not. Lock-free for every kind. */
 LFB_API int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len);
 /** Counting, cuckoo and scalable cuckoo filters: 1 if a copy of the key was removed, 0 if none
- *  was there (nothing changed); a scalable filter may answer LFB_ERR_AMBIGUOUS (see enum
- *  lfb_kind). Other kinds: LFB_ERR_INCOMPATIBLE. */
+ *  was there (nothing changed); a scalable filter also answers 1 for a remove it deferred, and may
+ *  answer LFB_ERR_AMBIGUOUS (see enum lfb_kind). Other kinds: LFB_ERR_INCOMPATIBLE. */
 LFB_API int lfb_remove(lfb_handle* handle, const void* key, uint64_t len);
 /** Counting: the key's smallest counter (how often it was added, at most); cuckoo: copies of its
  *  fingerprint in its buckets (scalable: summed). 0 means certainly absent. Other kinds:
@@ -803,17 +805,25 @@ LFB_API int lfb_scalable_stats(const lfb_scalable* filter, lfb_stats* out);
  *  (cuckoo: the copies stored in it, less those removed). */
 LFB_API int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index, lfb_stats* out, uint64_t* items);
 /**
- * Cuckoo sub-filters (since 1.6): 1 if one copy of the key was removed, 0 if no sub-filter holds
- * one (nothing changed). A key may also match in a sub-filter other than the one holding its copy,
- * through another key of the same fingerprint and buckets there (about the sum of the
- * sub-filters' rates), or through its own second copy added while the first one's sub-filter had no room: removing a copy there
- * would lose that other key, so then nothing is removed and the call returns LFB_ERR_AMBIGUOUS
- * (the key stays, a false positive; lfb_scalable_ambiguous_removes counts them). Removing a key
- * that was never added, or whose add has not returned yet, can remove another key's copy, and
+ * Cuckoo sub-filters (since 1.6): 1 if one copy of the key was removed or its removal deferred, 0
+ * if no sub-filter holds one (nothing changed). A key may also match in a sub-filter other than
+ * the one holding its copy, through another key of the same fingerprint and buckets there (about
+ * the sum of the sub-filters' rates), or through its own second copy added while the first one's
+ * sub-filter had no room: removing a copy there would lose that other key. Then (since 1.10) the
+ * remove is deferred and returns 1: it is done, do not repeat it. The key stays, a false positive,
+ * until it matches in one sub-filter (mostly once the other key is removed; later removes retry
+ * the waiting ones), or until as many removes wait for its copies as there are copies (a key's own
+ * two copies go with its second remove); an add of the key meanwhile takes the waiting remove
+ * instead of storing a copy. Only when too many removes wait already (max(64, capacity / 256))
+ * is nothing removed and the call returns LFB_ERR_AMBIGUOUS (the key stays, a false positive;
+ * lfb_scalable_ambiguous_removes counts them; up to 1.9 every such remove did this). Removing a
+ * key that was never added, or whose add has not returned yet, can remove another key's copy, and
  * here for good (the late add lands in another sub-filter): call it only after the add it
  * cancels. Since 1.7 the slots removes free take later adds (the oldest sub-filter with room
- * takes each), so under churn the chain grows only while the live set outgrows it. Blocked
- * sub-filters: LFB_ERR_INCOMPATIBLE. Thread-safe; blocks only on writers of the same bucket stripe.
+ * takes each), and since 1.10 deferred removes complete, so under churn the chain grows only
+ * while the live set (and the few removes waiting) outgrows it. Blocked sub-filters:
+ * LFB_ERR_INCOMPATIBLE. Thread-safe; blocks only on writers of the same bucket stripe, and to defer
+ * a remove on the filter's list of waiting removes.
  */
 LFB_API int lfb_scalable_remove(lfb_scalable* filter, const void* key, uint64_t len);
 /** Removes refused with LFB_ERR_AMBIGUOUS so far, in *out (always 0 for Bloom sub-filters). */

@@ -133,9 +133,9 @@ const twin_scene plain_scene(false), mirrored_scene(true);
 // absent and never erases T's copy. Plain: T's add grows the filter and stores T in the new
 // sub-filter (or, if the remove came first, in the slot it freed in sub-filter 0, the oldest with
 // room, also when T's add had grown the filter already); after, the
-// copies matching B are T's if it grew, plus B's own if the remove refused as ambiguous.
-// Mirrored: B matches in both sub-filters before the threads start, so the remove must refuse
-// (ambiguous) while an add of a fresh key races into sub-filter 1. A reader of C (plain) or T
+// copies matching B are T's if it grew, plus B's own if the remove was deferred.
+// Mirrored: B matches in both sub-filters before the threads start, so the remove must defer
+// (erasing nothing) while an add of a fresh key races into sub-filter 1. A reader of C (plain) or T
 // (mirrored) never misses it. An erase from the newest match fails the plain scene, one from the
 // oldest the mirrored one. Bounds: 3 threads, one operation each; 200,000 random schedules
 // (exhaustive search is too slow here: 47 million schedules, 7 minutes, with at most one
@@ -166,7 +166,7 @@ struct scalable_cuckoo_remove : rl::test_suite<scalable_cuckoo_remove<mirrored>,
     void after() {
         RL_ASSERT(f.contains_hash(scene.t) && f.contains_hash(scene.fillers[0]));
         if (mirrored) {
-            RL_ASSERT(removal == remove_status::ambiguous && f.count_hash(scene.b) == 2);
+            RL_ASSERT(removal == remove_status::deferred && f.count_hash(scene.b) == 2);
             return;
         }
         // T went to sub-filter 1 (a growth), unless the remove freed a slot in 0 before T's add
@@ -179,7 +179,7 @@ struct scalable_cuckoo_remove : rl::test_suite<scalable_cuckoo_remove<mirrored>,
 };
 
 // The plain scene with T's add done before the threads start, so T's copy is in sub-filter 1 and
-// B matches in both: the remove must refuse (ambiguous) while a fresh key's add races into
+// B matches in both: the remove must defer (erasing nothing) while a fresh key's add races into
 // sub-filter 1 and a reader checks T. An erase from the newest match (T's copy) fails it at once;
 // the racing plain scene catches that only when T's add wins its race, which 200,000 random
 // schedules stopped finding once adds chose a sub-filter with room (they check every sub-filter).
@@ -199,12 +199,88 @@ struct scalable_cuckoo_remove_grown : rl::test_suite<scalable_cuckoo_remove_grow
             RL_ASSERT(f.contains_hash(added));
         } else if (index == 1) {
             removal = f.erase_hash(plain_scene.b);
-            RL_ASSERT(removal == remove_status::ambiguous);
+            RL_ASSERT(removal == remove_status::deferred);
         } else {
             RL_ASSERT(f.contains_hash(plain_scene.t));
         }
     }
     void after() { RL_ASSERT(f.filters() == 2 && f.count_hash(plain_scene.b) == 2 && f.contains_hash(plain_scene.fillers[0])); }
+};
+
+// Property (the top of scalable_bloom_filter.hpp: deferred removes): B's remove, deferred before
+// the threads start (B's copy in sub-filter 0, T's in 1 matching it there), completes only once
+// B matches in one sub-filter, and an add of B that finds it pending takes it; neither loses a
+// key while T is removed (then the remover retries every pending remove), T is added again (into
+// 1, next to its first copy, or into 0 if B's erase made room there) and B is added again. Each
+// adder finds its key, and after all B, T and a filler are there, and the copies are the live
+// keys (four fillers, B and T) plus the pending removes. An add that takes the remove but leaves
+// it in the list (so its retry erases B's copy) fails it. Bounds: 3 threads, two or one operations
+// each; 200,000 random schedules.
+struct scalable_cuckoo_deferred : rl::test_suite<scalable_cuckoo_deferred, 3> {
+    scalable_cuckoo f{5, 0.1};
+
+    scalable_cuckoo_deferred() {
+        f.add_hash(plain_scene.b);
+        for (const hash128& h : plain_scene.fillers) f.add_hash(h);
+        f.add_hash(plain_scene.t);  // sub-filter 0 is full by count: T grows the filter
+        if (f.erase_hash(plain_scene.b) != remove_status::deferred) std::abort();
+    }
+    void thread(unsigned index) {
+        if (index == 0) {
+            RL_ASSERT(f.erase_hash(plain_scene.t) == remove_status::removed);  // T matches in 1 only
+            f.retry_pending_removes();
+        } else if (index == 1) {
+            f.add_hash(plain_scene.t);
+            RL_ASSERT(f.contains_hash(plain_scene.t));
+        } else {
+            f.add_hash(plain_scene.b);
+            RL_ASSERT(f.contains_hash(plain_scene.b));
+        }
+    }
+    void after() {
+        RL_ASSERT(f.contains_hash(plain_scene.b) && f.contains_hash(plain_scene.t) && f.contains_hash(plain_scene.fillers[0]));
+        const pending_remove_stats p = f.pending_removes();
+        RL_ASSERT(p.deferred == 1 && p.pending + p.resolved + p.taken == 1);
+        RL_ASSERT(f.stats(0).items + f.stats(1).items == 6 + p.pending);
+    }
+};
+
+// Property (the top of scalable_bloom_filter.hpp: owed copies): B has copies in both sub-filters
+// (added again once sub-filter 0 was full) and one remove deferred before the threads start. Its
+// second remove finds two removes owing copies in B's pairs; it erases both copies only if those
+// pairs hold exactly two, while an add of B (taking the pending remove, or storing a third copy)
+// and an add of T (whose pair in sub-filter 1 is B's) race it, each holding one stripe, against
+// the remover holding B's stripe in both sub-filters. Each adder finds its key, and after all B,
+// T and a filler are there, and the copies are the live keys (four fillers, B and T) plus the
+// pending removes. Erasing while the pairs hold more copies than are owed fails it. Bounds: 3
+// threads, one operation each; 200,000 random schedules.
+struct scalable_cuckoo_owed : rl::test_suite<scalable_cuckoo_owed, 3> {
+    scalable_cuckoo f{5, 0.1};
+
+    scalable_cuckoo_owed() {
+        f.add_hash(plain_scene.b);
+        for (const hash128& h : plain_scene.fillers) f.add_hash(h);
+        f.add_hash(plain_scene.b);  // sub-filter 0 is full by count: B's second copy grows the filter
+        if (f.filters() != 2 || f.erase_hash(plain_scene.b) != remove_status::deferred) std::abort();
+    }
+    void thread(unsigned index) {
+        if (index == 0) {
+            const remove_status r = f.erase_hash(plain_scene.b);
+            RL_ASSERT(r == remove_status::removed || r == remove_status::deferred);
+        } else if (index == 1) {
+            f.add_hash(plain_scene.b);
+            RL_ASSERT(f.contains_hash(plain_scene.b));
+        } else {
+            f.add_hash(plain_scene.t);
+            RL_ASSERT(f.contains_hash(plain_scene.t));
+        }
+    }
+    void after() {
+        RL_ASSERT(f.contains_hash(plain_scene.b) && f.contains_hash(plain_scene.t) && f.contains_hash(plain_scene.fillers[0]));
+        const pending_remove_stats p = f.pending_removes();
+        RL_ASSERT(p.deferred == p.pending + p.resolved + p.taken);
+        RL_ASSERT(f.stats(0).items + f.stats(1).items == 6 + p.pending);
+    }
 };
 
 // ---- rotating: a key lives through G-1 rotations, and is gone after G ----
@@ -252,6 +328,8 @@ LFBLOOM_RELACY_TESTS({"scalable.growth", lfbloom::relacy::make<scalable_growth>(
                      {"scalable.cuckoo_remove", lfbloom::relacy::make<scalable_cuckoo_remove<false>>()},
                      {"scalable.cuckoo_remove_mirrored", lfbloom::relacy::make<scalable_cuckoo_remove<true>>()},
                      {"scalable.cuckoo_remove_grown", lfbloom::relacy::make<scalable_cuckoo_remove_grown>()},
+                     {"scalable.cuckoo_deferred", lfbloom::relacy::make<scalable_cuckoo_deferred>()},
+                     {"scalable.cuckoo_owed", lfbloom::relacy::make<scalable_cuckoo_owed>()},
                      {"rotating.g2", lfbloom::relacy::make<rotation<2, false>>()},
                      {"rotating.g2.double_write", lfbloom::relacy::make<rotation<2, true>>()},
                      {"rotating.g3", lfbloom::relacy::make<rotation<3, false>>()},

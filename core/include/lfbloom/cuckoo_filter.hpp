@@ -4,8 +4,9 @@
 // blocked filter: 13.6 bits per key at 0.1% (blocked: 15.5), 17 at 0.01% (blocked: 22; a 4-bit
 // counting filter about 120).
 //
-// Thread safety: contains, count, insert/add, remove (single and batch), copy_buckets, copy, ==
-// and stats may run concurrently from any threads; contains and count are lock-free. clear() may too, but
+// Thread safety: contains, count, insert/add, remove (single and batch), copy_buckets, copy, ==,
+// stats, same_place and lock_key (its key_lock holds one stripe, as a writer does) may run
+// concurrently from any threads; contains and count are lock-free. clear() may too, but
 // updates racing with it may be lost. Moving or destroying the filter needs exclusive access.
 //
 // Table: `buckets` 64-bit words (any count: never rounded up to a power of two), each a bucket
@@ -329,6 +330,18 @@ public:
     bool remove_hash(hash128 h) {
         return visit([&](auto format) { return remove_with<decltype(format)>(h); });
     }
+
+    /// True if keys a and b cannot be told apart here: the same fingerprint in the same bucket
+    /// pair, so that every copy of either is a copy of both.
+    bool same_place(hash128 a, hash128 b) const noexcept {
+        const slots x = place(a), y = place(b);
+        return x.fp == y.fp && (x.first == y.first || x.first == y.second);
+    }
+
+    class key_lock;
+    /// Locks the key's bucket pair (its stripe) for writers until the key_lock is destroyed (see
+    /// there). Blocking, as remove_hash. Not for a filter mapped read-only.
+    key_lock lock_key(hash128 h) { return key_lock(*this, h); }
 
     /// Prefetches both buckets of the key and its stripe word (batch calls, key_operations).
     void prefetch(hash128 h, bool for_write) const noexcept {
@@ -729,6 +742,12 @@ private:
     bool remove_with(hash128 h) {
         const slots s = place(h);
         stripe_lock held(*this, stripe_index(s.first, s.second));
+        return erase_held<Format>(s, held);
+    }
+
+    /// Erases one copy of s.fp from its pair, whose stripe lock `held` is; false if it has none.
+    template <class Format>
+    bool erase_held(const slots& s, stripe_lock& held) noexcept {
         for (const std::uint64_t b : {s.first, s.second}) {
             if (Format::count(load_word(bucket(b)), s.fp) == 0) continue;
             held.bump();
@@ -826,6 +845,38 @@ private:
     detail::file_lease lease_;  ///< a shared file's descriptor, kept open (its flock) while the filter lives
     detail::event_count kicks_, failed_inserts_, duplicate_refusals_;
     mutable detail::event_count reader_retries_, reader_gave_up_;
+
+public:
+    /// The writer lock of one key's bucket pair (its stripe), held while this lives: no add,
+    /// remove or move changes the copies of the key's fingerprint in its buckets meanwhile, so
+    /// copies() is exact and stays so but for erase(), which takes one as remove_hash would.
+    /// Writers of the stripe wait; readers do not. Whoever holds the pairs of one key in several
+    /// filters at once (scalable_bloom_filter.hpp) takes them in one fixed order of the filters, one
+    /// holder at a time: every other writer holds one stripe, or (the writer gate) one filter's
+    /// stripes in index order, and none waits for another filter's while holding one: no cycle forms.
+    class key_lock {
+    public:
+        key_lock(const key_lock&) = delete;
+        key_lock& operator=(const key_lock&) = delete;
+
+        std::uint32_t copies() const noexcept {
+            return f_.visit([&](auto format) {
+                return copies_in<decltype(format)>(s_, load_word(f_.bucket(s_.first)), load_word(f_.bucket(s_.second)));
+            });
+        }
+        /// Erases one copy; false if there is none.
+        bool erase() noexcept {
+            return f_.visit([&](auto format) { return f_.template erase_held<decltype(format)>(s_, held_); });
+        }
+
+    private:
+        friend class basic_cuckoo_filter;
+        key_lock(basic_cuckoo_filter& f, hash128 h) : f_(f), s_(f.place(h)), held_(f, f.stripe_index(s_.first, s_.second)) {}
+
+        basic_cuckoo_filter& f_;
+        slots s_;
+        stripe_lock held_;
+    };
 };
 
 using cuckoo_filter = basic_cuckoo_filter<>;

@@ -138,7 +138,7 @@ struct filter_info {
     filter_kind sub_kind = filter_kind::blocked;  ///< the kind of what it holds: itself for a layout, the sub-filters' or the current filter's for a composite
     std::uint32_t parts = 1;               ///< sub-filters, generations in the ring, or 2 for a swappable filter with one staged (a scalable filter growing meanwhile may count a sub-filter its sums do not)
     std::uint64_t generation = 0;          ///< rotating: rotations; swappable: replacements
-    std::uint64_t ambiguous_removes = 0;   ///< scalable cuckoo: removes refused as ambiguous
+    std::uint64_t ambiguous_removes = 0;   ///< scalable cuckoo: removes refused as ambiguous (its list of pending removes full)
     std::uint64_t items = 0;               ///< part_info of a scalable filter: the adds its sub-filter counted as new
 };
 
@@ -146,7 +146,7 @@ struct filter_info {
 enum class batch_op : std::uint32_t {
     add = 1,         ///< as add; a refusal stops the batch (batch_progress)
     contains = 2,
-    remove = 3,      ///< kinds that remove keys; a scalable cuckoo filter's ambiguous remove stops the batch
+    remove = 3,      ///< kinds that remove keys; a scalable cuckoo filter's ambiguous remove (refused) stops the batch
     add_staged = 4,  ///< a swappable filter's staged filter only
 };
 
@@ -204,7 +204,9 @@ public:
     virtual bool add(key_view key) = 0;
     virtual bool contains(key_view key) const = 0;
     /// Counting, cuckoo and scalable cuckoo filters: true if a copy of the key was removed, false
-    /// if none was there; a scalable cuckoo filter throws ambiguous (see there). Others: incompatible.
+    /// if none was there. A scalable cuckoo filter also answers true for a remove it deferred (done:
+    /// the copy goes once the key matches in one sub-filter), and throws ambiguous for one it
+    /// refused, its list of pending removes being full (see scalable_bloom_filter.hpp). Others: incompatible.
     virtual bool remove(key_view key);
     /// Counting: the key's smallest counter; cuckoo: copies of its fingerprint. Others: incompatible.
     virtual std::uint32_t count(key_view key) const;
@@ -371,7 +373,7 @@ inline void add_part(filter_info& total, const filter_info& part) {
 
 template <class F>
 constexpr bool removes = requires(F& f, key_view k) { f.remove(k); };
-/// A scalable cuckoo filter: its remove can be ambiguous (erase tells).
+/// A scalable cuckoo filter: its remove can be deferred or refused as ambiguous (erase tells).
 template <class F>
 constexpr bool erases = requires(F& f, key_view k) { f.erase(k); };
 
@@ -560,11 +562,13 @@ public:
     }
 
 private:
+    /// A deferred remove is done as far as the caller goes (repeating it would take another
+    /// key's copy): it answers true, as a removed one.
     static bool removed(remove_status r) {
         if (r == remove_status::ambiguous)
-            throw error(errc::ambiguous, "the key matches in more than one sub-filter: removing a copy could "
-                                         "remove another key's, so nothing was removed");
-        return r == remove_status::removed;
+            throw error(errc::ambiguous, "the key matches in more than one sub-filter and the list of pending removes "
+                                         "is full: removing a copy could remove another key's, so nothing was removed");
+        return r == remove_status::removed || r == remove_status::deferred;
     }
 
     template <class Keys>

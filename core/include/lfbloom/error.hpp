@@ -17,7 +17,7 @@ enum class errc {
     full,                  ///< a scalable filter reached its cap on sub-filters or memory; a cuckoo filter found no free slot
     read_only,             ///< a write to a filter opened read-only (the C ABI's read-only shared files)
     too_many_duplicates,   ///< a cuckoo filter holds 8 copies of the key's fingerprint in its buckets already
-    ambiguous,             ///< a scalable cuckoo filter's remove of a key matching in two sub-filters: nothing removed
+    ambiguous,             ///< a scalable cuckoo filter's remove of a key matching in two sub-filters, its list of pending removes full: nothing removed
     timeout,               ///< a writer of a shared cuckoo filter waited longer than its lock timeout
 };
 
@@ -61,7 +61,7 @@ inline constexpr status_entry status_table[] = {
     {-12, errc::too_many_duplicates, "too_many_duplicates", status_class::refusal,
      "too many copies of the key's fingerprint in the cuckoo filter"},
     {-13, errc::ambiguous, "ambiguous", status_class::refusal,
-     "the key matches in two sub-filters: nothing removed, so no other key is lost"},
+     "the key matches in two sub-filters and too many removes wait already: nothing removed, so no other key is lost"},
     {-14, errc::timeout, "timeout", status_class::resource,
      "a writer waited longer than the lock timeout for a lock another thread or process of the shared filter holds"},
 };

@@ -23,28 +23,81 @@
 // also match in another one, through a key of the same fingerprint and buckets there (about the
 // sum of the other sub-filters' rates) or through its own second copy added after a growth.
 // Taking the copy out of the wrong one would lose that other key, so remove erases a copy only
-// when exactly one sub-filter matches; when several do it changes nothing and reports ambiguous
-// (remove_status): the key stays a false positive, never a false negative. Proof, for a remove
-// that happens-after the add it cancels: that add stored a copy of the key's (fingerprint, pair)
-// in a sub-filter s published before it, so the remove's scan includes s and s matches (no false
-// negatives); if s is the only match, the erase is in s, where basic_cuckoo_filter's argument
-// holds. A remove that does not happen-after its add (a key never added, or one whose add is
+// when exactly one sub-filter matches. When several do, it defers: it records the key's hash in a
+// list of pending removes and reports deferred (remove_status; the C API and the bindings report
+// it as removed: the remove is taken, and must not be repeated). The copy stays, a false positive,
+// until a retry (below) finds the key in exactly one sub-filter (mostly once the other key is
+// removed) and erases it there, or the rule of owed copies erases it. An add of a key whose
+// remove is pending (looked up when the key matches in several sub-filters) takes that entry
+// instead of storing a copy: the copy is there already. So the list holds removes of stored
+// copies only, and adding and removing one key again and again cannot grow it.
+// Owed copies: a pending remove of key x owes a copy in key h's pairs if every published
+// sub-filter that matches x holds it in h's pair (the same fingerprint and bucket pair), since
+// x's copy makes one of them match. Such removes are one key to those pairs: a key and its own
+// second copy, or two keys that collide wherever either matches (over half of the ambiguous
+// removes in the churn test: fastrange puts the keys of a bucket into one bucket of the half-size
+// sub-filter before, so keys that collide in one sub-filter often do in its predecessor too, and
+// once both are removed neither would ever match in one sub-filter alone). When h's pairs hold
+// exactly as many copies as such removes owe (16 at most are looked at), the copies are all
+// theirs, and are erased together (a remove that would defer checks first, counting itself).
+// No false negative. Invariant: every add not yet cancelled by a remove, and every pending
+// remove, owns a distinct stored copy of its key's (fingerprint, pair) in a published sub-filter,
+// stored by an add that happens-before it; copies of one pair and fingerprint in one sub-filter
+// are interchangeable, so basic_cuckoo_filter's argument makes a query that happens-after a live
+// add find a copy. Every step keeps the invariant. An add stores a copy and owns it. A remove R
+// cancels an add A that happens-before it (the contract): A's copy is in a sub-filter s published
+// before A, so R's scan includes s and s matches; if s is the only match, R erases a copy there
+// (A's, or another one whose owner then takes A's); if several match, R defers and A's copy
+// becomes R's. R holds the list's mutex to record itself, so every later step on its entry
+// happens-after R, which happens-after that copy's store: a retry is R run later; an add A' that
+// takes the entry takes its copy, stored before A' began (so found by whatever follows A'); the
+// rule of owed copies holds h's pair in every published sub-filter (in index order:
+// basic_cuckoo_filter::key_lock), so the counts are exact and fixed, and its p removes own p
+// distinct copies there (each in a sub-filter that matches its key, published since its add came
+// first, and so in h's pair): if there are p in all, no one else owns any; an eviction (below)
+// leaves its copy to no one. Each entry leaves the list once, under the mutex.
+// A remove that does not happen-after its add (a key never added, or one whose add is
 // still under way) is the misuse basic_cuckoo_filter describes, and worse here: the copy it
 // erases in the one sub-filter that matches belongs to another key, and the key's own add, if it
 // comes, stores its copy in whichever sub-filter has room, maybe not there, so that other key stays lost.
+// Retries: a remove that erased a copy retries one pending remove (round robin: one scan of the
+// sub-filters, at most one erase, or the rule of owed copies; only if the list's mutex is free)
+// with probability 4 * pending / capacity (the sub-filters' capacities summed; drawn from its
+// key's hash), so each pending remove is retried about four times per capacity's worth of removes.
+// In the churn test (tests/core/scalable_test.cpp, cuckoo_churn_*: a list of 0 to 6, 3,000 of
+// capacity) about 0.1% of removes retry one. retry_pending_removes() retries them all.
+// The list holds at most max(64, capacity / 256) entries (24 bytes each; the memory limit does
+// not count them). Under churn it holds about r * L / 2 (r: the rate of a key matching where its
+// copy is not, L: the live keys; the other key leaves after half a turnover on average): about 3
+// per 10,000 live keys per extra sub-filter at 14 bits, so the cap suffices up to r = 0.8% (a
+// dozen extra sub-filters) with the live set at capacity. When it is full, a new ambiguous remove
+// takes the place of an entry retried 16 times in vain (four capacities' worth of removes: its key
+// collides with one that stays; counted as abandoned, its copy stays for good), or, if none has
+// been, is refused as ambiguous and changes nothing (counted), as every ambiguous remove was up to 1.9.
+// The list lives in memory only: scalable filters are not saved; a file format for them must carry
+// it, or the copies it would erase stay for good.
 // Room: a copy goes to the one sub-filter the key already matches, if it matches in exactly one
 // and that one has room, else to the oldest sub-filter with room (below its capacity, and no add
-// refused as full there since its last remove), so the slots removes free are used again, and
-// under churn the chain grows only while the live set outgrows it. Every sub-filter still holds
-// at most its capacity (bar the adds racing for its last slot), so the bound above holds. A key
-// added again while its first copy's sub-filter has no room goes elsewhere and matches in two:
-// its removes are refused as ambiguous (it stays, a false positive, never a false negative).
+// refused as full there since its last remove), so the slots removes free are used again. Every
+// sub-filter still holds at most its capacity (bar the adds racing for its last slot), so the
+// bound above holds. A key added again while its first copy's sub-filter has no room goes
+// elsewhere and matches in two: its first remove defers, and its second erases both copies (owed).
+// Promise: under churn (each key removed once, after its add) the stored copies are the live keys
+// and the pending removes, and the chain grows only while they outgrow it: the churn test holds
+// 2,500 live keys in 2 sub-filters through 3 million removes (1.9 grew a third after about one
+// million, and its copies passed 2,600 after 250,000); 12 million by hand end with 2 sub-filters
+// and 2,500 copies. Not promised: copies of
+// removes refused or evicted stay (above); removes of keys that collide with keys that never leave
+// wait for them, and fill the list if there are many.
 //
 // Thread safety: add, contains, remove and count (single and batch) and stats run concurrently
 // from any threads. With blocked sub-filters all are lock-free, with one exception: an add that
 // must size a successor itself waits for any sizing under way in the process (sizing.hpp's
 // models are behind a mutex). With cuckoo sub-filters queries are lock-free and adds and removes
-// lock one stripe of one sub-filter at a time (basic_cuckoo_filter).
+// lock one stripe of one sub-filter at a time (basic_cuckoo_filter); the list of pending removes
+// has a mutex, which a remove takes only to defer (blocking) or to retry (only if it is free), and
+// an add only for a key that matches in several sub-filters while removes are pending (about the
+// sum of the other sub-filters' rates of adds).
 // Growth: an add that finds the newest sub-filter full and no successor installed builds one and
 // installs it with one CAS (racing builders that lose free theirs), then publishes it with one
 // CAS of the sub-filter count. So at most one successor is
@@ -65,13 +118,16 @@
 // has room for) throws error(errc::full) and changes nothing; queries keep working.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "lfbloom/bloom_filter.hpp"
 #include "lfbloom/cuckoo_filter.hpp"
@@ -92,11 +148,25 @@ struct sub_filter_stats {
     std::uint64_t items = 0; ///< adds that reported a new key while it was the newest (cuckoo: copies stored, less removed)
 };
 
-/// What a scalable cuckoo filter's remove did.
+/// What a scalable cuckoo filter's remove did (see the top of this file).
 enum class remove_status : std::uint8_t {
     removed,    ///< one copy erased, from the one sub-filter the key matched
     absent,     ///< no sub-filter matched (or a racing remove took the last copy): nothing changed
-    ambiguous,  ///< several sub-filters matched: nothing changed, so that no other key is lost
+    ambiguous,  ///< several sub-filters matched and the list of pending removes is full: nothing
+                ///< changed, so that no other key is lost
+    deferred,   ///< several sub-filters matched: the remove is pending, its copy is erased once the key
+                ///< matches in one (or taken by the key's next add); the remove is done, do not repeat it
+};
+
+/// A scalable cuckoo filter's removes that found their key in several sub-filters, since creation.
+struct pending_remove_stats {
+    std::uint64_t deferred = 0;   ///< removes deferred (remove_status::deferred)
+    std::uint64_t pending = 0;    ///< deferred removes waiting now (their copies are stored)
+    std::uint64_t resolved = 0;   ///< deferred removes a retry completed: it erased their copy (or found
+                                  ///< none: a remove of a key never added)
+    std::uint64_t taken = 0;      ///< deferred removes an add of their key took (no copy stored)
+    std::uint64_t abandoned = 0;  ///< deferred removes evicted from a full list: their copies stay
+    std::uint64_t refused = 0;    ///< removes refused as ambiguous (a full list): their copies stay
 };
 
 template <class Sub, class Sync>
@@ -171,26 +241,18 @@ public:
         }
     }
 
-    /// Cuckoo: erases one copy of the key if exactly one sub-filter matches it (see the top of
-    /// this file for why not otherwise). Call it only after the add it cancels (happens-before):
-    /// see the top of this file. Blocking as basic_cuckoo_filter's remove (one stripe).
+    /// Cuckoo: erases one copy of the key if exactly one sub-filter matches it, else defers the
+    /// remove (see the top of this file for why, and what deferred promises). Call it only after
+    /// the add it cancels (happens-before): see the top of this file. Blocking as
+    /// basic_cuckoo_filter's remove (one stripe), and on the list of pending removes to defer.
     remove_status erase_hash(hash128 h) noexcept
         requires removes
     {
-        const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: see advance
-        std::uint32_t match = n;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            if (!stage_at(i).filter.contains_hash(h)) continue;
-            if (match != n) {
-                ambiguous_.add();
-                return remove_status::ambiguous;
-            }
-            match = i;
-        }
-        if (match == n || !stage_at(match).filter.remove_hash(h)) return remove_status::absent;
-        stage_at(match).items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a growth heuristic, as in add
-        stage_at(match).frees.fetch_add(1, std::memory_order_relaxed);  // relaxed: a hint (has_room)
-        return remove_status::removed;
+        const remove_status status = erase_if_single(h);
+        if (status == remove_status::ambiguous) return defer(h);
+        // relaxed: a hint; a retry skipped for a stale 0 waits for the next remove
+        if (status == remove_status::removed && pending_size_.load(std::memory_order_relaxed) != 0) retry_maybe(h);
+        return status;
     }
 
     remove_status erase(key_view key) noexcept
@@ -209,12 +271,14 @@ public:
         return erase_hash(this->hash(key));
     }
 
-    /// removable_key_operations' remove (and remove_many): true if erase_hash removed a copy.
-    /// False for absent and ambiguous alike: call erase to tell them apart.
+    /// removable_key_operations' remove (and remove_many): true if erase_hash removed a copy or
+    /// deferred the remove (done either way: not to be repeated); false for absent and ambiguous
+    /// alike: call erase to tell them apart.
     bool remove_hash(hash128 h) noexcept
         requires removes
     {
-        return erase_hash(h) == remove_status::removed;
+        const remove_status status = erase_hash(h);
+        return status == remove_status::removed || status == remove_status::deferred;
     }
 
     /// Cuckoo: the copies of the key's fingerprint in its buckets, summed over the sub-filters.
@@ -227,8 +291,30 @@ public:
         return copies;
     }
 
-    /// Cuckoo: removes refused as ambiguous so far.
-    std::uint64_t ambiguous_removes() const noexcept { return ambiguous_.get(); }
+    /// Cuckoo: removes refused as ambiguous so far (with the list of pending removes full).
+    std::uint64_t ambiguous_removes() const noexcept { return refused_.get(); }
+
+    /// Cuckoo: the deferred removes, since creation (a snapshot: counts racing removes may be off by a few).
+    pending_remove_stats pending_removes() const noexcept
+        requires removes
+    {
+        // relaxed: a statistic
+        return {deferred_.get(), pending_size_.load(std::memory_order_relaxed), resolved_.get(), taken_.get(),
+                abandoned_.get(), refused_.get()};
+    }
+
+    /// Cuckoo: retries every pending remove once now (the top of this file: Retries), and
+    /// returns how many are still pending. Blocking: holds the list's mutex throughout.
+    std::uint64_t retry_pending_removes() noexcept
+        requires removes
+    {
+        std::lock_guard<typename Sync::mutex> held(pending_lock_);
+        // back to front: an entry that leaves is replaced by the last, which was retried already
+        // (or, if fewer are left, one still ahead)
+        for (std::size_t i = pending_.size(); i-- > 0;)
+            if (i < pending_.size()) retry_at(i);
+        return pending_.size();
+    }
 
     /// Wait-free: checks every published sub-filter, newest first.
     bool contains_hash(hash128 h) const noexcept {
@@ -311,6 +397,10 @@ private:
             if (newest.items.load(std::memory_order_relaxed) >= newest.capacity / 2) prepare(n);
             std::uint64_t matches = 0;  // bit i: sub-filter i reports the key (n <= 64)
             for (std::uint32_t i = 0; i < n; ++i) matches |= std::uint64_t{stage_at(i).filter.contains_hash(h)} << i;
+            // a remove of the key pending: take it (the top of this file). relaxed: a hint; missing
+            // the entry costs a copy, which the pending remove erases later
+            if (std::popcount(matches) > 1 && pending_size_.load(std::memory_order_relaxed) != 0 && take_pending(h))
+                return false;
             std::uint32_t target = static_cast<std::uint32_t>(std::countr_zero(matches));
             if (!std::has_single_bit(matches) || target < from || !has_room(stage_at(target)))
                 for (target = from; target < n && !has_room(stage_at(target));) ++target;
@@ -335,6 +425,154 @@ private:
             s.refused_at.store(frees + 1, std::memory_order_relaxed);
             from = target + 1;  // full before its capacity: no free slot within the search bound
         }
+    }
+
+    /// Erases one copy of the key if exactly one published sub-filter matches it: removed; absent
+    /// if none does; ambiguous, changing nothing, if several do (the top of this file).
+    remove_status erase_if_single(hash128 h) noexcept {
+        const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: see advance
+        std::uint32_t match = n;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (!stage_at(i).filter.contains_hash(h)) continue;
+            if (match != n) return remove_status::ambiguous;
+            match = i;
+        }
+        if (match == n || !stage_at(match).filter.remove_hash(h)) return remove_status::absent;
+        stage_at(match).items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a growth heuristic, as in add
+        stage_at(match).frees.fetch_add(1, std::memory_order_relaxed);  // relaxed: a hint (has_room)
+        return remove_status::removed;
+    }
+
+    /// The sum of the published sub-filters' capacities (sizes the list and its retries).
+    std::uint64_t total_capacity() const noexcept {
+        std::uint64_t total = 0;
+        for (std::uint32_t i = size_.load(std::memory_order_acquire); i-- > 0;)  // acquire: see advance
+            total += stage_at(i).capacity;
+        return total;
+    }
+
+    /// Records a remove of a key that matches in several sub-filters (the top of this file: its
+    /// place in a full list, or refused), unless it completes pending removes of its key at once.
+    remove_status defer(hash128 h) noexcept {
+        std::lock_guard<typename Sync::mutex> held(pending_lock_);
+        if (settle_together(h, 1)) return remove_status::removed;
+        const std::size_t cap = std::max<std::uint64_t>(min_pending_removes, total_capacity() / 256);
+        if (pending_.size() >= cap) {
+            std::size_t oldest = 0;  // the entry retried most often
+            for (std::size_t i = 1; i < pending_.size(); ++i)
+                if (pending_[i].retries > pending_[oldest].retries) oldest = i;
+            if (pending_.empty() || pending_[oldest].retries < abandon_after) {
+                refused_.add();
+                return remove_status::ambiguous;
+            }
+            pending_[oldest] = {h, 0};
+            abandoned_.add();
+            deferred_.add();
+            return remove_status::deferred;
+        }
+        try {
+            pending_.push_back({h, 0});
+        } catch (...) {  // no memory: as a full list
+            refused_.add();
+            return remove_status::ambiguous;
+        }
+        pending_size_.store(pending_.size(), std::memory_order_relaxed);  // relaxed: a hint (see its readers)
+        deferred_.add();
+        return remove_status::deferred;
+    }
+
+    /// An add of `h`: takes one pending remove of it, if there is one.
+    bool take_pending(hash128 h) noexcept {
+        std::lock_guard<typename Sync::mutex> held(pending_lock_);
+        for (std::size_t i = 0; i < pending_.size(); ++i) {
+            if (pending_[i].hash != h) continue;
+            drop(i);
+            taken_.add();
+            return true;
+        }
+        return false;
+    }
+
+    /// After a remove of `h` erased a copy: retries one pending remove with probability
+    /// 4 * pending / capacity, drawn from h (the top of this file: Retries), if the list is free.
+    void retry_maybe(hash128 h) noexcept {
+        const double pending = static_cast<double>(pending_size_.load(std::memory_order_relaxed));  // relaxed: a hint
+        const double draw = static_cast<double>(h.h2 & 0xffff'ffff) * 0x1p-32;  // the fingerprint comes from h2's high bits
+        if (draw * static_cast<double>(total_capacity()) >= 4 * pending) return;
+        std::unique_lock<typename Sync::mutex> held(pending_lock_, std::try_to_lock);
+        if (!held.owns_lock() || pending_.empty()) return;
+        if (pending_cursor_ >= pending_.size()) pending_cursor_ = 0;
+        retry_at(pending_cursor_++);
+    }
+
+    /// Retries pending remove i (the list's mutex held). Done, it leaves the list with any others
+    /// it completes, each replaced by the last entry.
+    void retry_at(std::size_t i) noexcept {
+        const hash128 h = pending_[i].hash;
+        if (erase_if_single(h) != remove_status::ambiguous) {
+            drop(i);
+            resolved_.add();
+        } else if (!settle_together(h, 0)) {
+            ++pending_[i].retries;
+        }
+    }
+
+    /// Whether a pending remove of x owes a copy in h's pairs: every published sub-filter (the
+    /// first n) that matches x holds it in h's pair, so x's copy, which makes one match, is there.
+    bool owes_in_pairs_of(hash128 x, hash128 h, std::uint32_t n) const noexcept {
+        // keys of one fingerprint, of 14 bits or more, have h2 this close (fastrange): a quick no
+        constexpr std::uint64_t near = ~std::uint64_t{0} / ((std::uint64_t{1} << 14) - 1) + 1;
+        if ((x.h2 > h.h2 ? x.h2 - h.h2 : h.h2 - x.h2) > near) return false;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const sub_filter& f = stage_at(i).filter;
+            if (!f.same_place(x, h) && f.contains_hash(x)) return false;
+        }
+        return true;
+    }
+
+    /// The rule of owed copies (the top of this file), the list's mutex held: the pending removes
+    /// that owe a copy in h's pairs, with `extra` more (a remove about to defer), owe one each; if
+    /// h's pairs in the published sub-filters hold exactly as many, it erases them all and drops
+    /// those entries. True if it did.
+    bool settle_together(hash128 h, std::uint64_t extra) noexcept {
+        const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: see advance
+        std::size_t members[max_owing_group];
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < pending_.size(); ++i) {
+            if (!owes_in_pairs_of(pending_[i].hash, h, n)) continue;
+            if (count == max_owing_group) return false;  // too many to be worth it: left as they are
+            members[count++] = i;
+        }
+        const std::uint64_t owed = count + extra;
+        if (owed < 2 || !settle_from(h, 0, n, owed, 0)) return false;  // one owed copy: erase_if_single's case
+        while (count > 0) {  // from the last: an entry moved into a dropped one's place is no member
+            drop(members[--count]);
+            resolved_.add();
+        }
+        return true;
+    }
+
+    /// Holds h's pair in sub-filters i..n-1 (one frame each, in index order: see key_lock), and
+    /// once all are held erases every copy in them if they hold `owed` in all. True if it did.
+    bool settle_from(hash128 h, std::uint32_t i, std::uint32_t n, std::uint64_t owed, std::uint64_t counted) noexcept {
+        if (i == n) return counted == owed;
+        stage& s = stage_at(i);
+        auto held = s.filter.lock_key(h);
+        const std::uint32_t copies = held.copies();
+        if (counted + copies > owed || !settle_from(h, i + 1, n, owed, counted + copies)) return false;
+        for (std::uint32_t c = 0; c < copies; ++c) {
+            (void)held.erase();  // exact: the lock is held since the count
+            s.items.fetch_sub(1, std::memory_order_relaxed);  // relaxed: as in erase_if_single
+            s.frees.fetch_add(1, std::memory_order_relaxed);
+        }
+        return true;
+    }
+
+    /// Removes entry i (the list's mutex held), moving the last one to its place.
+    void drop(std::size_t i) noexcept {
+        pending_[i] = pending_.back();
+        pending_.pop_back();
+        pending_size_.store(pending_.size(), std::memory_order_relaxed);  // relaxed: a hint (see its readers)
     }
 
     /// Cuckoo: whether adds should try the sub-filter: below its capacity, and no add has found
@@ -482,7 +720,20 @@ private:
     double fpr_;
     atomic<std::uint32_t> size_{0};
     atomic<bool> capped_{false};
-    detail::event_count ambiguous_;
+
+    /// Cuckoo: a remove deferred because its key matched in several sub-filters.
+    struct pending_remove {
+        hash128 hash;
+        std::uint32_t retries;  ///< retries that found several matches again
+    };
+    static constexpr std::size_t min_pending_removes = 64;
+    static constexpr std::uint32_t abandon_after = 16;  ///< retries after which a full list may evict it
+    static constexpr std::size_t max_owing_group = 16;  ///< the rule of owed copies looks at no larger group
+    typename Sync::mutex pending_lock_;
+    std::vector<pending_remove> pending_;  ///< under pending_lock_, unordered
+    std::size_t pending_cursor_ = 0;       ///< under pending_lock_: the next entry retry_maybe retries
+    atomic<std::uint64_t> pending_size_{0};  ///< pending_.size(), stored under the lock; read without it as a hint
+    detail::event_count deferred_, resolved_, taken_, abandoned_, refused_;
     std::array<atomic<stage*>, max_sub_filters> stages_{};
     /// The thread that builds one sub-filter. Its creator sets `started` once the thread object
     /// is assigned, the thread sets `finished` as its last act (both release); whoever then moves

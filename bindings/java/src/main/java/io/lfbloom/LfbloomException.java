@@ -56,8 +56,8 @@ public final class LfbloomException extends RuntimeException {
     }
 
     /**
-     * For a batch that stopped (a {@code putAll} refused midway, a {@code removeAll} that met an
-     * ambiguous key): the index, in the whole collection, array or stream, of the key it stopped
+     * For a batch that stopped (a {@code putAll} refused midway, a {@code removeAll} that met a
+     * key refused as ambiguous): the index, in the whole collection, array or stream, of the key it stopped
      * at; the keys before it were processed, that key and the ones after it were not. -1 for a
      * failure outside a batch. Any thread (immutable).
      */

@@ -49,12 +49,17 @@ public final class ScalableCuckooFilter extends RemovingFilter {
     }
 
     /**
-     * Removes one copy of the key: true if one was removed, false if no sub-filter holds one (an
-     * answer, not an exception). A key that matches in two sub-filters (its own second copy after
-     * a growth, or another key of the same fingerprint and buckets there) is not removed, since
-     * the copy taken could be another key's: that throws {@link LfbloomException} with
-     * {@link LfbloomException#isAmbiguous()}, and the key stays (a false positive). Blocks only on
-     * writers of the same bucket stripe. Any thread.
+     * Removes one copy of the key: true if one was removed or the remove deferred, false if no
+     * sub-filter holds one (an answer, not an exception). A key that matches in two sub-filters
+     * (its own second copy after a growth, or another key of the same fingerprint and buckets
+     * there) cannot lose a copy at once, since the copy taken could be another key's: the remove
+     * is deferred and answers true (done: do not repeat it), and the key stays, a false positive,
+     * until it matches in one sub-filter (mostly once the other key is removed) or its own two
+     * copies are both removed; a {@code put} of the key meanwhile takes the waiting remove instead
+     * of storing a copy. Only with too many removes waiting already (max(64, capacity / 256)) is
+     * one refused: that throws {@link LfbloomException} with {@link LfbloomException#isAmbiguous()},
+     * and the key stays. Blocks only on writers of the same bucket stripe, and to defer on the
+     * filter's list of waiting removes. Any thread.
      */
     @Override
     public boolean remove(byte[] key) {
@@ -74,7 +79,7 @@ public final class ScalableCuckooFilter extends RemovingFilter {
     }
 
     /**
-     * As {@link RemovingFilter#removeAll}, except that an ambiguous key (see {@link #remove(byte[])})
+     * As {@link RemovingFilter#removeAll}, except that a key refused as ambiguous (see {@link #remove(byte[])})
      * stops the batch there: LfbloomException with {@link LfbloomException#isAmbiguous()} and
      * {@link LfbloomException#keysDone()} its index; the keys before it were removed. Since 1.9. Any thread.
      */
@@ -83,7 +88,7 @@ public final class ScalableCuckooFilter extends RemovingFilter {
         return super.removeAll(keys);
     }
 
-    /** Removes refused as ambiguous so far: O(1). Any thread. */
+    /** Removes refused as ambiguous so far (deferred ones are not): O(1). Any thread. */
     public long ambiguousRemoves() {
         return geometry().ambiguousRemoves();
     }

@@ -82,23 +82,26 @@ class OneFilterOneHandleTest {
         }
         try (ScalableCuckooFilter f = ScalableCuckooFilter.create(100, 0.01)) {
             assertEquals(1, f.subFilters());
-            for (long i = 0; i < 1000; i++) f.put(i);
-            assertEquals(4, f.subFilters());
-            assertEquals(4, f.geometry().parts());
-            assertEquals(0, f.ambiguousRemoves());
-            assertFalse(f.put(7L));  // a second copy, in the newest sub-filter; the first is in the oldest
+            // 100 keys fill the first sub-filter, so the second copies of 0-65 go to a new one: each
+            // of those keys matches in both, and its remove waits; 64 may wait, the next is refused
+            for (long i = 0; i < 100; i++) f.put(i);
+            for (long i = 0; i < 66; i++) assertFalse(f.put(i));
+            assertEquals(2, f.subFilters());
+            assertEquals(2, f.geometry().parts());
             assertEquals(2, f.count(7L), "count sums the copies over sub-filters");
-            LfbloomException e = assertThrows(LfbloomException.class, () -> f.remove(7L));
+            for (long i = 0; i < 64; i++) assertTrue(f.remove(i), "deferred");
+            assertEquals(0, f.ambiguousRemoves());
+            LfbloomException e = assertThrows(LfbloomException.class, () -> f.remove(64L));
             assertEquals("ambiguous", e.statusName());
             assertEquals(1, f.ambiguousRemoves());
             assertEquals(1, f.geometry().ambiguousRemoves());
-            // a remove batch stops at the ambiguous key and says where
+            // a remove batch stops at the refused key and says where
             LfbloomException inBatch = assertThrows(LfbloomException.class,
-                    () -> f.removeAll(List.of(bytes(8L), bytes(7L), bytes(9L))));
+                    () -> f.removeAll(List.of(bytes(80L), bytes(65L), bytes(81L))));
             assertTrue(inBatch.isAmbiguous());
             assertEquals(1, inBatch.keysDone());
-            assertEquals(0, f.count(8L), "the key before the ambiguous one was removed");
-            assertEquals(1, f.count(9L), "the key after it was not");
+            assertEquals(0, f.count(80L), "the key before the refused one was removed");
+            assertEquals(1, f.count(81L), "the key after it was not");
         }
     }
 
