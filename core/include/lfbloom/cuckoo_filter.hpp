@@ -497,8 +497,9 @@ public:
     /// The fingerprint width, 14, 16 or 17: the bucket format, and the slot width files record
     /// (bloom_filter's counter_bits() is its 1).
     std::uint32_t counter_bits() const noexcept { return bits_; }
-    /// Memory of the buckets, the stripe words and (shared filters) the lock records.
-    std::uint64_t bytes() const noexcept { return table_.bytes() + stripes_.bytes() + locks_.bytes(); }
+    /// Memory of the buckets and the stripe words (as plan() counts it; a shared filter's lock
+    /// records add lock_words(buckets()) * 8 bytes).
+    std::uint64_t bytes() const noexcept { return table_.bytes() + stripes_.bytes(); }
     std::uint64_t seed() const noexcept { return seed_; }
     /// Its one hash and probe rule (docs/FORMAT.md): the fingerprint and pairing at the top of this file.
     static constexpr probe_rule probes() noexcept { return probe_rule::cuckoo; }

@@ -609,8 +609,7 @@ private:
                             p.positive += gone;
                         }
                     } else if constexpr (removes<F>) {
-                        p.positive = f_.remove_many(n, keys, results);
-                        p.done = n;
+                        f_.remove_many(n, keys, results, &p);  // a shared cuckoo filter's may throw timeout: p says how far
                     } else {
                         not_offered("remove");
                     }

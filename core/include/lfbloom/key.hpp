@@ -270,9 +270,13 @@ private:
 template <class Filter>
 class removable_key_operations : public key_operations<Filter> {
 public:
-    bool remove(key_view key) noexcept { return self().remove_hash(this->hash(key)); }
+    /// Removes are noexcept when Filter::remove_hash is (a shared cuckoo filter's may throw
+    /// timeout, waiting for a stripe lock).
+    static constexpr bool nothrow_remove() noexcept { return noexcept(std::declval<Filter&>().remove_hash(hash128{})); }
+
+    bool remove(key_view key) noexcept(nothrow_remove()) { return self().remove_hash(this->hash(key)); }
     template <hashable_key K>
-    bool remove(const K& key) noexcept {
+    bool remove(const K& key) noexcept(nothrow_remove()) {
         return self().remove_hash(this->hash(key));
     }
     std::uint32_t count(key_view key) const noexcept { return self().count_hash(this->hash(key)); }
@@ -283,28 +287,38 @@ public:
 
     /// Removes `count` keys (`key_at(i)` the i-th), each as remove(); writes 1/0 ("removed") to
     /// `removed[i]` when not null. Returns how many were removed. Hashes and prefetches each batch
-    /// of keys before touching their memory, as add_many does.
+    /// of keys before touching their memory, as add_many does. If a remove throws, the keys before
+    /// it were removed and the rest were not, and `progress` (if given) says how far it got, as
+    /// add_many's does.
     template <class KeyAt>
-    std::uint64_t remove_many(std::size_t count, KeyAt&& key_at, std::uint8_t* removed = nullptr) noexcept {
-        return remove_grouped(this->indexed(count, key_at), removed);
+    std::uint64_t remove_many(std::size_t count, KeyAt&& key_at, std::uint8_t* removed = nullptr,
+                              batch_progress* progress = nullptr) noexcept(nothrow_remove()) {
+        return remove_grouped(this->indexed(count, key_at), removed, progress);
     }
-    std::uint64_t remove_many(std::span<const key_view> keys, std::uint8_t* removed = nullptr) noexcept {
+    std::uint64_t remove_many(std::span<const key_view> keys, std::uint8_t* removed = nullptr) noexcept(nothrow_remove()) {
         return remove_many(keys.size(), [&](std::size_t i) { return keys[i]; }, removed);
     }
     /// remove_many over any range of keys key_traits knows.
     template <key_range R>
-    std::uint64_t remove_many(R&& keys, std::uint8_t* removed = nullptr) noexcept {
-        return remove_grouped(this->from_range(keys), removed);
+    std::uint64_t remove_many(R&& keys, std::uint8_t* removed = nullptr, batch_progress* progress = nullptr) noexcept(nothrow_remove()) {
+        return remove_grouped(this->from_range(keys), removed, progress);
     }
 
 private:
     template <class Group>
-    std::uint64_t remove_grouped(Group next, std::uint8_t* removed) noexcept {
-        return this->grouped(next, true, [&](std::size_t i, hash128 h) {
+    std::uint64_t remove_grouped(Group next, std::uint8_t* removed, batch_progress* progress) noexcept(nothrow_remove()) {
+        batch_progress local;
+        batch_progress& p = nothrow_remove() || progress == nullptr ? local : *progress;
+        p = {};
+        this->grouped(next, true, [&](std::size_t i, hash128 h) {
             const bool gone = self().remove_hash(h);
             if (removed != nullptr) removed[i] = gone;
+            p.positive += gone;
+            p.done = i + 1;
             return gone;
         });
+        if (progress != nullptr) *progress = p;
+        return p.positive;
     }
     const Filter& self() const noexcept { return static_cast<const Filter&>(*this); }
     Filter& self() noexcept { return static_cast<Filter&>(*this); }
