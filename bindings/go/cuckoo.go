@@ -71,18 +71,19 @@ func (c *Cuckoo) base() *filter {
 // the calls in flight on c have returned (a WriteTo whose writer blocks holds it up), and the
 // calls after it use the new timeout. The error is ErrInvalidArgument or ErrClosed.
 func (c *Cuckoo) SetLockTimeout(d time.Duration) error {
-	if d < time.Millisecond {
-		return fmt.Errorf("%w: a lock timeout of %v, below 1 ms", ErrInvalidArgument, d)
-	}
-	ms := uint64((d + time.Millisecond - 1) / time.Millisecond)
-	if ms > math.MaxUint32 {
-		ms = math.MaxUint32
-	}
 	var err error
 	c.h.exclusive(func(p uintptr) uintptr {
-		if p == 0 {
+		switch {
+		case p == 0: // closed: ErrClosed before the argument is looked at, as every method
 			err = ErrClosed
-		} else {
+		case d < time.Millisecond:
+			err = fmt.Errorf("%w: a lock timeout of %v, below 1 ms", ErrInvalidArgument, d)
+		default:
+			ms := uint64(d / time.Millisecond)
+			if d%time.Millisecond != 0 { // rounded up
+				ms++
+			}
+			ms = min(ms, math.MaxUint32)
 			_, err = nativeCall(func() int { return native.Lfb_set_lock_timeout(p, uint(ms)) })
 		}
 		return p

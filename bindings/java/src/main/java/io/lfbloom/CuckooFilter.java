@@ -244,6 +244,7 @@ public final class CuckooFilter extends RemovingFilter {
      * library. Other filter objects of the same file keep their own timeout.
      */
     public void setLockTimeout(Duration timeout) {
+        handle.ensureOpen();  // closed: IllegalStateException before the argument is looked at, as every method
         if (timeout == null) throw new IllegalArgumentException("timeout is null");
         if (timeout.compareTo(Duration.ofMillis(1)) < 0)
             throw new IllegalArgumentException("a lock timeout of " + timeout + ", below 1 ms");
