@@ -1,5 +1,13 @@
 package lfbloom
 
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
+)
+
 // Cuckoo is a cuckoo filter: 14-, 16- or 17-bit fingerprints, five or four per 64-bit bucket,
 // each key in one of two buckets. Like a CountingFilter it removes keys, in a fraction of the
 // memory: below a rate of about 0.2% it is smaller than a Filter too (13.6 bits per key at 0.1%,
@@ -49,6 +57,38 @@ func (c *Cuckoo) base() *filter {
 		return nil
 	}
 	return c.filter
+}
+
+// SetLockTimeout sets how long a writer through c (Add, Remove, their batches, and the saves
+// MarshalBinary, WriteTo and Copy, which take every stripe lock) waits for a stripe lock of a
+// shared file (OpenCuckooShared) that another handle, in this process or another, holds; a writer
+// that waits longer gets an error wrapping ErrTimeout and changed nothing. The default is 60 s.
+// d is rounded up to whole milliseconds and capped at math.MaxUint32 ms (about 49 days); below
+// 1 ms it is refused with ErrInvalidArgument. A Cuckoo that is not a shared file never waits for
+// another handle: the call changes nothing for it (a Copy is private, and has the default again).
+//
+// Safe to call from any goroutine at any time, unlike lfb_set_lock_timeout in C: it waits until
+// the calls in flight on c have returned (a WriteTo whose writer blocks holds it up), and the
+// calls after it use the new timeout. The error is ErrInvalidArgument or ErrClosed.
+func (c *Cuckoo) SetLockTimeout(d time.Duration) error {
+	var err error
+	c.h.exclusive(func(p uintptr) uintptr {
+		switch {
+		case p == 0: // closed: ErrClosed before the argument is looked at, as every method
+			err = ErrClosed
+		case d < time.Millisecond:
+			err = fmt.Errorf("%w: a lock timeout of %v, below 1 ms", ErrInvalidArgument, d)
+		default:
+			ms := uint64(d / time.Millisecond)
+			if d%time.Millisecond != 0 { // rounded up
+				ms++
+			}
+			ms = min(ms, math.MaxUint32)
+			_, err = nativeCall(func() int { return native.Lfb_set_lock_timeout(p, uint(ms)) })
+		}
+		return p
+	})
+	return err
 }
 
 // Copy returns a private copy in this process's memory (not shared, writable, also when c is a

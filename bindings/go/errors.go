@@ -46,6 +46,7 @@ var (
 	ErrReadOnly           = statuses.byName["read_only"]
 	ErrTooManyDuplicates  = statuses.byName["too_many_duplicates"]
 	ErrAmbiguous          = statuses.byName["ambiguous"]
+	ErrTimeout            = statuses.byName["timeout"] // a writer of a shared Cuckoo waited past its lock timeout (SetLockTimeout)
 	ErrClosed             = errors.New("lfbloom: filter is closed")
 )
 

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * A cuckoo filter: each key's fingerprint in one of two 64-bit buckets, which hold five 14-bit,
@@ -29,6 +30,8 @@ import java.nio.file.Path;
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once.
  * Queries never lock and never wait; puts and removes lock one stripe of buckets at a time.
  * {@link #save} makes puts and removes wait while it copies. {@link #close()} as for BloomFilter.
+ * {@link #setLockTimeout} is the one exception: set it before other threads use the filter.
+ * {@link #setLockTimeout} is the exception: set it before other threads use the filter.
  * {@link #remove} of a key that is not there returns false: an answer, not an exception.
  */
 public final class CuckooFilter extends RemovingFilter {
@@ -219,6 +222,41 @@ public final class CuckooFilter extends RemovingFilter {
     public static CuckooFilter openShared(Path path, long maxBytes, boolean readOnly) {
         if (maxBytes <= 0) throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
         return new CuckooFilter(existing(path, readOnly, maxBytes, "a cuckoo filter", lfb_kind_enum.LFB_KIND_CUCKOO));
+    }
+
+    /** The longest lock timeout the native library takes: 2^32 - 1 ms, about 49.7 days. */
+    private static final Duration MAX_LOCK_TIMEOUT = Duration.ofMillis(0xFFFF_FFFFL);
+
+    /**
+     * Sets how long a writer through this filter ({@code put}, {@code remove}, their batches, and
+     * {@link #save} and {@link #copy}, which take every stripe lock) waits for a
+     * stripe lock of a shared file ({@link #openShared}) that another filter object, in this
+     * process or another, holds; one that waits longer throws {@link LfbloomException}
+     * ({@link LfbloomException#isTimeout()}) and changed nothing. The default is 60 seconds. The
+     * timeout is rounded up to whole milliseconds and capped at 2^32 - 1 ms (about 49.7 days); below
+     * 1 ms, or null, it throws IllegalArgumentException. A filter that is not a shared file never
+     * waits for another: the call changes nothing for it (a {@link #copy} has the default again).
+     * Since 1.10.
+     *
+     * <p><b>Not thread-safe</b>, unlike the rest of this class: call it before this filter is
+     * used by other threads (right after {@code openShared}, say), or while no other thread uses
+     * it; a call racing with a put or remove through this filter is a data race in the native
+     * library. Other filter objects of the same file keep their own timeout.
+     */
+    public void setLockTimeout(Duration timeout) {
+        handle.ensureOpen();  // closed: IllegalStateException before the argument is looked at, as every method
+        if (timeout == null) throw new IllegalArgumentException("timeout is null");
+        if (timeout.compareTo(Duration.ofMillis(1)) < 0)
+            throw new IllegalArgumentException("a lock timeout of " + timeout + ", below 1 ms");
+        long ms;
+        if (timeout.compareTo(MAX_LOCK_TIMEOUT) >= 0) {
+            ms = MAX_LOCK_TIMEOUT.toMillis();
+        } else {
+            ms = timeout.toMillis();
+            if (!timeout.minusMillis(ms).isZero()) ms++;  // rounded up
+        }
+        final long milliseconds = ms;
+        handle.call(h -> LfbNative.lfb_set_lock_timeout(h, milliseconds));
     }
 
     private static lfb_spec specOf(long expectedInsertions, double fpp, BloomFilter.Options options) {

@@ -3,7 +3,8 @@ package io.lfbloom;
 /**
  * A failure reported by the native library that is not a bad argument: a refusal (a full filter,
  * too many duplicates, an ambiguous remove), out of memory, a filter too large for the memory
- * limit, incompatible filters, corrupt or unsupported data, a write to a read-only file. Carries
+ * limit, incompatible filters, corrupt or unsupported data, a write to a read-only file, a writer
+ * of a shared cuckoo filter that waited too long for a lock. Carries
  * the C status ({@code LFB_ERR_*} of {@code lfbloom.h}) and its name. A single call that fails
  * changed nothing; a batch that stops says where ({@link #keysDone()}).
  */
@@ -53,6 +54,15 @@ public final class LfbloomException extends RuntimeException {
      */
     public boolean isReadOnly() {
         return status == lfb_status_enum.LFB_ERR_READ_ONLY;
+    }
+
+    /**
+     * True for LFB_ERR_TIMEOUT: a put, remove or save of a shared {@link CuckooFilter} waited
+     * longer than its lock timeout ({@link CuckooFilter#setLockTimeout}) for a stripe lock that
+     * another thread or process held; nothing changed. Since 1.10. Any thread (immutable).
+     */
+    public boolean isTimeout() {
+        return status == lfb_status_enum.LFB_ERR_TIMEOUT;
     }
 
     /**
