@@ -54,10 +54,10 @@ func OpenCountingShared(path string, capacity uint64, fpr float64, opts ...Optio
 // OpenCuckooShared returns the Cuckoo in the shared file path, creating the file for (capacity,
 // fpr) and the options (NewCuckoo's, WithFileMode, WithReadOnly) if it does not exist.
 //
-// The stripe locks live in the file. A process that dies holding one (killed mid-Add) stops other
-// processes' Adds and Removes on that stripe only until it has ended; they then take the lock
-// over, and nothing is lost. Every process writing the file must run in one pid namespace (one
-// container): the file records it, and others get ErrIncompatible.
+// The stripe locks live in the file as robust process-shared mutexes: when a process dies holding
+// one (killed mid-Add), the kernel hands it to the next writer, which repairs what the dead one
+// left, and nothing that returned is lost. A writer waits for a lock at most the lock timeout
+// (SetLockTimeout), then gets an error wrapping ErrTimeout.
 func OpenCuckooShared(path string, capacity uint64, fpr float64, opts ...Option) (*Cuckoo, error) {
 	o := optionsOf(opts)
 	return openShared[*Cuckoo](path, &o, kindCuckoo, capacity, fpr, sharedCreate)

@@ -149,10 +149,10 @@ public final class CuckooFilter extends RemovingFilter {
      * arguments can make; see the overload with a width), else {@link LfbloomException}
      * ("incompatible").
      *
-     * <p>The stripe locks live in the file. A process that dies holding one (killed mid-put) stops
-     * other processes' puts and removes on that stripe only until it has ended;
-     * they then take the lock over, and nothing is lost. Every process writing the file must run
-     * in one pid namespace (one container): the file records it, and others are refused ("incompatible"). Any thread.
+     * <p>The stripe locks live in the file as robust process-shared mutexes: when a process dies
+     * holding one (killed mid-put), the kernel hands it to the next writer, which repairs what
+     * the dead one left, and nothing that returned is lost. A writer waits for a lock at most the
+     * lock timeout ({@link #setLockTimeout}), then gets {@link LfbloomException#isTimeout()}. Any thread.
      */
     public static CuckooFilter openShared(Path path, long expectedInsertions, double fpp, BloomFilter.Options options) {
         return shared(path, expectedInsertions, fpp, 0, options, false);
