@@ -134,15 +134,21 @@ int run(const std::string& path, const geometry& shape, std::uint64_t keys, unsi
             std::this_thread::sleep_for(std::chrono::microseconds(200));
         if (j.done->load(std::memory_order_acquire) < before + writers) ++hangs;
         std::this_thread::sleep_for(std::chrono::microseconds(rng() % (max_ms * 1000 + 1)));
-        for (const pid_t pid : pids) {
+        bool failed = false;
+        for (const pid_t pid : pids) {  // every writer is killed and reaped, whatever happened
             int status = 0;
             if (::waitpid(pid, &status, WNOHANG) == pid) {  // it ended on its own: an error it printed
                 std::fprintf(stderr, "a writer exited with %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-                return 1;
+                failed = true;
+                continue;
             }
             ::kill(pid, SIGKILL);
             ::waitpid(pid, &status, 0);
             ++kill;
+        }
+        if (failed) {
+            ::unlink(path.c_str());
+            return 1;
         }
         for (std::uint64_t k = 0; k < keys; ++k) {  // keys cut mid-call: unknown from now on
             std::atomic<std::uint8_t>& s = j.keys[k];
