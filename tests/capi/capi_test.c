@@ -57,7 +57,7 @@ static void test_library(void) {
     lfb_options o;
     int code;
     CHECK(strcmp(lfb_version_string(), "1.10.0") == 0);
-    CHECK(lfb_version() == 10900);
+    CHECK(lfb_version() == 11000);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
     for (code = LFB_ERR_TIMEOUT; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
