@@ -318,7 +318,7 @@ BOOST_AUTO_TEST_CASE(cuckoo_sub_filters_keep_the_total_false_positive_rate) {
 BOOST_AUTO_TEST_CASE(cuckoo_remove_of_a_key_matching_in_two_sub_filters_waits_for_the_other_key) {
     scalable_options o;
     o.filter.seed = 7;
-    scalable_cuckoo_filter f(64, 0.01, o);  // 18 and 35 buckets: room for a pair in 1 that is not one in 0
+    scalable_cuckoo_filter f(64, 0.01, o);  // 23 and 34 buckets: room for a pair in 1 that is not one in 0
     const hash128 key = f.hash(as_key(std::string_view("the key")));
     f.add_hash(key);
     random_keys keys(17);

@@ -30,6 +30,24 @@
 // copy into the free slot, then an erase of the original. A fingerprint is therefore never out
 // of the table, and a full filter refuses the add (full) having lost nothing.
 //
+// Sizing. for_capacity(n, p) takes the smallest table whose load at n keys is at most max_load
+// (0.94), at most the load at which fpr_at reaches p, and within the small-table rule below, so
+// that n random distinct keys are all stored but about once in a million filters (issue 37).
+// Small tables refuse keys well below 0.94, for two reasons. (1) A key's two buckets are one
+// bucket with probability 1/B (B buckets); N + 1 keys whose one bucket is the same cannot all be
+// stored, and n keys hold such N + 1 with probability at most B * C(n, N + 1) * B^-2(N + 1): sized
+// at 0.94, 5 keys of 16 bits got 2 buckets and about 1 filter in 500 refused the fifth. (2) Nearly
+// full, a small table has few free slots, and the bounded search (which in a small table visits
+// the same buckets again and again) misses them: of 16-bit tables filled to their first refusal,
+// 1 in a million refused below load 0.87 at 64 buckets, 0.91 at 128, 0.93 at 256 (10^6 to 10^7
+// tables each). So for_capacity also keeps the bound of (1) at most 1e-7 and the load at most
+// 0.96 - 1.5 / sqrt(slots), which is 0.94 at 5,625 slots: from about 5,300 keys on the sizes are
+// max_load's alone, as before (at most 3% more memory from 1,000 keys, 1.5% from 2,000). Larger
+// tables refused no key below 0.944 in 1.2 million tables of 1,536 to 4,096 buckets; what keeps
+// the chance small in far larger ones is how fast the search's refusals vanish below 0.95
+// (docs/PERFORMANCE.md). No size promises anything for keys chosen to collide: n keys with one
+// fingerprint and one pair are refused from the (2N + 1)th on, whatever the size.
+//
 // Concurrency. Bucket pairs are grouped into stripes (stripe = min(i1, i2) mod stripes), each
 // with one word: bits 22-63 a version, bits 0-21 a writer lock in one process (0 free, 1 held).
 // A filter several processes share (a shared file, or filter_options::process_shared) locks a
@@ -145,7 +163,7 @@ public:
     using word_type = std::remove_cvref_t<decltype(*std::declval<storage&>().data())>;
 
     static constexpr layout kind = layout::cuckoo;  ///< as files record it
-    static constexpr double max_load = 0.94;        ///< load at capacity when the rate allows it
+    static constexpr double max_load = 0.94;        ///< load at capacity when the rate and the table's size allow it
     static constexpr double min_load = 0.5;         ///< below this a Bloom filter is the better tool
     static constexpr unsigned max_search_nodes = 512;
     static constexpr unsigned max_read_retries = 8;
@@ -165,8 +183,10 @@ public:
         return -std::expm1(2.0 * slots_for(fingerprint_bits) * load * log_miss(fingerprint_bits));
     }
 
-    /// Sized to hold `capacity` keys at a load of at most max_load and at most the load at which
-    /// fpr_at reaches `fpr`, with the smallest table of the three formats (the top of this file).
+    /// Sized to hold `capacity` keys at a load of at most max_load, at most the load at which
+    /// fpr_at reaches `fpr`, and lower in small tables, with the smallest table of the three formats
+    /// (the top of this file): `capacity` random distinct keys are all stored but about once in a
+    /// million filters (measured, to where the top says); keys chosen to collide can defeat any size.
     /// Throws invalid_argument (capacity 0; fpr outside (0, 1) or NaN; fpr below
     /// fpr_at(min_load, 17), about 0.003%: use a Bloom filter), too_large or out_of_memory.
     static basic_cuckoo_filter for_capacity(std::uint64_t capacity, double fpr, const filter_options& options = {}) {
@@ -193,7 +213,8 @@ public:
             const unsigned n = slots_for(bits);
             const double load = std::min(max_load, std::log1p(-fpr) / (2.0 * n * log_miss(bits)));  // fpr_at(load, bits) = fpr
             if (load < min_load) continue;
-            const double buckets = std::ceil(static_cast<double>(capacity) / (n * load));
+            double buckets = std::ceil(static_cast<double>(capacity) / (n * load));
+            while (!holds(buckets, n, capacity)) ++buckets;  // below 5,300 keys only, 19 steps at most
             if (best.slots != 0 && buckets >= best_buckets) continue;
             if (buckets > max_buckets) {  // another format may still fit
                 too_many = true;
@@ -522,6 +543,10 @@ private:
     static constexpr std::uint64_t intent_at = robust_mutex::words;
     static constexpr std::uint64_t intent_valid = std::uint64_t{1} << 63;
     static_assert(intent_at + 3 <= lock_record_words);
+    // The small-table rule (holds, the top of this file).
+    static constexpr double self_pair_odds = 1e-7;
+    static constexpr double small_table_load = 0.96;
+    static constexpr double small_table_margin = 1.5;
 
     /// A key's fingerprint and buckets.
     struct slots {
@@ -529,6 +554,21 @@ private:
         std::uint64_t first;
         std::uint64_t second;
     };
+
+    /// Whether `buckets` buckets of `n` slots are enough for `keys` random keys by the small-table
+    /// rule at the top of this file: (1) the chance that n + 1 keys have one bucket as both their
+    /// buckets, at most buckets * C(keys, n + 1) * buckets^-2(n + 1), is at most self_pair_odds;
+    /// (2) the load is at most small_table_load - small_table_margin / sqrt(slots). From 5,625
+    /// slots on every load up to max_load passes both: (2) is 0.94 there and rises, and the bound
+    /// of (1), about 1e-12 there, falls as buckets^-N.
+    static bool holds(double buckets, unsigned n, std::uint64_t keys) noexcept {
+        if (keys <= n) return true;  // any table takes n keys: no set of buckets gets more than its slots
+        const double slots = buckets * n, k = static_cast<double>(keys);
+        if (k > slots * small_table_load - small_table_margin * std::sqrt(slots)) return false;
+        double odds = buckets;
+        for (unsigned i = 0; i <= n && odds > 0; ++i) odds *= std::max(k - i, 0.0) / ((i + 1) * buckets * buckets);
+        return odds <= self_pair_odds;
+    }
 
     /// log(1 - 1 / (2^F - 1)): the log of the chance that an occupied slot does not match an absent key.
     static double log_miss(std::uint32_t fingerprint_bits) noexcept {
