@@ -17,6 +17,11 @@ suite() {
 
 suite build -DCMAKE_BUILD_TYPE=Release
 if [ "${1:-}" != "--fast" ]; then
+  # A cuckoo filter's writer gate (a save) holds every stripe lock, up to 4,096 robust mutexes in
+  # a shared file; ThreadSanitizer's deadlock detector tracks 64 per thread and aborts past that.
+  # Races are still reported: only lock-order inversion checking is off (lfbloom's writers take
+  # one stripe at a time, the gate takes them in index order: Relacy checks those).
+  TSAN_OPTIONS="detect_deadlocks=0 ${TSAN_OPTIONS:-}" \
   suite build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLFBLOOM_SANITIZE=thread
   suite build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLFBLOOM_SANITIZE=address,undefined
 fi
