@@ -408,6 +408,7 @@ BOOST_AUTO_TEST_CASE(writers_take_over_the_locks_of_a_killed_process) {
         return 0;
     });
     child_guard holder_guard{holder};
+    ::close(ready[1]);  // so a holder that dies before it writes ends the read (EOF) instead of hanging it
     char byte;
     BOOST_REQUIRE(::read(ready[0], &byte, 1) == 1);
     const pid_t writer = spawn([&] {
@@ -441,7 +442,6 @@ BOOST_AUTO_TEST_CASE(writers_take_over_the_locks_of_a_killed_process) {
     });
     BOOST_TEST(wait_at_most(saver, std::chrono::seconds(30)) == 0);
     ::close(ready[0]);
-    ::close(ready[1]);
 }
 
 // Writers killed at random moments of a churn (adds, removes and their kicks) leave every
