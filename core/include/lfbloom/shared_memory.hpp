@@ -96,6 +96,11 @@ inline std::uint64_t live_bytes(const file_header& h, std::uint16_t version = li
     return h.payload_bytes + cuckoo_filter::stripe_words(h.payload_bytes / 8) * 8;
 }
 
+/// What a memory limit counts of a shared file: the filter's words (a cuckoo filter's buckets and
+/// stripe words, as its bytes() and plan() count them), not the lock records (64 bytes a stripe,
+/// at most 256 KiB).
+inline std::uint64_t filter_bytes(const file_header& h) { return live_bytes(h, format_version); }
+
 /// The format version a shared file of `kind` is written with.
 inline std::uint16_t live_version(layout kind) noexcept { return kind == layout::cuckoo ? live_cuckoo_version : format_version; }
 
@@ -146,7 +151,7 @@ std::optional<Filter> create_live(const std::string& path, const geometry& g, co
     else slot_bits = Filter::counter_bits();
     file_header h = header_of(Filter::kind, slot_bits, g, options.seed);
     h.probes = options.probes;  // the filter's own rule is what its header records
-    check_memory(live_bytes(h), options.memory_limit);
+    check_memory(filter_bytes(h), options.memory_limit);
     std::string tmp;
     fd_guard fd{create_unique(path + ".creating.", mode, tmp)};
     if (fd.fd < 0) io_failure("cannot create a file beside " + path);
@@ -245,7 +250,7 @@ inline cuckoo_filter open_live_cuckoo(fd_guard& fd, const std::string& path, std
     } catch (const error& e) {
         if (!alone || e.code() != errc::unsupported_version || get_le<std::uint16_t>(&raw[8]) != format_version) throw;
         h = decode_header(raw, shared_magic, format_version);  // lfbloom 1.9's file: add the lock records
-        check_memory(live_bytes(h), memory_limit);
+        check_memory(filter_bytes(h), memory_limit);
         check_live_size(fd.fd, path, h, format_version);
         if (::ftruncate(fd.fd, static_cast<off_t>(shared_words_offset + live_bytes(h))) != 0)
             io_failure("cannot add lock records to " + path);
@@ -255,7 +260,7 @@ inline cuckoo_filter open_live_cuckoo(fd_guard& fd, const std::string& path, std
         if (::pwrite(fd.fd, raw.data(), raw.size(), 0) != static_cast<ssize_t>(raw.size())) io_failure("cannot write the header of " + path);
     }
     if (h.kind != layout::cuckoo) corrupt(path + " changed its layout while it was opened");
-    check_memory(live_bytes(h), memory_limit);
+    check_memory(filter_bytes(h), memory_limit);
     check_live_size(fd.fd, path, h, live_cuckoo_version);
     char kind[sizeof lock_records_kind];
     if (::pread(fd.fd, kind, sizeof kind, lock_records_kind_offset) != static_cast<ssize_t>(sizeof kind)) io_failure("cannot read " + path);
@@ -290,7 +295,7 @@ inline any_filter map_shared_file(const std::string& path, std::uint64_t memory_
     }
     const file_header h = read_live_header(fd.fd, path, version, raw);
     if (version == 0) version = live_version(h.kind);
-    check_memory(live_bytes(h, version), memory_limit);
+    check_memory(filter_bytes(h), memory_limit);
     check_live_size(fd.fd, path, h, version);
     switch (h.kind) {
         case layout::classic: return map_live<classic_bloom_filter>(h, fd.fd, memory_limit, writable);
