@@ -221,11 +221,11 @@ struct scalable_cuckoo_remove_grown : rl::test_suite<scalable_cuckoo_remove_grow
 // key while T is removed (then the remover retries every pending remove), T is added again (into
 // 1, next to its first copy, or into 0 if B's erase made room there) and B is added again. Each
 // adder finds its key, and after all B, T and a filler are there, and the copies are the live
-// keys (four fillers, B and T) plus the pending removes. An add that takes the remove but leaves
+// keys (the fillers, B and T) plus the pending removes. An add that takes the remove but leaves
 // it in the list (so its retry erases B's copy) fails it. Bounds: 3 threads, two or one operations
 // each; 200,000 random schedules.
 struct scalable_cuckoo_deferred : rl::test_suite<scalable_cuckoo_deferred, 3> {
-    scalable_cuckoo f{5, 0.1};
+    scalable_cuckoo f{scene_capacity, 0.1};
 
     scalable_cuckoo_deferred() {
         f.add_hash(plain_scene.b);
@@ -249,7 +249,7 @@ struct scalable_cuckoo_deferred : rl::test_suite<scalable_cuckoo_deferred, 3> {
         RL_ASSERT(f.contains_hash(plain_scene.b) && f.contains_hash(plain_scene.t) && f.contains_hash(plain_scene.fillers[0]));
         const pending_remove_stats p = f.pending_removes();
         RL_ASSERT(p.deferred == 1 && p.pending + p.resolved + p.taken == 1);
-        RL_ASSERT(f.stats(0).items + f.stats(1).items == 6 + p.pending);
+        RL_ASSERT(f.stats(0).items + f.stats(1).items == scene_capacity + 1 + p.pending);  // the fillers, B and T
     }
 };
 
@@ -263,7 +263,7 @@ struct scalable_cuckoo_deferred : rl::test_suite<scalable_cuckoo_deferred, 3> {
 // pending removes. Erasing while the pairs hold more copies than are owed fails it. Bounds: 3
 // threads, one operation each; 200,000 random schedules.
 struct scalable_cuckoo_owed : rl::test_suite<scalable_cuckoo_owed, 3> {
-    scalable_cuckoo f{5, 0.1};
+    scalable_cuckoo f{scene_capacity, 0.1};
 
     scalable_cuckoo_owed() {
         f.add_hash(plain_scene.b);
@@ -287,7 +287,7 @@ struct scalable_cuckoo_owed : rl::test_suite<scalable_cuckoo_owed, 3> {
         RL_ASSERT(f.contains_hash(plain_scene.b) && f.contains_hash(plain_scene.t) && f.contains_hash(plain_scene.fillers[0]));
         const pending_remove_stats p = f.pending_removes();
         RL_ASSERT(p.deferred == p.pending + p.resolved + p.taken);
-        RL_ASSERT(f.stats(0).items + f.stats(1).items == 6 + p.pending);
+        RL_ASSERT(f.stats(0).items + f.stats(1).items == scene_capacity + 1 + p.pending);  // the fillers, B and T
     }
 };
 
