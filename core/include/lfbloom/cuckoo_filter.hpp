@@ -695,6 +695,7 @@ private:
             std::uint64_t seen = ref.load(boost::memory_order_relaxed);  // relaxed: only the CAS below must order
             for (;;) {
                 if ((seen & owner_mask) == 0) {
+                    // failure relaxed: a failed CAS only reloads the word to look again
                     if (ref.compare_exchange_weak(seen, seen | 1, boost::memory_order_acquire, boost::memory_order_relaxed)) return seen | 1;
                     continue;  // seen is the new value
                 }
