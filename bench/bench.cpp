@@ -23,6 +23,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "boost_peer.hpp"
 #include "lfbloom/lfbloom.hpp"
 
 namespace po = boost::program_options;
@@ -415,6 +416,21 @@ struct mutex_reference_cuckoo : single_call_batches<mutex_reference_cuckoo> {
     std::uint64_t bytes() const { return f.bytes(); }
 };
 
+/// Boost.Bloom (boost_peer.hpp) as a subject; its loops run inside boost_peer.cpp (apply below).
+struct boost_subject {
+    std::unique_ptr<lfbloom_bench::boost_peer> peer;
+    bool locked = false;  ///< a std::mutex per call or batch, as a multithreaded user must run it
+    bool add(key_view k) { return peer->run(lfbloom_bench::boost_peer::op::add, {&k, 1}, 1, locked) != 0; }
+    void clear() { peer->clear(); }
+    std::uint64_t bytes() const { return peer->bytes(); }
+    void touch() { peer->clear(); }
+};
+
+std::uint64_t apply(boost_subject& s, const std::string& op, const key_set& keys, std::uint64_t begin, std::uint64_t end, bool batch) {
+    using peer = lfbloom_bench::boost_peer;
+    return s.peer->run(op == "add" ? peer::op::add : peer::op::contains, keys.range(begin, end), batch ? batch_keys : 1, s.locked);
+}
+
 /// Hashing alone: what every filter pays before touching memory.
 struct hash_only : single_call_batches<hash_only> {
     bool contains(key_view k) const { return murmur3_x64_128(k.data(), k.size()).h1 & 1; }
@@ -638,6 +654,19 @@ void run_all() {
         nonatomic<split_block_layout> plain(split_block_bloom_filter::size_for(cache.keys, p));
         run_ops("nonatomic-split-block", plain, cache, {"add"}, kb, {1}, one_thread);
     }
+    {  // Boost.Bloom in our blocked and split-block shapes (same bits, k and hash), when built in
+        const geometry blocked = blocked_bloom_filter::size_for(cache.keys, p), split = split_block_bloom_filter::size_for(cache.keys, p);
+        const std::vector<std::string> ops{"add", "contains-present", "contains-absent"};
+        if (boost_subject b{lfbloom_bench::boost_peer::make(lfbloom_bench::boost_peer::shape::block, blocked.slots, blocked.hashes)}; b.peer) {
+            run_ops("boost-block", b, cache, ops, 16, both, one_thread);
+            b.locked = true;
+            run_ops("mutex-boost-block", b, cache, {"add"}, 16, {batch_keys}, {2});
+        }
+        if (boost_subject b{lfbloom_bench::boost_peer::make(lfbloom_bench::boost_peer::shape::fast_multiblock32, split.slots, split.hashes)}; b.peer)
+            run_ops("boost-fmb32", b, cache, ops, 16, both, one_thread);
+        core_subject<blocked_bloom_filter> ours{blocked_bloom_filter::for_capacity(cache.keys, p)};
+        run_ops("blocked", ours, cache, {"add"}, 16, {batch_keys}, {2});
+    }
     {  // the one- and two-word layouts: one or two locked ORs per add
         core_subject<one_word_bloom_filter> one{one_word_bloom_filter::for_capacity(cache.keys, p)};
         run_ops("one-word", one, cache, {"add", "contains-present", "contains-absent"}, 16, cfg.quick ? std::vector<unsigned>{batch_keys} : both, one_thread);
@@ -718,8 +747,18 @@ void run_all() {
         const std::uint64_t mid_bits = std::uint64_t{62} << 23;
         core_subject<blocked_bloom_filter> blocked{blocked_bloom_filter::with_geometry(mid_bits, 7)};
         run_ops("blocked", blocked, mid, {"add", "contains-absent"}, 16, {batch_keys}, {1, 2});
+        run_ops("blocked", blocked, mid, {"add", "contains-absent"}, 16, {1}, {1});
         core_subject<split_block_bloom_filter> split{split_block_bloom_filter::with_geometry(mid_bits, 8)};
         run_ops("split-block", split, mid, {"add", "contains-absent"}, 16, {batch_keys}, {1, 2});
+        run_ops("split-block", split, mid, {"add", "contains-absent"}, 16, {1}, {1});
+        using peer = lfbloom_bench::boost_peer;
+        if (boost_subject b{peer::make(peer::shape::block, mid_bits, 7)}; b.peer) {
+            run_ops("boost-block", b, mid, {"add", "contains-absent"}, 16, both, {1});
+            b.locked = true;
+            run_ops("mutex-boost-block", b, mid, {"add"}, 16, {batch_keys}, {2});
+        }
+        if (boost_subject b{peer::make(peer::shape::fast_multiblock32, mid_bits, 8)}; b.peer)
+            run_ops("boost-fmb32", b, mid, {"add", "contains-absent"}, 16, both, {1});
         run_floor(mid, mid_bits / 8, {1, 2}, true);
     }
 

@@ -92,7 +92,35 @@ public:
     /// query), which picks the cheaper order for rule 2's check; see each_slot_unrolled.
     template <unsigned slot_bits_log2, bool stops_early = false, class Visit>
     bool for_each_slot(hash128 h, Visit visit) const noexcept {
-        return dispatch<slot_bits_log2, stops_early, 1>(h, visit);
+        return with_k([&](auto k) {
+            if constexpr (k == 0) return each_slot_loop<slot_bits_log2>(h, visit);
+            else return each_slot_unrolled<slot_bits_log2, stops_early, k>(h, visit, std::make_integer_sequence<unsigned, k>{});
+        });
+    }
+
+    /// Whether test(slot) holds for every one of the key's k slots (a Bloom query). Every field
+    /// is one of the slots under rule 2 too (a probe leaves its field only if an earlier probe
+    /// took that slot), so the fields are tested first, without a branch: one fails, the key is
+    /// absent, with no check of rule 2; all pass, and rule 2's slots are the fields unless two
+    /// fields are one slot (the check of fast_path_holds), else the stepped slots are tested.
+    template <unsigned slot_bits_log2, class Test>
+    [[gnu::always_inline]] bool all_slots(hash128 h, Test test) const noexcept {
+        return with_k([&](auto k) {
+            if constexpr (k == 0) {
+                return each_slot_loop<slot_bits_log2>(h, test);
+            } else {
+                constexpr unsigned per_word = 64 / slot_bits_log2;
+                std::uint64_t x[(k + per_word - 1) / per_word];
+                x[0] = h.h2;
+                for (unsigned j = 1; j < std::size(x); ++j) x[j] = refill(x[j - 1]);
+                const bool fields = [&]<unsigned... i>(std::integer_sequence<unsigned, i...>) {
+                    return (test(field<slot_bits_log2>(x[i / per_word], i % per_word)) & ...);  // &: no branch
+                }(std::make_integer_sequence<unsigned, k>{});
+                if (!fields) return false;
+                if (rule_ == probe_rule::fields || fast_path_holds<slot_bits_log2, k>(x)) [[likely]] return true;
+                return stepped<slot_bits_log2, false, k>(h, x, test, std::make_integer_sequence<unsigned, k>{});
+            }
+        });
     }
 
     /// The largest k for_each_slot runs unrolled; above it, a loop.
@@ -210,14 +238,14 @@ private:
         unsigned coarse_;
     };
 
-    template <unsigned slot_bits_log2, bool stops_early, unsigned k, class Visit>
-    bool dispatch(hash128 h, Visit& visit) const noexcept {
+    /// f(integral_constant<unsigned, k>) for the filter's k up to max_unrolled, else f(0).
+    template <unsigned k = 1, class F>
+    [[gnu::always_inline]] decltype(auto) with_k(F&& f) const noexcept {
         if constexpr (k > max_unrolled) {
-            return each_slot_loop<slot_bits_log2>(h, visit);
+            return f(std::integral_constant<unsigned, 0>{});
         } else {
-            if (hashes_ == k)
-                return each_slot_unrolled<slot_bits_log2, stops_early, k>(h, visit, std::make_integer_sequence<unsigned, k>{});
-            return dispatch<slot_bits_log2, stops_early, k + 1>(h, visit);
+            if (hashes_ == k) return f(std::integral_constant<unsigned, k>{});
+            return with_k<k + 1>(f);
         }
     }
 
@@ -330,13 +358,18 @@ public:
     template <class Word, class OrInto>
     bool add_with(Word* words, hash128 h, OrInto or_into) const noexcept {
         std::uint64_t masks[words_per_line] = {};
+        unsigned touched = 0;  // bit w: the key has bits in word w
         probes_.for_each_slot<9>(h, [&](unsigned bit) {
             masks[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+            touched |= 1u << (bit >> 6);
             return true;
         });
         Word* line = words + probes_.line(h) * words_per_line;
         unsigned missing = 0;  // bit w: word w lacks some of the key's bits
-        for (unsigned w = 0; w < words_per_line; ++w) missing |= static_cast<unsigned>((masks[w] & ~load_word(line[w])) != 0) << w;
+        for (unsigned t = touched; t != 0; t &= t - 1) {
+            const unsigned w = static_cast<unsigned>(std::countr_zero(t));
+            missing |= static_cast<unsigned>((masks[w] & ~load_word(line[w])) != 0) << w;
+        }
         for (unsigned t = missing; t != 0; t &= t - 1) {
             const unsigned w = static_cast<unsigned>(std::countr_zero(t));
             or_into(line[w], masks[w]);
@@ -348,17 +381,13 @@ public:
         return add_with(words, h, [](Word& word, std::uint64_t mask) { or_word(word, mask); });
     }
 
-    /// Branch-free over the k probes (an early exit mispredicts once per absent key, which costs
-    /// more than the few L1 loads it saves: the whole line is one cache miss either way).
+    /// Branch-free over the k fields (an early exit mispredicts once per absent key, which costs
+    /// more than the few L1 loads it saves: the whole line is one cache miss either way); see
+    /// line_probes::all_slots.
     template <class Word>
     bool contains(const Word* words, hash128 h) const noexcept {
         const Word* line = words + probes_.line(h) * words_per_line;
-        std::uint64_t all = 1;
-        probes_.for_each_slot<9>(h, [&](unsigned bit) {
-            all &= load_word(line[bit >> 6]) >> (bit & 63);
-            return true;
-        });
-        return all & 1;
+        return probes_.all_slots<9>(h, [&](unsigned bit) { return ((load_word(line[bit >> 6]) >> (bit & 63)) & 1) != 0; });
     }
 
     template <class Word>
