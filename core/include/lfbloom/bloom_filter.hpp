@@ -153,6 +153,12 @@ public:
     bool add_hash(hash128 h) noexcept { return layout_.add(words_.data(), h); }
     /// Wait-free, any thread: see the guarantee at the top of this file.
     bool contains_hash(hash128 h) const noexcept { return layout_.contains(words_.data(), h); }
+    /// contains_hash for batch calls, whose answers feed no branch: the layout's branch-free
+    /// form where it has one (blocked). Wait-free, any thread.
+    bool contains_hash_in_batch(hash128 h) const noexcept {
+        if constexpr (requires { layout_.contains_branch_free(words_.data(), h); }) return layout_.contains_branch_free(words_.data(), h);
+        else return contains_hash(h);
+    }
     /// Starts loading the key's line(s); a hint with no effect on results.
     void prefetch(hash128 h, bool for_write) const noexcept { layout_.prefetch(words_.data(), h, for_write); }
 

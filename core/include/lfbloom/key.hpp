@@ -223,7 +223,9 @@ protected:
     std::uint64_t contains_grouped(Group next, std::uint8_t* found) const noexcept {
         entered();
         return grouped(next, false, [&](std::size_t i, hash128 h) {
-            const bool hit = self().contains_hash(h);
+            bool hit;
+            if constexpr (requires { self().contains_hash_in_batch(h); }) hit = self().contains_hash_in_batch(h);
+            else hit = self().contains_hash(h);
             if (found != nullptr) found[i] = hit;
             return hit;
         });
