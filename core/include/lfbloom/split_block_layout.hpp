@@ -99,20 +99,40 @@ public:
         return m;
     }
 #if defined(__x86_64__)
-    [[gnu::target("avx2")]] static masks masks_avx2(std::uint32_t x) noexcept {
+    /// The key's bit in each 32-bit lane of a vector (lane i: bit (x * salt[i]) >> 27).
+    [[gnu::target("avx2")]] static __m256i mask_vector(std::uint32_t x) noexcept {
         const __m256i salt = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(split_block_salt));
         const __m256i shift = _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(x)), salt), 27);
+        return _mm256_sllv_epi32(_mm256_set1_epi32(1), shift);
+    }
+    /// The block's four words in a vector, each read with a relaxed load (load_word).
+    template <class Word>
+    [[gnu::target("avx2")]] static __m256i block_vector(const Word* block) noexcept {
+        return _mm256_set_epi64x(static_cast<long long>(load_word(block[3])), static_cast<long long>(load_word(block[2])),
+                                 static_cast<long long>(load_word(block[1])), static_cast<long long>(load_word(block[0])));
+    }
+    [[gnu::target("avx2")]] static masks masks_avx2(std::uint32_t x) noexcept {
         masks m;
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(m.word), _mm256_sllv_epi32(_mm256_set1_epi32(1), shift));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(m.word), mask_vector(x));
         return m;
     }
-#endif
-    static masks masks_for(std::uint32_t x) noexcept {
-#if defined(__x86_64__)
-        if (simd::avx2()) return masks_avx2(x);
-#endif
-        return masks_scalar(x);
+    template <class Word>
+    [[gnu::target("avx2")]] static bool contains_avx2(const Word* block, std::uint32_t x) noexcept {
+        const __m256i mask = mask_vector(x), have = block_vector(block);
+        return _mm256_testc_si256(have, mask) != 0;  // every mask bit set in `have`
     }
+    /// add_with's AVX2 path: the same reads, test and ORs, the masks kept in a register.
+    template <class Word, class OrInto>
+    [[gnu::target("avx2")]] static bool add_avx2(Word* block, std::uint32_t x, OrInto& or_into) noexcept {
+        const __m256i mask = mask_vector(x), have = block_vector(block);
+        if (_mm256_testc_si256(have, mask)) return false;
+        or_into(block[0], static_cast<std::uint64_t>(_mm256_extract_epi64(mask, 0)));
+        or_into(block[1], static_cast<std::uint64_t>(_mm256_extract_epi64(mask, 1)));
+        or_into(block[2], static_cast<std::uint64_t>(_mm256_extract_epi64(mask, 2)));
+        or_into(block[3], static_cast<std::uint64_t>(_mm256_extract_epi64(mask, 3)));
+        return true;
+    }
+#endif
 
     /// Reads the block; if it lacks any of the key's bits, each of its 4 words (every key has bits
     /// in all of them) gets one locked OR (or_word). Not only the words that miss bits: a branch on
@@ -122,8 +142,11 @@ public:
     /// `or_into(word, mask)` is how a word gains bits: or_word, or a plain OR in the benchmark.
     template <class Word, class OrInto>
     bool add_with(Word* words, hash128 h, OrInto or_into) const noexcept {
-        const masks m = masks_for(static_cast<std::uint32_t>(h.h1));
         Word* block = words + block_of(h) * (lanes / 2);
+#if defined(__x86_64__)
+        if (simd::avx2()) return add_avx2(block, static_cast<std::uint32_t>(h.h1), or_into);
+#endif
+        const masks m = masks_scalar(static_cast<std::uint32_t>(h.h1));
         std::uint64_t missing = 0;
         for (unsigned i = 0; i < lanes / 2; ++i) missing |= m.word[i] & ~load_word(block[i]);
         if (missing == 0) return false;
@@ -135,11 +158,15 @@ public:
         return add_with(words, h, [](Word& word, std::uint64_t mask) { or_word(word, mask); });
     }
 
-    /// Four relaxed loads, no branch on their values.
+    /// Four relaxed loads, no branch on their values. With AVX2, one call does it all (masks,
+    /// the four words gathered into one vector, one test), so the masks never go through memory.
     template <class Word>
     bool contains(const Word* words, hash128 h) const noexcept {
-        const masks m = masks_for(static_cast<std::uint32_t>(h.h1));
         const Word* block = words + block_of(h) * (lanes / 2);
+#if defined(__x86_64__)
+        if (simd::avx2()) return contains_avx2(block, static_cast<std::uint32_t>(h.h1));
+#endif
+        const masks m = masks_scalar(static_cast<std::uint32_t>(h.h1));
         std::uint64_t missing = 0;
         for (unsigned i = 0; i < lanes / 2; ++i) missing |= m.word[i] & ~load_word(block[i]);
         return missing == 0;
