@@ -31,8 +31,8 @@
 
 #include "lfbloom/storage.hpp"
 
-// ThreadSanitizer's pthread_mutex_timedlock interceptor (GCC 12 to LLVM 18 at least: upstream's
-// test mutex_robust2 is marked failing) ignores EOWNERDEAD; robust_mutex::lock tells it instead.
+// ThreadSanitizer's pthread_mutex_timedlock interceptor (GCC 12's libtsan; upstream's
+// test mutex_robust2 is marked failing for it) ignores EOWNERDEAD; robust_mutex::lock tells it.
 #if defined(__SANITIZE_THREAD__)
 #define LFBLOOM_TSAN_TIMEDLOCK_MISSES_OWNERDEAD 1
 #elif defined(__has_feature)
