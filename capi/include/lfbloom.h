@@ -59,7 +59,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 10
+#define LFB_VERSION_MINOR 11
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -216,8 +216,23 @@ typedef struct lfb_batch {
     uint8_t* results;      /* NULL, or count bytes: 1 or 0 per key (new, present, removed) */
     uint64_t done;         /* out: keys processed: count, or the index of the key that stopped the batch
                               (refused, or failing otherwise); 0 after an argument error (none processed) */
-    uint64_t positive;     /* out: keys among them whose answer was 1 */
+    uint64_t positive;     /* out: keys among them whose answer was 1 (0 with LFB_BATCH_BULK) */
+    /* since 1.11 (a caller of 1.0 to 1.10 sets the smaller struct_size: both 0) */
+    uint32_t flags;        /* LFB_BATCH_BULK, or 0 */
+    uint32_t threads;      /* with LFB_BATCH_BULK: threads to build with, the caller's among them (0 = one per CPU) */
 } lfb_batch;
+
+/* lfb_batch.flags (1.11). LFB_BATCH_BULK: a bulk build of LFB_OP_ADD or LFB_OP_ADD_STAGED. The keys
+ * are hashed once by `threads` threads, filed by the part of the filter they fall in, set in
+ * cache-sized private copies with plain stores and merged into the filter in order (a locked OR per
+ * word that lacks bits, not per key), so a filter larger than the cache builds faster than one add
+ * a key can. The filter ends with the same bits as after the adds one by one; results must be
+ * NULL (no answer per key) and positive is 0. Safe beside any other call on the handle (from any
+ * thread or process); every key is present when the call returns; a query during it may see some
+ * keys and not others. Temporary memory: about 16 bytes a key (classic: 8 per probe), at most the
+ * larger of 256 MiB and 8 times the filter (more keys build in rounds). Cuckoo, scalable and
+ * rotating filters add the keys one by one on the calling thread, as without the flag. */
+#define LFB_BATCH_BULK 1u
 
 enum lfb_batch_op {
     LFB_OP_ADD = 1,       /* as lfb_add; a refusal (LFB_ERR_FULL, LFB_ERR_TOO_MANY_DUPLICATES) stops the batch there */

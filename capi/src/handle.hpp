@@ -100,6 +100,8 @@ template <>
 constexpr std::size_t first_size<lfb_spec> = offsetof(lfb_spec, slots);  // 1.5 to 1.8
 template <>
 constexpr std::size_t first_size<lfb_info> = offsetof(lfb_info, sub_kind);  // 1.5 to 1.8
+template <>
+constexpr std::size_t first_size<lfb_batch> = offsetof(lfb_batch, flags);  // 1.0 to 1.10
 
 /// A struct that starts with its size may come from an older header (its fields are read, the
 /// rest of `out` keeps its defaults) or a newer one: accept that if every byte we do not know is

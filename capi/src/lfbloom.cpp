@@ -260,8 +260,14 @@ namespace {
 /// A batch read already, on the handle's filter; throws what the filter throws.
 void run_on(lfb_handle* handle, const lfb_batch& b, lfbloom::batch_progress& progress) {
     lfbloom::dynamic_filter& f = filter_of(handle);
+    require((b.flags & ~LFB_BATCH_BULK) == 0, "lfb_batch.flags has unknown bits");
+    const bool bulk = (b.flags & LFB_BATCH_BULK) != 0;
+    require(bulk || b.threads == 0, "lfb_batch.threads is for LFB_BATCH_BULK");
+    require(!bulk || b.results == nullptr, "a bulk build (LFB_BATCH_BULK) gives no answer per key: results must be NULL");
     with_batch_keys(b, [&](const auto& keys) {
-        f.run(static_cast<lfbloom::batch_op>(b.op), static_cast<std::size_t>(b.count), keys, b.results, progress);
+        const auto op = static_cast<lfbloom::batch_op>(b.op);
+        if (bulk) f.run_bulk(op, static_cast<std::size_t>(b.count), keys, {.threads = b.threads}, progress);
+        else f.run(op, static_cast<std::size_t>(b.count), keys, b.results, progress);
     });
 }
 }  // namespace
@@ -275,7 +281,7 @@ int lfb_batch_run(lfb_handle* handle, lfb_batch* batch) {
     bool read = false;
     const int status = guarded([&] {
         require(batch != nullptr, "batch is NULL");
-        lfb_batch b;
+        lfb_batch b{};  // a 1.0 to 1.10 caller's struct ends before flags: they stay 0
         read_sized(batch, b);
         read = true;
         return run_on(handle, b, progress), LFB_OK;

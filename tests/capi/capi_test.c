@@ -56,8 +56,8 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.10.0") == 0);
-    CHECK(lfb_version() == 11000);
+    CHECK(strcmp(lfb_version_string(), "1.11.0") == 0);
+    CHECK(lfb_version() == 11100);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
     for (code = LFB_ERR_TIMEOUT; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);
@@ -983,7 +983,7 @@ static void test_swap_any(void) {
     CHECK(lfb_add(h, "during", 6) == 1 && lfb_add_staged(h, "source", 6) == 1);
     {   /* a batch add while staged reaches the staged filter too */
         const uint64_t offsets[] = {0, 5, 10};
-        lfb_batch b = {sizeof b, LFB_OP_ADD, 2, "batchbulks", offsets, NULL, NULL, 0, 0};
+        lfb_batch b = {sizeof b, LFB_OP_ADD, 2, "batchbulks", offsets, NULL, NULL, 0, 0, 0, 0};
         CHECK(lfb_batch_run(h, &b) == LFB_OK && b.done == 2 && b.positive == 2);
     }
     CHECK(lfb_publish(h) == LFB_OK && lfb_publish(h) == LFB_ERR_INVALID_ARGUMENT);
@@ -1450,6 +1450,62 @@ static void test_any_handle_kinds(void) {
         }
         lfb_free(h);
         lfb_free(back);
+    }
+}
+
+/* LFB_BATCH_BULK (1.11): for every kind, a bulk build of LFB_OP_ADD leaves the filter equal to
+ * the adds one by one (Bloom kinds by the partitioned build at 1 and 3 threads, the others one by
+ * one); a swap's staged filter builds in bulk; bad flags, threads without the flag, results or an
+ * operation other than an add are refused before any key is added; a 1.10 caller's smaller struct
+ * runs as before. */
+static void test_bulk_build(void) {
+    static char data[8 * 20000];
+    static uint64_t offsets[20001];
+    static uint8_t results[20000];
+    static const uint32_t kinds[] = {LFB_KIND_CLASSIC, LFB_KIND_BLOCKED, LFB_KIND_COUNTING, LFB_KIND_SPLIT_BLOCK, LFB_KIND_ONE_WORD,
+                                     LFB_KIND_TWO_WORD, LFB_KIND_CUCKOO, LFB_KIND_SCALABLE, LFB_KIND_ROTATING};
+    uint32_t k, threads;
+    numbered_keys(20000, data, offsets);
+    for (k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        for (threads = 1; threads <= 3; threads += 2) {
+            lfb_handle *one = made(kinds[k], 20000), *bulk = made(kinds[k], 20000);
+            lfb_batch b = batch_of(LFB_OP_ADD, data, offsets, 20000, NULL);
+            CHECK(lfb_batch_run(one, &b) == LFB_OK && b.done == 20000);
+            b.flags = LFB_BATCH_BULK;
+            b.threads = threads;
+            CHECK(lfb_batch_run(bulk, &b) == LFB_OK && b.done == 20000 && b.positive == 0);
+            if (kinds[k] < LFB_KIND_SCALABLE) CHECK(lfb_equal(one, bulk) == 1);
+            else CHECK(info_of(one).slots_set == info_of(bulk).slots_set && info_of(one).parts == info_of(bulk).parts); /* no lfb_equal */
+            CHECK(lfb_contains(bulk, "k19999", 6) == 1 && lfb_contains(bulk, "k0", 2) == 1);
+            lfb_free(one);
+            lfb_free(bulk);
+        }
+    {
+        lfb_handle *h = made(LFB_KIND_BLOCKED, 20000), *swap = NULL, *fresh = made(LFB_KIND_BLOCKED, 20000);
+        lfb_batch b = batch_of(LFB_OP_ADD, data, offsets, 20000, results);
+        b.flags = LFB_BATCH_BULK; /* results given: refused, nothing added */
+        CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT && b.done == 0 && lfb_contains(h, "k1", 2) == 0);
+        b.results = NULL;
+        b.op = LFB_OP_CONTAINS;
+        CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT && lfb_contains(h, "k1", 2) == 0);
+        b.op = LFB_OP_ADD;
+        b.flags = 2;
+        CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT && lfb_contains(h, "k1", 2) == 0);
+        b.flags = 0;
+        b.threads = 2;
+        CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT && lfb_contains(h, "k1", 2) == 0);
+        b.threads = 0;
+        b.struct_size = offsetof(lfb_batch, flags); /* a 1.10 caller: no flags, an ordinary batch */
+        CHECK(lfb_batch_run(h, &b) == LFB_OK && b.done == 20000 && b.positive > 19000);
+        /* a swap: the staged filter is rebuilt in bulk, the current one untouched */
+        CHECK(lfb_create_swap(made(LFB_KIND_BLOCKED, 20000), &swap) == LFB_OK && lfb_stage(swap, fresh) == LFB_OK);
+        b = batch_of(LFB_OP_ADD_STAGED, data, offsets, 20000, NULL);
+        b.flags = LFB_BATCH_BULK;
+        CHECK(lfb_batch_run(swap, &b) == LFB_OK && b.done == 20000);
+        CHECK(lfb_contains(swap, "k7", 2) == 0 && lfb_publish(swap) == LFB_OK);
+        CHECK(info_of(swap).slots_set == info_of(h).slots_set && lfb_contains(swap, "k7", 2) == 1);
+        lfb_free(swap);
+        lfb_free(h);
     }
 }
 
@@ -2079,6 +2135,7 @@ int main(void) {
     test_any_handle_geometry_clear_bit_array();
     test_swap_any();
     test_one_handle_composites();
+    test_bulk_build();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -413,6 +413,17 @@ public:
         if (for_write) __builtin_prefetch(line, 1); else __builtin_prefetch(line, 0);
     }
 
+    /// For bulk builds (bulk.hpp): the key's line is words block_word(h) .. block_word(h) + 7, and
+    /// set_plain sets its bits in a plain, private copy of that line (no atomics: one thread's).
+    static constexpr std::uint64_t block_words = words_per_line;
+    std::uint64_t block_word(hash128 h) const noexcept { return probes_.line(h) * words_per_line; }
+    void set_plain(std::uint64_t* line, hash128 h) const noexcept {
+        probes_.for_each_slot<9>(h, [&](unsigned bit) {
+            line[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+            return true;
+        });
+    }
+
 private:
     line_probes probes_;
 };

@@ -162,6 +162,43 @@ public:
     /// Starts loading the key's line(s); a hint with no effect on results.
     void prefetch(hash128 h, bool for_write) const noexcept { layout_.prefetch(words_.data(), h, for_write); }
 
+    /// The bulk build's hooks (bulk.hpp; add_bulk in key.hpp is the call). What is filed per key:
+    /// its hash, or for the classic layout, whose probes range over the whole array, each probe's
+    /// bit index. Pure, any thread.
+    static constexpr bool probes_anywhere = !requires(const Layout& l) { l.block_word(hash128{}); };
+    using bulk_item = std::conditional_t<probes_anywhere, std::uint64_t, hash128>;
+    std::uint64_t bulk_items_per_key() const noexcept { return probes_anywhere ? shape_.hashes : 1; }
+    template <class Emit>
+    void bulk_items(hash128 h, Emit emit) const noexcept {
+        if constexpr (probes_anywhere)
+            layout_.for_each_probe(h, [&](std::uint64_t w, std::uint64_t mask) {
+                emit(w * 64 + static_cast<unsigned>(std::countr_zero(mask)));
+                return true;
+            });
+        else emit(h);
+    }
+    std::uint64_t bulk_word(const bulk_item& item) const noexcept {
+        if constexpr (probes_anywhere) return item >> 6;
+        else return layout_.block_word(item);
+    }
+    void bulk_set(std::uint64_t* block, const bulk_item& item) const noexcept {
+        if constexpr (probes_anywhere) *block |= std::uint64_t{1} << (item & 63);
+        else layout_.set_plain(block, item);
+    }
+    /// ORs scratch[i] into word first + i, then zeroes scratch[i]: a word that has all its bits
+    /// already is only read; one that lacks some gets one locked OR (or_word, relaxed as every
+    /// add's: the build's caller orders its end with its own synchronization, the joins inside
+    /// add_bulk order it before its return). Lock-free, beside any other use of the filter.
+    void bulk_merge(std::uint64_t first, std::span<std::uint64_t> scratch) noexcept {
+        word_type* to = words_.data() + first;
+        for (std::size_t i = 0; i < scratch.size(); ++i) {
+            if (const std::uint64_t bits = scratch[i]; bits != 0) {
+                if ((bits & ~load_word(to[i])) != 0) or_word(to[i], bits);
+                scratch[i] = 0;
+            }
+        }
+    }
+
     /// Zeroes every word, one at a time. Adds that race with it may or may not survive.
     void clear() noexcept {
         for (std::uint64_t i = 0; i < words_.size(); ++i) store_word(words_.data()[i], 0);

@@ -205,6 +205,36 @@ public:
 
     bool contains_hash(hash128 h) const noexcept { return count_hash(h) != 0; }
 
+    /// The bulk build's hooks (bulk.hpp; add_bulk in key.hpp is the call): the key's hash is filed
+    /// under its line; bulk_set increments its counters in a plain, private copy of the line,
+    /// saturating as add does. Pure but for the scratch, any thread.
+    using bulk_item = hash128;
+    static constexpr std::uint64_t bulk_items_per_key() noexcept { return 1; }
+    template <class Emit>
+    void bulk_items(hash128 h, Emit emit) const noexcept { emit(h); }
+    std::uint64_t bulk_word(hash128 h) const noexcept { return probes_.line(h) * words_per_line; }
+    void bulk_set(std::uint64_t* line, hash128 h) const noexcept {
+        std::uint64_t ones[words_per_line];
+        ones_of(h, ones);
+        for (unsigned w = 0; w < words_per_line; ++w) line[w] += ones[w] & ~lanes_.saturated(line[w]);
+    }
+    /// Adds scratch[i]'s counts to word first + i, saturating, with one CAS loop per word that has
+    /// any (relaxed, as every add's: see bloom_filter::bulk_merge), then zeroes scratch[i].
+    /// Lock-free, beside any other use of the filter; a count saturated in the scratch or the word
+    /// saturates the sum, as the same adds one by one would.
+    void bulk_merge(std::uint64_t first, std::span<std::uint64_t> scratch) noexcept {
+        word_type* to = words_.data() + first;
+        for (std::size_t i = 0; i < scratch.size(); ++i) {
+            if (const std::uint64_t counts = scratch[i]; counts != 0) {
+                update_word(to[i], [&](std::uint64_t old, std::uint64_t& next) {
+                    next = lanes_.saturating_add(old, counts);
+                    return true;
+                });
+                scratch[i] = 0;
+            }
+        }
+    }
+
     /// The smallest of the key's counters: an upper bound on how often it was added (minus
     /// removed), exact unless other keys share all its counters. 0 means certainly absent.
     std::uint32_t count_hash(hash128 h) const noexcept {
@@ -332,13 +362,16 @@ private:
     /// The key's line; ones[w] gets the low bit of each of the key's counters in word w of it (a
     /// counter probed twice is counted once), 0 for words it does not touch.
     word_type* touched(hash128 h, std::uint64_t (&ones)[words_per_line]) noexcept {
+        ones_of(h, ones);
+        return words_.data() + probes_.line(h) * words_per_line;
+    }
+    void ones_of(hash128 h, std::uint64_t (&ones)[words_per_line]) const noexcept {
         std::fill_n(ones, words_per_line, 0);
         probes_.for_each_slot<7>(h, [&](unsigned slot) {
             const unsigned s = slot >> shift_;
             ones[s >> lane_shift_] |= std::uint64_t{1} << ((s & lane_mask_) * lanes_.width());
             return true;
         });
-        return words_.data() + probes_.line(h) * words_per_line;
     }
 
     geometry shape_;

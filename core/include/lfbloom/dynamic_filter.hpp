@@ -218,6 +218,15 @@ public:
                      batch_progress& progress) = 0;
     virtual void run(batch_op op, std::size_t count, const key_refs& keys, std::uint8_t* results,
                      batch_progress& progress) = 0;
+    /// op (add, or add_staged for a swappable filter) over `count` keys as a bulk build with
+    /// options.threads threads (bulk.hpp; key_operations::add_bulk): the same bits as the adds one
+    /// by one, no answer per key (progress.positive stays 0). Bloom kinds build in bulk; the others
+    /// (cuckoo, scalable, rotating) add the keys as run() does, on the calling thread, and a refusal
+    /// stops them as there (progress.done). Thread safety as add's.
+    virtual void run_bulk(batch_op op, std::size_t count, const packed_keys& keys, const bulk_options& options,
+                          batch_progress& progress) = 0;
+    virtual void run_bulk(batch_op op, std::size_t count, const key_refs& keys, const bulk_options& options,
+                          batch_progress& progress) = 0;
 
     /// Parameters and fill, read while others may write; O(size).
     virtual filter_info info() const = 0;
@@ -420,6 +429,12 @@ public:
     void run(batch_op op, std::size_t n, const key_refs& keys, std::uint8_t* results, batch_progress& p) override {
         run_keys(op, n, keys, results, p);
     }
+    void run_bulk(batch_op op, std::size_t n, const packed_keys& keys, const bulk_options& o, batch_progress& p) override {
+        bulk_keys(op, n, keys, o, p);
+    }
+    void run_bulk(batch_op op, std::size_t n, const key_refs& keys, const bulk_options& o, batch_progress& p) override {
+        bulk_keys(op, n, keys, o, p);
+    }
 
     filter_info info() const override {
         if constexpr (swap_v) {
@@ -618,6 +633,35 @@ private:
             }
         }
         throw error(errc::invalid_argument, "not a batch operation: " + std::to_string(static_cast<std::uint32_t>(op)));
+    }
+
+    template <class Keys>
+    void bulk_keys(batch_op op, std::size_t n, const Keys& keys, const bulk_options& o, batch_progress& p) {
+        p = {};
+        if (op != batch_op::add && op != batch_op::add_staged)
+            throw error(errc::invalid_argument, "a bulk build adds keys (add or add_staged), not operation " +
+                                                    std::to_string(static_cast<std::uint32_t>(op)));
+        if constexpr (swap_v) {
+            const auto pinned = f_.pin();
+            dynamic_filter* staged = pinned.staged();
+            if (op == batch_op::add_staged) {
+                if (staged == nullptr) throw error(errc::invalid_argument, "nothing is staged to rebuild");
+                return staged->run_bulk(batch_op::add, n, keys, o, p);
+            }
+            batch_progress ignored;  // as run_keys: the staged filter first, then the current one
+            if (staged != nullptr && staged != &*pinned) staged->run_bulk(op, n, keys, o, ignored);
+            return pinned->run_bulk(op, n, keys, o, p);
+        } else {
+            if (op == batch_op::add_staged) not_offered("a staged filter (swappable filters do)");
+            writable();
+            if constexpr (requires { f_.add_bulk(n, keys, o); }) {
+                f_.add_bulk(n, keys, o);
+                p.done = n;
+            } else {
+                f_.add_many(n, keys, nullptr, &p);
+                p.positive = 0;
+            }
+        }
     }
 
     /// A swappable filter's info or geometry: its current filter's, under its own kind.

@@ -14,6 +14,7 @@
 
 #include <boost/endian/conversion.hpp>
 
+#include "lfbloom/bulk.hpp"
 #include "lfbloom/murmur3.hpp"
 
 // The key-level calls are flattened (the hash and probe inlined into them: see grouped() and
@@ -158,6 +159,35 @@ public:
     template <key_range R>
     std::uint64_t add_many(R&& keys, std::uint8_t* added = nullptr, batch_progress* progress = nullptr) noexcept(nothrow_add()) {
         return add_grouped(from_range(keys), added, progress);
+    }
+
+    /// Adds `count` keys, `key_at(i)` giving the i-th, in a bulk build with `options.threads`
+    /// threads (bulk.hpp): hashed once, filed by partition, set in cache-sized private scratch with
+    /// plain stores, merged into the filter in order. Afterwards the filter holds exactly the bits
+    /// (the counts) the same adds one by one would give it. key_at is called from several threads
+    /// at once (a lambda reading an array is fine). No answer per key.
+    /// Thread safety: as add's, beside any other call on this filter from any thread or process;
+    /// every key is present when it returns (its threads are joined). A query racing with it may
+    /// see some of the keys and not others, and a key's bits word by word as a racing add's.
+    /// Throws out_of_memory (its buffers; bulk_options::buffer_bytes bounds them), then some keys
+    /// were added and others not: adding them again is harmless. Few keys for the filter's size
+    /// (fewer than a word per 16) go through add_many instead, one slice a thread.
+    template <class KeyAt>
+    void add_bulk(std::size_t count, KeyAt&& key_at, const bulk_options& options = {})
+        requires requires { typename Filter::bulk_item; }
+    {
+        Filter& f = entered();
+        if (count * f.bulk_items_per_key() >= f.words().size() / 16) return detail::bulk_add(f, count, key_at, options);
+        const unsigned threads = std::max<unsigned>(1, std::min<std::size_t>(detail::bulk_threads(options), count));
+        detail::run_parallel(threads, [&](unsigned t) {
+            const std::size_t begin = count * t / threads, end = count * (t + 1) / threads;
+            f.add_many(end - begin, [&](std::size_t i) { return key_at(begin + i); });
+        });
+    }
+    void add_bulk(std::span<const key_view> keys, const bulk_options& options = {})
+        requires requires { typename Filter::bulk_item; }
+    {
+        add_bulk(keys.size(), [&](std::size_t i) { return keys[i]; }, options);
     }
 
     /// Queries `count` keys; writes 1/0 to `found[i]` when not null. Returns how many may be present.

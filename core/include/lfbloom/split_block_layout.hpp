@@ -178,6 +178,14 @@ public:
         if (for_write) __builtin_prefetch(block, 1); else __builtin_prefetch(block, 0);
     }
 
+    /// For bulk builds (bulk.hpp): the key's block and its bits set in a plain, private copy of it.
+    static constexpr std::uint64_t block_words = lanes / 2;
+    std::uint64_t block_word(hash128 h) const noexcept { return block_of(h) * (lanes / 2); }
+    void set_plain(std::uint64_t* block, hash128 h) const noexcept {
+        const masks m = masks_scalar(static_cast<std::uint32_t>(h.h1));
+        for (unsigned i = 0; i < lanes / 2; ++i) block[i] |= m.word[i];
+    }
+
 private:
     std::uint64_t block_of(hash128 h) const noexcept { return ((h.h1 >> 32) * blocks_) >> 32; }
 

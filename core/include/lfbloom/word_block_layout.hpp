@@ -109,6 +109,14 @@ public:
         if (for_write) __builtin_prefetch(block, 1); else __builtin_prefetch(block, 0);
     }
 
+    /// For bulk builds (bulk.hpp): the key's block and its bits set in a plain, private copy of it.
+    static constexpr std::uint64_t block_words = Words;
+    std::uint64_t block_word(hash128 h) const noexcept { return probes_.line(h) * Words; }
+    void set_plain(std::uint64_t* block, hash128 h) const noexcept {
+        const masks m = masks_of(h);
+        for (unsigned w = 0; w < Words; ++w) block[w] |= m.word[w];
+    }
+
 private:
     static constexpr unsigned slot_bits_log2 = Words == 1 ? 6 : 7;
 
