@@ -68,8 +68,9 @@ static lfbgo_result lfbgo_key(int op, uintptr_t handle, const uint8_t *key, uint
 }
 
 // A batch (lfb_batch_run): key i is data[offsets[i]] .. data[offsets[i+1]-1]; results may be NULL.
-static lfbgo_result lfbgo_batch(uint32_t op, uintptr_t handle, const uint8_t *data, const uint64_t *offsets,
-                                uint64_t count, uint8_t *results) {
+// flags and threads are lfb_batch's: 0 and 0, or LFB_BATCH_BULK and the threads to build with.
+static lfbgo_result lfbgo_batch(uint32_t op, uint32_t flags, uint32_t threads, uintptr_t handle, const uint8_t *data,
+                                const uint64_t *offsets, uint64_t count, uint8_t *results) {
 	lfb_batch b = {0};
 	b.struct_size = sizeof b;
 	b.op = op;
@@ -77,6 +78,8 @@ static lfbgo_result lfbgo_batch(uint32_t op, uintptr_t handle, const uint8_t *da
 	b.data = data;
 	b.offsets = offsets;
 	b.results = results;
+	b.flags = flags;
+	b.threads = threads;
 	lfbgo_result r = lfbgo_status(lfb_batch_run((lfb_handle *)handle, &b));
 	r.positive = b.positive;
 	r.done = b.done;
@@ -140,6 +143,8 @@ const (
 	opAddStaged keyOp = C.LFB_OP_ADD_STAGED
 	opCount     keyOp = C.LFBGO_OP_COUNT // single keys only
 
+	batchBulk = C.LFB_BATCH_BULK // lfb_batch.flags: a bulk build
+
 	formatNative = C.LFB_FORMAT_NATIVE
 	headerBytes  = C.LFB_NATIVE_HEADER_BYTES
 
@@ -165,11 +170,12 @@ func callKey(op keyOp, h uintptr, key []byte) (int, error) {
 }
 
 // callBatch runs op on the C handle h and the keys packed in b; results may be nil (then C writes
-// none). It returns the count of keys answered 1; a batch stopped by a refusal (an add refused as
-// full or as too many duplicates, an ambiguous remove) returns a *BatchError naming the refused
-// key's index.
-func callBatch(op keyOp, h uintptr, b *batchBuffers, results []byte) (uint64, error) {
-	r := C.lfbgo_batch(C.uint32_t(op), C.uintptr_t(h), (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b.data))),
+// none); flags and threads are lfb_batch's (0 and 0, or batchBulk and its threads). It returns the
+// count of keys answered 1; a batch stopped by a refusal (an add refused as full or as too many
+// duplicates, an ambiguous remove) returns a *BatchError naming the refused key's index.
+func callBatch(op keyOp, flags, threads uint32, h uintptr, b *batchBuffers, results []byte) (uint64, error) {
+	r := C.lfbgo_batch(C.uint32_t(op), C.uint32_t(flags), C.uint32_t(threads), C.uintptr_t(h),
+		(*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b.data))),
 		(*C.uint64_t)(unsafe.Pointer(unsafe.SliceData(b.offsets))), C.uint64_t(len(b.offsets)-1),
 		(*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(results))))
 	status, err := result(r.status, r.message)

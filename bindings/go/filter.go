@@ -179,6 +179,30 @@ func (f *filter) AddUint64s(keys []uint64) (uint64, error) {
 	return f.batch(opAdd, packUint64s(keys), nil)
 }
 
+// AddBulk adds every key in one parallel bulk build on threads threads, the calling one among
+// them (0: one per CPU of the machine; the others are C threads, outside GOMAXPROCS, and the call
+// holds the calling goroutine's thread until it returns). The keys are copied into one buffer and
+// hashed once; each part of the filter is set in a private copy and merged into the filter in
+// order, so a filter larger than the cache fills faster than with AddMany. The filter ends
+// with the same contents as after adding the keys one by one, but no count of new keys comes
+// back. Cuckoo, Scalable and Rotating filters add them one by one on the calling thread, as
+// AddMany; a refusal there is a *BatchError, as AddMany's. Safe beside any other call on the
+// filter, from any goroutine (or process, for a shared file): every key is present once it
+// returns, and a Test meanwhile may see some keys and not others. Temporary C memory: about 16
+// bytes a key, up to the larger of 256 MiB and 8 times the filter (more keys build in rounds).
+// Errors: ErrInvalidArgument for a negative thread count (or one past uint32), ErrClosed.
+func (f *filter) AddBulk(keys [][]byte, threads int) error { return f.bulk(opAdd, pack(keys), threads) }
+
+// AddBulkStrings is AddBulk for the bytes of each string.
+func (f *filter) AddBulkStrings(keys []string, threads int) error {
+	return f.bulk(opAdd, pack(keys), threads)
+}
+
+// AddBulkUint64s is AddBulk for the 8 little-endian bytes of each integer.
+func (f *filter) AddBulkUint64s(keys []uint64, threads int) error {
+	return f.bulk(opAdd, packUint64s(keys), threads)
+}
+
 // TestMany tests every key in one C call; element i answers for keys[i].
 func (f *filter) TestMany(keys [][]byte) ([]bool, error) { return f.answers(opContains, pack(keys)) }
 
@@ -192,13 +216,31 @@ func (f *filter) TestUint64s(keys []uint64) ([]bool, error) {
 
 // batch runs one lfb_batch_run under the guard; results, if not nil, gets an answer per key.
 func (f *filter) batch(op keyOp, b *batchBuffers, results []byte) (uint64, error) {
+	return f.run(op, 0, 0, b, results)
+}
+
+// bulk runs op (opAdd or opAddStaged) as one bulk build (LFB_BATCH_BULK) on threads threads.
+func (f *filter) bulk(op keyOp, b *batchBuffers, threads int) error {
+	if threads < 0 || int(uint32(threads)) != threads {
+		batchPool.Put(b)
+		if f.h.ptr.Load() == 0 { // the closed rule first, as for every method
+			return ErrClosed
+		}
+		return fmt.Errorf("%w: %d threads (0 is one per CPU)", ErrInvalidArgument, threads)
+	}
+	_, err := f.run(op, batchBulk, uint32(threads), b, nil)
+	return err
+}
+
+// run is batch and bulk: one lfb_batch_run with these flags and threads under the guard.
+func (f *filter) run(op keyOp, flags, threads uint32, b *batchBuffers, results []byte) (uint64, error) {
 	defer batchPool.Put(b)
 	p, s, ok := f.h.acquire()
 	if !ok {
 		return 0, ErrClosed
 	}
 	defer f.h.release(s)
-	return callBatch(op, p, b, results)
+	return callBatch(op, flags, threads, p, b, results)
 }
 
 // answers runs a batch that answers 1 or 0 per key. A batch a refusal stopped returns the

@@ -717,3 +717,171 @@ func TestClosedBeforeBadArguments(t *testing.T) {
 		t.Errorf("Part(-1) after Close: %v", err)
 	}
 }
+
+// A bulk build (AddBulk, 1.11's LFB_BATCH_BULK) leaves every kind as the keys added one by one
+// would: the same bits, counters or fingerprints (Equal), or for the composites (Scalable,
+// Rotating, Swappable), which have no Equal, the same fill and parts. The Bloom filters span several 256 KiB partitions, so the build
+// merges more than one; 1 and 3 threads, and 0 (one per CPU).
+func TestAddBulkEqualsAddsOneByOne(t *testing.T) {
+	const n = 200_000
+	keys := make([][]byte, n)
+	strs := make([]string, n)
+	ints := make([]uint64, n)
+	intKeys := make([][]byte, n)
+	for i := range keys {
+		strs[i], ints[i] = fmt.Sprint("bulk:", i), uint64(i)*0x9e3779b97f4a7c15
+		keys[i], intKeys[i] = []byte(strs[i]), keyOfUint64(ints[i])
+	}
+	makers := map[string]func() (Interface, error){
+		"Classic":        func() (Interface, error) { return New(500_000, 0.01, WithLayout(Classic)) },
+		"Blocked":        func() (Interface, error) { return New(500_000, 0.01) },
+		"SplitBlock":     func() (Interface, error) { return New(500_000, 0.01, WithLayout(SplitBlock)) },
+		"OneWord":        func() (Interface, error) { return New(500_000, 0.01, WithLayout(OneWord)) },
+		"TwoWord":        func() (Interface, error) { return New(500_000, 0.01, WithLayout(TwoWord)) },
+		"CountingFilter": func() (Interface, error) { return NewCounting(500_000, 0.01) },
+		"Cuckoo":         func() (Interface, error) { return NewCuckoo(500_000, 0.01) },
+		"Scalable":       func() (Interface, error) { return NewScalable(50_000, 0.01, ScalableConfig{}) },
+		"Rotating":       func() (Interface, error) { return NewRotating(500_000, 0.01, RotatingConfig{}) },
+		"Swappable": func() (Interface, error) {
+			f, _ := New(500_000, 0.01)
+			return NewSwappable(f)
+		},
+	}
+	type bulkAdder interface {
+		AddBulk(keys [][]byte, threads int) error
+		AddBulkStrings(keys []string, threads int) error
+		AddBulkUint64s(keys []uint64, threads int) error
+	}
+	for name, newFilter := range makers {
+		for _, threads := range []int{1, 3, 0} {
+			one, err := newFilter()
+			if err != nil {
+				t.Fatal(err)
+			}
+			bulk, _ := newFilter()
+			singles := keys
+			switch b := bulk.(bulkAdder); threads { // the three key shapes
+			case 1:
+				err = b.AddBulk(keys, threads)
+			case 3:
+				err = b.AddBulkStrings(strs, threads)
+			default:
+				err, singles = b.AddBulkUint64s(ints, threads), intKeys
+			}
+			if err != nil {
+				t.Fatalf("%s, %d threads: %v", name, threads, err)
+			}
+			for _, k := range singles {
+				if _, err := one.Insert(k); err != nil {
+					t.Fatalf("%s: Insert: %v", name, err)
+				}
+			}
+			what := fmt.Sprintf("%s, %d threads", name, threads)
+			var equal bool
+			switch o := one.(type) {
+			case *Filter:
+				equal, err = o.Equal(bulk.(*Filter))
+			case *CountingFilter:
+				equal, err = o.Equal(bulk.(*CountingFilter))
+			case *Cuckoo:
+				equal, err = o.Equal(bulk.(*Cuckoo))
+			default:
+				a, _ := one.Info()
+				b, _ := bulk.Info()
+				equal = a.SlotsSet == b.SlotsSet && a.Parts == b.Parts && a.SlotsSet > 0
+			}
+			if !equal || err != nil {
+				t.Errorf("%s: the bulk build differs from adds one by one (%v)", what, err)
+			}
+			found, err := bulk.TestMany(singles)
+			for i := range singles {
+				if err != nil || !found[i] {
+					t.Fatalf("%s: key %d absent after the bulk build (%v)", what, i, err)
+				}
+			}
+			one.Close()
+			bulk.Close()
+		}
+	}
+}
+
+// AddBulk's errors: a negative or too large thread count adds nothing (ErrInvalidArgument); a
+// Cuckoo's refusal stops the build as AddMany's does (a *BatchError); after Close, ErrClosed,
+// whatever the arguments; no keys is no error.
+func TestAddBulkErrors(t *testing.T) {
+	f, _ := New(1000, 0.01)
+	for _, threads := range []int{-1, 1 << 32} {
+		if err := f.AddBulk([][]byte{[]byte("k")}, threads); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("AddBulk with %d threads: %v", threads, err)
+		}
+	}
+	if f.TestString("k") {
+		t.Error("a refused AddBulk added its key")
+	}
+	if err := f.AddBulk(nil, 2); err != nil {
+		t.Errorf("AddBulk of no keys: %v", err)
+	}
+	f.Close()
+	for _, threads := range []int{2, -1} {
+		if err := f.AddBulk([][]byte{[]byte("k")}, threads); !errors.Is(err, ErrClosed) {
+			t.Errorf("AddBulk with %d threads after Close: %v", threads, err)
+		}
+	}
+	c, _ := NewCuckoo(1000, 0.001, WithFingerprintBits(16))
+	defer c.Close()
+	dups := [][]byte{[]byte("new")}
+	for i := 0; i < 10; i++ {
+		dups = append(dups, []byte("dup"))
+	}
+	var stopped *BatchError
+	if err := c.AddBulk(dups, 2); !errors.As(err, &stopped) || !errors.Is(err, ErrTooManyDuplicates) || stopped.Done != 9 {
+		t.Fatalf("a cuckoo bulk build with a ninth copy: %v", err)
+	}
+	if n, _ := c.Count([]byte("dup")); n != 8 || !c.TestString("new") {
+		t.Fatalf("the refused build kept %d copies", n)
+	}
+}
+
+// AddBulkStaged rebuilds a Swappable's staged filter only, as AddManyStaged, and ends with the
+// bits of adds one by one; without a staged filter it is ErrInvalidArgument.
+func TestAddBulkStaged(t *testing.T) {
+	first, _ := New(100_000, 0.01)
+	h, err := NewSwappable(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	keys := make([][]byte, 50_000)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprint("staged:", i))
+	}
+	if err := h.AddBulkStaged(keys, 2); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("AddBulkStaged with nothing staged: %v", err)
+	}
+	next, _ := New(100_000, 0.01)
+	if err := h.Stage(next); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.AddBulkStaged(keys, -1); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("AddBulkStaged with -1 threads: %v", err)
+	}
+	if err := h.AddBulkStaged(keys, 2); err != nil {
+		t.Fatal(err)
+	}
+	if h.Test(keys[7]) {
+		t.Fatal("a staged key visible before Publish")
+	}
+	if err := h.Publish(); err != nil {
+		t.Fatal(err)
+	}
+	reference, _ := New(100_000, 0.01)
+	defer reference.Close()
+	for _, k := range keys {
+		reference.Add(k)
+	}
+	got, _ := h.Info()
+	want, _ := reference.Info()
+	if got.SlotsSet != want.SlotsSet || !h.Test(keys[7]) || !h.Test(keys[len(keys)-1]) {
+		t.Fatalf("after Publish: %d bits set, one by one %d", got.SlotsSet, want.SlotsSet)
+	}
+}

@@ -46,6 +46,13 @@ func (s *Swappable) AddManyStaged(keys [][]byte) (uint64, error) {
 	return s.batch(opAddStaged, pack(keys), nil)
 }
 
+// AddBulkStaged rebuilds the staged filter in bulk: Filter.AddBulk's parallel build of every key
+// into the staged filter only (the current one is untouched); ErrInvalidArgument if none is
+// staged or threads is negative. Safe beside any other call, as AddBulk.
+func (s *Swappable) AddBulkStaged(keys [][]byte, threads int) error {
+	return s.bulk(opAddStaged, pack(keys), threads)
+}
+
 // Publish makes the staged filter current; it returns once the old one is freed.
 func (s *Swappable) Publish() error {
 	_, err := s.h.call(native.Lfb_publish)

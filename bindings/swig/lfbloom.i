@@ -42,7 +42,7 @@ LFB_WRAP(lfb_publish) LFB_WRAP(lfb_replace)
 %rename("lfb_status_enum", %$isenum) lfb_status; %rename("lfb_status_class_enum", %$isenum) lfb_status_class;
 %rename("lfb_kind_enum", %$isenum) lfb_kind; %rename("lfb_batch_op_enum", %$isenum) lfb_batch_op;
 %rename("lfb_format_enum", %$isenum) lfb_format;
-%rename("%s", regextarget=1) "^LFB_(OK|ERR_|CLASS_|KIND_|OP_|FORMAT_|SHARED_|ROTATING_|OPTION_|NATIVE_HEADER|GUAVA_HEADER)";
+%rename("%s", regextarget=1) "^LFB_(OK|ERR_|CLASS_|KIND_|OP_|BATCH_|FORMAT_|SHARED_|ROTATING_|OPTION_|NATIVE_HEADER|GUAVA_HEADER)";
 %extend lfb_spec {
   lfb_spec() {
     lfb_spec* spec = (lfb_spec*)calloc(1, sizeof *spec);

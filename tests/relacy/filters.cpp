@@ -1,6 +1,7 @@
 // Model checks of the bit and counting filters' word operations (see runner.hpp).
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -165,6 +166,77 @@ struct counting_saturation : rl::test_suite<counting_saturation, 3> {
     void after() { RL_ASSERT(f.count(key) == 15); }
 };
 
+// ---- bulk builds: a partition's merge beside adds and queries ----
+
+/// One partition's part of a bulk build (bulk.hpp), as add_bulk runs it on its thread: the key's
+/// bits (counts) set in a private scratch of the filter's words with plain stores, then merged.
+template <class Filter>
+void bulk_build_one(Filter& f, std::uint64_t key) {
+    std::uint64_t scratch[8] = {};  // the whole one-line filter: one partition
+    f.bulk_items(f.hash(key), [&](const auto& item) { f.bulk_set(scratch + f.bulk_word(item), item); });
+    f.bulk_merge(0, std::span<std::uint64_t>(scratch, f.words().size()));
+}
+
+// Property: a bulk build's merge loses no racing add's bits and no earlier key's: thread 0 builds
+// A in bulk, thread 1 adds B (sharing the word with A), thread 2 queries C (added before) and must
+// find it; afterwards the word is that of the three adds one by one. A merge that wrote the word
+// with a plain store (load, OR, store) would lose B's bits. One word (the one-word layout): the
+// merge is the same code for every layout (bloom_filter::bulk_merge), and one word keeps the
+// search exhaustive. Bounds: 3 threads, one operation each; every schedule with at most 2
+// preemptions (exhaustive).
+struct bulk_merge_bits : rl::test_suite<bulk_merge_bits, 3> {
+    static constexpr unsigned context_bound = 2;
+    static inline std::pair<std::uint64_t, std::uint64_t> keys;
+    static inline geometry shape;
+    static inline std::uint64_t expected;  // the word after the three adds one by one
+    static constexpr std::uint64_t earlier = 1000;
+    static void prepare() {
+        keys = keys_sharing_a_word<one_word_bloom_filter>(64, 4, false);
+        auto f = one_word_bloom_filter::with_geometry(64, 4);
+        shape = f.shape();
+        for (std::uint64_t key : {keys.first, keys.second, earlier}) f.add(key);
+        expected = f.words()[0];
+    }
+
+    one_word f{shape, filter_options{}};
+    bulk_merge_bits() { f.add(earlier); }
+
+    void thread(unsigned index) {
+        if (index == 0) bulk_build_one(f, keys.first);
+        else if (index == 1) f.add(keys.second);
+        else RL_ASSERT(f.contains(earlier));
+    }
+    void after() { RL_ASSERT(load_word(f.words()[0]) == expected); }
+};
+
+// Property: the counting filter's merge adds its counts to racing adds': thread 0 builds A in
+// bulk, threads 1 and 2 add A one by one; afterwards every counter of A is 3 and the words are
+// those of three adds. A merge that stored the sum with a plain store would lose an add's
+// increments. Bounds: 3 threads, one operation each; every schedule with at most 2 preemptions
+// (exhaustive).
+struct bulk_merge_counts : rl::test_suite<bulk_merge_counts, 3> {
+    static constexpr unsigned context_bound = 2;
+    static inline std::uint64_t key;
+    static inline std::vector<std::uint64_t> expected;  // the words after three adds one by one
+    static void prepare() {
+        key = key_in_two_words(128, 3);
+        counting_bloom_filter f(counting_shape(), 4, filter_options{});
+        for (int i = 0; i < 3; ++i) f.add(key);
+        expected.assign(f.words().begin(), f.words().end());
+    }
+
+    counting f{counting_shape(), 4, filter_options{}};
+
+    void thread(unsigned index) {
+        if (index == 0) bulk_build_one(f, key);
+        else f.add(key);
+    }
+    void after() {
+        RL_ASSERT(f.count(key) == 3);
+        for (std::size_t w = 0; w < expected.size(); ++w) RL_ASSERT(load_word(f.words()[w]) == expected[w]);
+    }
+};
+
 }  // namespace
 
 LFBLOOM_RELACY_TESTS({"racing_adds.blocked", lfbloom::relacy::make<racing_adds<blocked, blocked_bloom_filter>>()},
@@ -173,4 +245,6 @@ LFBLOOM_RELACY_TESTS({"racing_adds.blocked", lfbloom::relacy::make<racing_adds<b
                      {"racing_adds.one_word", lfbloom::relacy::make<racing_adds<one_word, one_word_bloom_filter>>()},
                      {"racing_adds.two_word", lfbloom::relacy::make<racing_adds<two_word, two_word_bloom_filter>>()},
                      {"counting.remove_rollback", lfbloom::relacy::make<counting_remove_rollback>()},
-                     {"counting.saturation", lfbloom::relacy::make<counting_saturation>()})
+                     {"counting.saturation", lfbloom::relacy::make<counting_saturation>()},
+                     {"bulk_merge.bits", lfbloom::relacy::make<bulk_merge_bits>()},
+                     {"bulk_merge.counts", lfbloom::relacy::make<bulk_merge_counts>()})

@@ -157,6 +157,17 @@ MUTANTS = [
      "at(e + (options_.double_write ? 2 : 1)).clear();",
      "at(e + 1).clear();",
      "composites", "rotating.g2.double_write"),
+    ("bulk: a bit filter's merge writes a word with a plain store (load, OR, store) instead of a locked OR",
+     "bloom_filter.hpp",
+     "                if ((bits & ~load_word(to[i])) != 0) or_word(to[i], bits);\n",
+     "                if ((bits & ~load_word(to[i])) != 0) store_word(to[i], load_word(to[i]) | bits);\n",
+     "filters", "bulk_merge.bits"),
+    ("bulk: the counting merge stores the saturated sum instead of adding it with a CAS",
+     "counting_bloom_filter.hpp",
+     "                update_word(to[i], [&](std::uint64_t old, std::uint64_t& next) {\n"
+     "                    next = lanes_.saturating_add(old, counts);\n                    return true;\n                });\n",
+     "                store_word(to[i], lanes_.saturating_add(load_word(to[i]), counts));\n",
+     "filters", "bulk_merge.counts"),
 ]
 
 

@@ -209,7 +209,7 @@ SWIGINTERN struct lfb_info *new_lfb_info(void){
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_bf9e6483a760dba3(void *_swig_go_0) {
+void _wrap_Swig_free_native_d1c8dc9ff6b400fa(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -219,7 +219,7 @@ void _wrap_Swig_free_native_bf9e6483a760dba3(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_bf9e6483a760dba3(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -232,7 +232,7 @@ void *_wrap_Swig_malloc_native_bf9e6483a760dba3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_LFB_OK_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_OK_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -244,7 +244,7 @@ intgo _wrap_LFB_OK_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -256,7 +256,7 @@ intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -268,7 +268,7 @@ intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_TOO_LARGE_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_TOO_LARGE_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -280,7 +280,7 @@ intgo _wrap_LFB_ERR_TOO_LARGE_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_INCOMPATIBLE_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_INCOMPATIBLE_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -292,7 +292,7 @@ intgo _wrap_LFB_ERR_INCOMPATIBLE_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_NOT_PRESENT_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_NOT_PRESENT_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -304,7 +304,7 @@ intgo _wrap_LFB_ERR_NOT_PRESENT_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_CORRUPT_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_CORRUPT_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -316,7 +316,7 @@ intgo _wrap_LFB_ERR_CORRUPT_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -328,7 +328,7 @@ intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_IO_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_IO_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -340,7 +340,7 @@ intgo _wrap_LFB_ERR_IO_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_INTERNAL_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_INTERNAL_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -352,7 +352,7 @@ intgo _wrap_LFB_ERR_INTERNAL_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_FULL_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_FULL_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -364,7 +364,7 @@ intgo _wrap_LFB_ERR_FULL_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_READ_ONLY_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_READ_ONLY_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -376,7 +376,7 @@ intgo _wrap_LFB_ERR_READ_ONLY_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -388,7 +388,7 @@ intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_AMBIGUOUS_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_AMBIGUOUS_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -400,7 +400,7 @@ intgo _wrap_LFB_ERR_AMBIGUOUS_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_ERR_TIMEOUT_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_ERR_TIMEOUT_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -412,7 +412,7 @@ intgo _wrap_LFB_ERR_TIMEOUT_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_CLASS_OK_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_CLASS_OK_native_d1c8dc9ff6b400fa() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -424,7 +424,7 @@ intgo _wrap_LFB_CLASS_OK_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_CLASS_ARGUMENT_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_CLASS_ARGUMENT_native_d1c8dc9ff6b400fa() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -436,7 +436,7 @@ intgo _wrap_LFB_CLASS_ARGUMENT_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_CLASS_REFUSAL_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_CLASS_REFUSAL_native_d1c8dc9ff6b400fa() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -448,7 +448,7 @@ intgo _wrap_LFB_CLASS_REFUSAL_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_CLASS_DATA_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_CLASS_DATA_native_d1c8dc9ff6b400fa() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -460,7 +460,7 @@ intgo _wrap_LFB_CLASS_DATA_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_CLASS_RESOURCE_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_CLASS_RESOURCE_native_d1c8dc9ff6b400fa() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -472,7 +472,7 @@ intgo _wrap_LFB_CLASS_RESOURCE_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_CLASS_STATE_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_CLASS_STATE_native_d1c8dc9ff6b400fa() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -484,7 +484,7 @@ intgo _wrap_LFB_CLASS_STATE_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_CLASS_BUG_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_CLASS_BUG_native_d1c8dc9ff6b400fa() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -496,7 +496,7 @@ intgo _wrap_LFB_CLASS_BUG_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_CLASSIC_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_CLASSIC_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -508,7 +508,7 @@ intgo _wrap_LFB_KIND_CLASSIC_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_BLOCKED_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_BLOCKED_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -520,7 +520,7 @@ intgo _wrap_LFB_KIND_BLOCKED_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_COUNTING_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_COUNTING_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -532,7 +532,7 @@ intgo _wrap_LFB_KIND_COUNTING_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -544,7 +544,7 @@ intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_ONE_WORD_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_ONE_WORD_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -556,7 +556,7 @@ intgo _wrap_LFB_KIND_ONE_WORD_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_TWO_WORD_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_TWO_WORD_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -568,7 +568,7 @@ intgo _wrap_LFB_KIND_TWO_WORD_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_CUCKOO_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_CUCKOO_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -580,7 +580,7 @@ intgo _wrap_LFB_KIND_CUCKOO_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_SCALABLE_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_SCALABLE_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -592,7 +592,7 @@ intgo _wrap_LFB_KIND_SCALABLE_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_ROTATING_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_ROTATING_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -604,7 +604,7 @@ intgo _wrap_LFB_KIND_ROTATING_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_KIND_SWAP_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_KIND_SWAP_native_d1c8dc9ff6b400fa() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -616,7 +616,7 @@ intgo _wrap_LFB_KIND_SWAP_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_FORMAT_NATIVE_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_FORMAT_NATIVE_native_d1c8dc9ff6b400fa() {
   enum lfb_format result;
   intgo _swig_go_result;
   
@@ -628,7 +628,7 @@ intgo _wrap_LFB_FORMAT_NATIVE_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_FORMAT_GUAVA_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_FORMAT_GUAVA_native_d1c8dc9ff6b400fa() {
   enum lfb_format result;
   intgo _swig_go_result;
   
@@ -640,7 +640,7 @@ intgo _wrap_LFB_FORMAT_GUAVA_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_lfb_spec_struct_size_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_struct_size_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -653,7 +653,7 @@ intgo _wrap_lfb_spec_struct_size_get_native_bf9e6483a760dba3(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_kind_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_kind_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -665,7 +665,7 @@ void _wrap_lfb_spec_kind_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0
 }
 
 
-intgo _wrap_lfb_spec_kind_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_kind_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -678,7 +678,7 @@ intgo _wrap_lfb_spec_kind_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_
 }
 
 
-void _wrap_lfb_spec_capacity_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_capacity_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -690,7 +690,7 @@ void _wrap_lfb_spec_capacity_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_
 }
 
 
-long long _wrap_lfb_spec_capacity_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_capacity_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -703,7 +703,7 @@ long long _wrap_lfb_spec_capacity_get_native_bf9e6483a760dba3(struct lfb_spec *_
 }
 
 
-void _wrap_lfb_spec_fpr_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_spec_fpr_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, double _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double arg2 ;
   
@@ -715,7 +715,7 @@ void _wrap_lfb_spec_fpr_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0,
 }
 
 
-double _wrap_lfb_spec_fpr_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+double _wrap_lfb_spec_fpr_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double result;
   double _swig_go_result;
@@ -728,7 +728,7 @@ double _wrap_lfb_spec_fpr_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_
 }
 
 
-void _wrap_lfb_spec_seed_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_seed_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -740,7 +740,7 @@ void _wrap_lfb_spec_seed_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0
 }
 
 
-long long _wrap_lfb_spec_seed_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_seed_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -753,7 +753,7 @@ long long _wrap_lfb_spec_seed_get_native_bf9e6483a760dba3(struct lfb_spec *_swig
 }
 
 
-void _wrap_lfb_spec_memory_limit_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_memory_limit_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -765,7 +765,7 @@ void _wrap_lfb_spec_memory_limit_set_native_bf9e6483a760dba3(struct lfb_spec *_s
 }
 
 
-long long _wrap_lfb_spec_memory_limit_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_memory_limit_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -778,7 +778,7 @@ long long _wrap_lfb_spec_memory_limit_get_native_bf9e6483a760dba3(struct lfb_spe
 }
 
 
-void _wrap_lfb_spec_counter_bits_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_counter_bits_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -790,7 +790,7 @@ void _wrap_lfb_spec_counter_bits_set_native_bf9e6483a760dba3(struct lfb_spec *_s
 }
 
 
-intgo _wrap_lfb_spec_counter_bits_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_counter_bits_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -803,7 +803,7 @@ intgo _wrap_lfb_spec_counter_bits_get_native_bf9e6483a760dba3(struct lfb_spec *_
 }
 
 
-void _wrap_lfb_spec_flags_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_flags_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -815,7 +815,7 @@ void _wrap_lfb_spec_flags_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_
 }
 
 
-intgo _wrap_lfb_spec_flags_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_flags_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -828,7 +828,7 @@ intgo _wrap_lfb_spec_flags_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go
 }
 
 
-void _wrap_lfb_spec_slots_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_slots_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -840,7 +840,7 @@ void _wrap_lfb_spec_slots_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_
 }
 
 
-long long _wrap_lfb_spec_slots_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_slots_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -853,7 +853,7 @@ long long _wrap_lfb_spec_slots_get_native_bf9e6483a760dba3(struct lfb_spec *_swi
 }
 
 
-void _wrap_lfb_spec_hashes_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_hashes_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -865,7 +865,7 @@ void _wrap_lfb_spec_hashes_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go
 }
 
 
-intgo _wrap_lfb_spec_hashes_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_hashes_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -878,7 +878,7 @@ intgo _wrap_lfb_spec_hashes_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_g
 }
 
 
-void _wrap_lfb_spec_sub_kind_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_sub_kind_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -890,7 +890,7 @@ void _wrap_lfb_spec_sub_kind_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_
 }
 
 
-intgo _wrap_lfb_spec_sub_kind_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_sub_kind_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -903,7 +903,7 @@ intgo _wrap_lfb_spec_sub_kind_get_native_bf9e6483a760dba3(struct lfb_spec *_swig
 }
 
 
-void _wrap_lfb_spec_growth_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_spec_growth_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, double _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double arg2 ;
   
@@ -915,7 +915,7 @@ void _wrap_lfb_spec_growth_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go
 }
 
 
-double _wrap_lfb_spec_growth_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+double _wrap_lfb_spec_growth_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double result;
   double _swig_go_result;
@@ -928,7 +928,7 @@ double _wrap_lfb_spec_growth_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_
 }
 
 
-void _wrap_lfb_spec_tightening_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_spec_tightening_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, double _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double arg2 ;
   
@@ -940,7 +940,7 @@ void _wrap_lfb_spec_tightening_set_native_bf9e6483a760dba3(struct lfb_spec *_swi
 }
 
 
-double _wrap_lfb_spec_tightening_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+double _wrap_lfb_spec_tightening_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double result;
   double _swig_go_result;
@@ -953,7 +953,7 @@ double _wrap_lfb_spec_tightening_get_native_bf9e6483a760dba3(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_max_filters_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_max_filters_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -965,7 +965,7 @@ void _wrap_lfb_spec_max_filters_set_native_bf9e6483a760dba3(struct lfb_spec *_sw
 }
 
 
-intgo _wrap_lfb_spec_max_filters_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_max_filters_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -978,7 +978,7 @@ intgo _wrap_lfb_spec_max_filters_get_native_bf9e6483a760dba3(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_generations_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_generations_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -990,7 +990,7 @@ void _wrap_lfb_spec_generations_set_native_bf9e6483a760dba3(struct lfb_spec *_sw
 }
 
 
-intgo _wrap_lfb_spec_generations_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_generations_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1003,7 +1003,7 @@ intgo _wrap_lfb_spec_generations_get_native_bf9e6483a760dba3(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_period_ns_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_period_ns_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -1015,7 +1015,7 @@ void _wrap_lfb_spec_period_ns_set_native_bf9e6483a760dba3(struct lfb_spec *_swig
 }
 
 
-long long _wrap_lfb_spec_period_ns_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_period_ns_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1028,7 +1028,7 @@ long long _wrap_lfb_spec_period_ns_get_native_bf9e6483a760dba3(struct lfb_spec *
 }
 
 
-void _wrap_lfb_spec_rotating_flags_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_rotating_flags_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -1040,7 +1040,7 @@ void _wrap_lfb_spec_rotating_flags_set_native_bf9e6483a760dba3(struct lfb_spec *
 }
 
 
-intgo _wrap_lfb_spec_rotating_flags_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_rotating_flags_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1053,7 +1053,7 @@ intgo _wrap_lfb_spec_rotating_flags_get_native_bf9e6483a760dba3(struct lfb_spec 
 }
 
 
-void _wrap_lfb_spec_reserved_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_reserved_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -1065,7 +1065,7 @@ void _wrap_lfb_spec_reserved_set_native_bf9e6483a760dba3(struct lfb_spec *_swig_
 }
 
 
-intgo _wrap_lfb_spec_reserved_get_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_reserved_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1078,7 +1078,7 @@ intgo _wrap_lfb_spec_reserved_get_native_bf9e6483a760dba3(struct lfb_spec *_swig
 }
 
 
-struct lfb_spec *_wrap_new_lfb_spec_native_bf9e6483a760dba3() {
+struct lfb_spec *_wrap_new_lfb_spec_native_d1c8dc9ff6b400fa() {
   struct lfb_spec *result = 0 ;
   struct lfb_spec *_swig_go_result;
   
@@ -1089,7 +1089,7 @@ struct lfb_spec *_wrap_new_lfb_spec_native_bf9e6483a760dba3() {
 }
 
 
-void _wrap_delete_lfb_spec_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) {
+void _wrap_delete_lfb_spec_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   
   arg1 = *(struct lfb_spec **)&_swig_go_0; 
@@ -1099,7 +1099,7 @@ void _wrap_delete_lfb_spec_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0) 
 }
 
 
-intgo _wrap_LFB_OP_ADD_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_OP_ADD_native_d1c8dc9ff6b400fa() {
   enum lfb_batch_op result;
   intgo _swig_go_result;
   
@@ -1111,7 +1111,7 @@ intgo _wrap_LFB_OP_ADD_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_OP_CONTAINS_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_OP_CONTAINS_native_d1c8dc9ff6b400fa() {
   enum lfb_batch_op result;
   intgo _swig_go_result;
   
@@ -1123,7 +1123,7 @@ intgo _wrap_LFB_OP_CONTAINS_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_OP_REMOVE_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_OP_REMOVE_native_d1c8dc9ff6b400fa() {
   enum lfb_batch_op result;
   intgo _swig_go_result;
   
@@ -1135,7 +1135,7 @@ intgo _wrap_LFB_OP_REMOVE_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_LFB_OP_ADD_STAGED_native_bf9e6483a760dba3() {
+intgo _wrap_LFB_OP_ADD_STAGED_native_d1c8dc9ff6b400fa() {
   enum lfb_batch_op result;
   intgo _swig_go_result;
   
@@ -1147,7 +1147,7 @@ intgo _wrap_LFB_OP_ADD_STAGED_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_lfb_info_struct_size_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_struct_size_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1160,7 +1160,7 @@ intgo _wrap_lfb_info_struct_size_get_native_bf9e6483a760dba3(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_kind_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_kind_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1172,7 +1172,7 @@ void _wrap_lfb_info_kind_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0
 }
 
 
-intgo _wrap_lfb_info_kind_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_kind_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1185,7 +1185,7 @@ intgo _wrap_lfb_info_kind_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_
 }
 
 
-void _wrap_lfb_info_slots_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_slots_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1197,7 +1197,7 @@ void _wrap_lfb_info_slots_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_slots_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_slots_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1210,7 +1210,7 @@ long long _wrap_lfb_info_slots_get_native_bf9e6483a760dba3(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_slot_bits_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_slot_bits_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1222,7 +1222,7 @@ void _wrap_lfb_info_slot_bits_set_native_bf9e6483a760dba3(struct lfb_info *_swig
 }
 
 
-intgo _wrap_lfb_info_slot_bits_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_slot_bits_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1235,7 +1235,7 @@ intgo _wrap_lfb_info_slot_bits_get_native_bf9e6483a760dba3(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_hashes_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_hashes_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1247,7 +1247,7 @@ void _wrap_lfb_info_hashes_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go
 }
 
 
-intgo _wrap_lfb_info_hashes_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_hashes_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1260,7 +1260,7 @@ intgo _wrap_lfb_info_hashes_get_native_bf9e6483a760dba3(struct lfb_info *_swig_g
 }
 
 
-void _wrap_lfb_info_bytes_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_bytes_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1272,7 +1272,7 @@ void _wrap_lfb_info_bytes_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_bytes_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_bytes_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1285,7 +1285,7 @@ long long _wrap_lfb_info_bytes_get_native_bf9e6483a760dba3(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_capacity_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_capacity_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1297,7 +1297,7 @@ void _wrap_lfb_info_capacity_set_native_bf9e6483a760dba3(struct lfb_info *_swig_
 }
 
 
-long long _wrap_lfb_info_capacity_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_capacity_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1310,7 +1310,7 @@ long long _wrap_lfb_info_capacity_get_native_bf9e6483a760dba3(struct lfb_info *_
 }
 
 
-void _wrap_lfb_info_target_fpr_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_target_fpr_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -1322,7 +1322,7 @@ void _wrap_lfb_info_target_fpr_set_native_bf9e6483a760dba3(struct lfb_info *_swi
 }
 
 
-double _wrap_lfb_info_target_fpr_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_target_fpr_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1335,7 +1335,7 @@ double _wrap_lfb_info_target_fpr_get_native_bf9e6483a760dba3(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_seed_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_seed_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1347,7 +1347,7 @@ void _wrap_lfb_info_seed_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0
 }
 
 
-long long _wrap_lfb_info_seed_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_seed_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1360,7 +1360,7 @@ long long _wrap_lfb_info_seed_get_native_bf9e6483a760dba3(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_slots_set_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_slots_set_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1372,7 +1372,7 @@ void _wrap_lfb_info_slots_set_set_native_bf9e6483a760dba3(struct lfb_info *_swig
 }
 
 
-long long _wrap_lfb_info_slots_set_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_slots_set_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1385,7 +1385,7 @@ long long _wrap_lfb_info_slots_set_get_native_bf9e6483a760dba3(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_fill_ratio_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_fill_ratio_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -1397,7 +1397,7 @@ void _wrap_lfb_info_fill_ratio_set_native_bf9e6483a760dba3(struct lfb_info *_swi
 }
 
 
-double _wrap_lfb_info_fill_ratio_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_fill_ratio_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1410,7 +1410,7 @@ double _wrap_lfb_info_fill_ratio_get_native_bf9e6483a760dba3(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_estimated_count_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_estimated_count_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -1422,7 +1422,7 @@ void _wrap_lfb_info_estimated_count_set_native_bf9e6483a760dba3(struct lfb_info 
 }
 
 
-double _wrap_lfb_info_estimated_count_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_estimated_count_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1435,7 +1435,7 @@ double _wrap_lfb_info_estimated_count_get_native_bf9e6483a760dba3(struct lfb_inf
 }
 
 
-void _wrap_lfb_info_expected_fpr_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_expected_fpr_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -1447,7 +1447,7 @@ void _wrap_lfb_info_expected_fpr_set_native_bf9e6483a760dba3(struct lfb_info *_s
 }
 
 
-double _wrap_lfb_info_expected_fpr_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_expected_fpr_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1460,7 +1460,7 @@ double _wrap_lfb_info_expected_fpr_get_native_bf9e6483a760dba3(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_near_capacity_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_near_capacity_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1472,7 +1472,7 @@ void _wrap_lfb_info_near_capacity_set_native_bf9e6483a760dba3(struct lfb_info *_
 }
 
 
-intgo _wrap_lfb_info_near_capacity_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_near_capacity_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1485,7 +1485,7 @@ intgo _wrap_lfb_info_near_capacity_get_native_bf9e6483a760dba3(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_reserved_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_reserved_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1497,7 +1497,7 @@ void _wrap_lfb_info_reserved_set_native_bf9e6483a760dba3(struct lfb_info *_swig_
 }
 
 
-intgo _wrap_lfb_info_reserved_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_reserved_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1510,7 +1510,7 @@ intgo _wrap_lfb_info_reserved_get_native_bf9e6483a760dba3(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_saturated_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_saturated_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1522,7 +1522,7 @@ void _wrap_lfb_info_saturated_set_native_bf9e6483a760dba3(struct lfb_info *_swig
 }
 
 
-long long _wrap_lfb_info_saturated_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_saturated_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1535,7 +1535,7 @@ long long _wrap_lfb_info_saturated_get_native_bf9e6483a760dba3(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_kicks_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_kicks_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1547,7 +1547,7 @@ void _wrap_lfb_info_kicks_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_kicks_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_kicks_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1560,7 +1560,7 @@ long long _wrap_lfb_info_kicks_get_native_bf9e6483a760dba3(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_failed_adds_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_failed_adds_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1572,7 +1572,7 @@ void _wrap_lfb_info_failed_adds_set_native_bf9e6483a760dba3(struct lfb_info *_sw
 }
 
 
-long long _wrap_lfb_info_failed_adds_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_failed_adds_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1585,7 +1585,7 @@ long long _wrap_lfb_info_failed_adds_get_native_bf9e6483a760dba3(struct lfb_info
 }
 
 
-void _wrap_lfb_info_duplicate_refusals_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_duplicate_refusals_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1597,7 +1597,7 @@ void _wrap_lfb_info_duplicate_refusals_set_native_bf9e6483a760dba3(struct lfb_in
 }
 
 
-long long _wrap_lfb_info_duplicate_refusals_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_duplicate_refusals_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1610,7 +1610,7 @@ long long _wrap_lfb_info_duplicate_refusals_get_native_bf9e6483a760dba3(struct l
 }
 
 
-void _wrap_lfb_info_reader_retries_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_reader_retries_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1622,7 +1622,7 @@ void _wrap_lfb_info_reader_retries_set_native_bf9e6483a760dba3(struct lfb_info *
 }
 
 
-long long _wrap_lfb_info_reader_retries_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_reader_retries_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1635,7 +1635,7 @@ long long _wrap_lfb_info_reader_retries_get_native_bf9e6483a760dba3(struct lfb_i
 }
 
 
-void _wrap_lfb_info_reader_gave_up_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_reader_gave_up_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1647,7 +1647,7 @@ void _wrap_lfb_info_reader_gave_up_set_native_bf9e6483a760dba3(struct lfb_info *
 }
 
 
-long long _wrap_lfb_info_reader_gave_up_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_reader_gave_up_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1660,7 +1660,7 @@ long long _wrap_lfb_info_reader_gave_up_get_native_bf9e6483a760dba3(struct lfb_i
 }
 
 
-void _wrap_lfb_info_sub_kind_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_sub_kind_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1672,7 +1672,7 @@ void _wrap_lfb_info_sub_kind_set_native_bf9e6483a760dba3(struct lfb_info *_swig_
 }
 
 
-intgo _wrap_lfb_info_sub_kind_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_sub_kind_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1685,7 +1685,7 @@ intgo _wrap_lfb_info_sub_kind_get_native_bf9e6483a760dba3(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_parts_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_parts_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1697,7 +1697,7 @@ void _wrap_lfb_info_parts_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_
 }
 
 
-intgo _wrap_lfb_info_parts_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_parts_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1710,7 +1710,7 @@ intgo _wrap_lfb_info_parts_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go
 }
 
 
-void _wrap_lfb_info_generation_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_generation_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1722,7 +1722,7 @@ void _wrap_lfb_info_generation_set_native_bf9e6483a760dba3(struct lfb_info *_swi
 }
 
 
-long long _wrap_lfb_info_generation_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_generation_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1735,7 +1735,7 @@ long long _wrap_lfb_info_generation_get_native_bf9e6483a760dba3(struct lfb_info 
 }
 
 
-void _wrap_lfb_info_ambiguous_removes_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_ambiguous_removes_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1747,7 +1747,7 @@ void _wrap_lfb_info_ambiguous_removes_set_native_bf9e6483a760dba3(struct lfb_inf
 }
 
 
-long long _wrap_lfb_info_ambiguous_removes_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_ambiguous_removes_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1760,7 +1760,7 @@ long long _wrap_lfb_info_ambiguous_removes_get_native_bf9e6483a760dba3(struct lf
 }
 
 
-void _wrap_lfb_info_items_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_items_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1772,7 +1772,7 @@ void _wrap_lfb_info_items_set_native_bf9e6483a760dba3(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_items_get_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_items_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1785,7 +1785,7 @@ long long _wrap_lfb_info_items_get_native_bf9e6483a760dba3(struct lfb_info *_swi
 }
 
 
-struct lfb_info *_wrap_new_lfb_info_native_bf9e6483a760dba3() {
+struct lfb_info *_wrap_new_lfb_info_native_d1c8dc9ff6b400fa() {
   struct lfb_info *result = 0 ;
   struct lfb_info *_swig_go_result;
   
@@ -1796,7 +1796,7 @@ struct lfb_info *_wrap_new_lfb_info_native_bf9e6483a760dba3() {
 }
 
 
-void _wrap_delete_lfb_info_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) {
+void _wrap_delete_lfb_info_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   
   arg1 = *(struct lfb_info **)&_swig_go_0; 
@@ -1806,7 +1806,7 @@ void _wrap_delete_lfb_info_native_bf9e6483a760dba3(struct lfb_info *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_bf9e6483a760dba3() {
+_gostring_ _wrap_lfb_version_string_native_d1c8dc9ff6b400fa() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1817,7 +1817,7 @@ _gostring_ _wrap_lfb_version_string_native_bf9e6483a760dba3() {
 }
 
 
-intgo _wrap_lfb_abi_version_native_bf9e6483a760dba3() {
+intgo _wrap_lfb_abi_version_native_d1c8dc9ff6b400fa() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -1828,7 +1828,7 @@ intgo _wrap_lfb_abi_version_native_bf9e6483a760dba3() {
 }
 
 
-_gostring_ _wrap_lfb_strerror_native_bf9e6483a760dba3(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_strerror_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1841,7 +1841,7 @@ _gostring_ _wrap_lfb_strerror_native_bf9e6483a760dba3(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_last_error_native_bf9e6483a760dba3() {
+_gostring_ _wrap_lfb_last_error_native_d1c8dc9ff6b400fa() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1852,7 +1852,7 @@ _gostring_ _wrap_lfb_last_error_native_bf9e6483a760dba3() {
 }
 
 
-_gostring_ _wrap_lfb_status_name_native_bf9e6483a760dba3(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_status_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1865,7 +1865,7 @@ _gostring_ _wrap_lfb_status_name_native_bf9e6483a760dba3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_lfb_status_class_native_bf9e6483a760dba3(intgo _swig_go_0) {
+intgo _wrap_lfb_status_class_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -1878,7 +1878,7 @@ intgo _wrap_lfb_status_class_native_bf9e6483a760dba3(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_kind_name_native_bf9e6483a760dba3(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_kind_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
   uint32_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1891,7 +1891,7 @@ _gostring_ _wrap_lfb_kind_name_native_bf9e6483a760dba3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_lfb_kind_parse_native_bf9e6483a760dba3(_gostring_ _swig_go_0) {
+intgo _wrap_lfb_kind_parse_native_d1c8dc9ff6b400fa(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1909,7 +1909,7 @@ intgo _wrap_lfb_kind_parse_native_bf9e6483a760dba3(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_lfb_create_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
+intgo _wrap_lfb_create_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_spec *arg1 = (lfb_spec *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -1926,7 +1926,7 @@ intgo _wrap_lfb_create_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, lfb_
 }
 
 
-void _wrap_lfb_free_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
+void _wrap_lfb_free_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   
   arg1 = (lfb_handle *)_swig_go_0; 
@@ -1936,7 +1936,7 @@ void _wrap_lfb_free_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_kind_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_kind_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1949,7 +1949,7 @@ intgo _wrap_lfb_kind_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_add_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_add_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1966,7 +1966,7 @@ intgo _wrap_lfb_add_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void *_swig_
 }
 
 
-intgo _wrap_lfb_contains_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_contains_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1983,7 +1983,7 @@ intgo _wrap_lfb_contains_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void *_
 }
 
 
-intgo _wrap_lfb_remove_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_remove_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2000,7 +2000,7 @@ intgo _wrap_lfb_remove_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_lfb_count_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_count_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2017,7 +2017,7 @@ intgo _wrap_lfb_count_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_lfb_info_get_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_info_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2032,7 +2032,7 @@ intgo _wrap_lfb_info_get_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, struct 
 }
 
 
-intgo _wrap_lfb_plan_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_plan_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_spec *arg1 = (lfb_spec *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2047,7 +2047,7 @@ intgo _wrap_lfb_plan_native_bf9e6483a760dba3(struct lfb_spec *_swig_go_0, struct
 }
 
 
-intgo _wrap_lfb_serialized_size_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_serialized_size_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2064,7 +2064,7 @@ intgo _wrap_lfb_serialized_size_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_save_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_save_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -2084,7 +2084,7 @@ intgo _wrap_lfb_save_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, intgo _swig
 }
 
 
-intgo _wrap_lfb_save_fd_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_lfb_save_fd_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   int arg3 ;
@@ -2101,7 +2101,7 @@ intgo _wrap_lfb_save_fd_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, intgo _s
 }
 
 
-intgo _wrap_lfb_load_native_bf9e6483a760dba3(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+intgo _wrap_lfb_load_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2123,7 +2123,7 @@ intgo _wrap_lfb_load_native_bf9e6483a760dba3(intgo _swig_go_0, _goslice_ _swig_g
 }
 
 
-intgo _wrap_lfb_load_fd_native_bf9e6483a760dba3(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+intgo _wrap_lfb_load_fd_native_d1c8dc9ff6b400fa(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
   uint32_t arg1 ;
   int arg2 ;
   uint64_t arg3 ;
@@ -2144,7 +2144,7 @@ intgo _wrap_lfb_load_fd_native_bf9e6483a760dba3(intgo _swig_go_0, intgo _swig_go
 }
 
 
-intgo _wrap_lfb_load_size_native_bf9e6483a760dba3(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3, int *_swig_go_4) {
+intgo _wrap_lfb_load_size_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3, int *_swig_go_4) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2166,7 +2166,7 @@ intgo _wrap_lfb_load_size_native_bf9e6483a760dba3(intgo _swig_go_0, _goslice_ _s
 }
 
 
-intgo _wrap_lfb_open_shared_native_bf9e6483a760dba3(_gostring_ _swig_go_0, struct lfb_spec *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, lfb_handle **_swig_go_4) {
+intgo _wrap_lfb_open_shared_native_d1c8dc9ff6b400fa(_gostring_ _swig_go_0, struct lfb_spec *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, lfb_handle **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   lfb_spec *arg2 = (lfb_spec *) 0 ;
   uint32_t arg3 ;
@@ -2194,7 +2194,7 @@ intgo _wrap_lfb_open_shared_native_bf9e6483a760dba3(_gostring_ _swig_go_0, struc
 }
 
 
-intgo _wrap_lfb_set_lock_timeout_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_lfb_set_lock_timeout_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   int result;
@@ -2209,7 +2209,7 @@ intgo _wrap_lfb_set_lock_timeout_native_bf9e6483a760dba3(lfb_handle *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_flush_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_flush_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2222,7 +2222,7 @@ intgo _wrap_lfb_flush_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_copy_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
+intgo _wrap_lfb_copy_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -2239,7 +2239,7 @@ intgo _wrap_lfb_copy_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle 
 }
 
 
-intgo _wrap_lfb_equal_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_equal_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -2254,7 +2254,7 @@ intgo _wrap_lfb_equal_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle
 }
 
 
-intgo _wrap_lfb_union_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_union_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -2269,7 +2269,7 @@ intgo _wrap_lfb_union_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle
 }
 
 
-intgo _wrap_lfb_intersect_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_intersect_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -2284,7 +2284,7 @@ intgo _wrap_lfb_intersect_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_ha
 }
 
 
-intgo _wrap_lfb_geometry_get_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_geometry_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2299,7 +2299,7 @@ intgo _wrap_lfb_geometry_get_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, str
 }
 
 
-intgo _wrap_lfb_clear_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_clear_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2312,7 +2312,7 @@ intgo _wrap_lfb_clear_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_part_info_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, intgo _swig_go_1, struct lfb_info *_swig_go_2) {
+intgo _wrap_lfb_part_info_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, struct lfb_info *_swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   lfb_info *arg3 = (lfb_info *) 0 ;
@@ -2329,7 +2329,7 @@ intgo _wrap_lfb_part_info_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, intgo 
 }
 
 
-intgo _wrap_lfb_rotate_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_rotate_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2342,7 +2342,7 @@ intgo _wrap_lfb_rotate_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_tick_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_lfb_tick_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, long long _swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -2357,7 +2357,7 @@ intgo _wrap_lfb_tick_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, long long _
 }
 
 
-intgo _wrap_lfb_create_swap_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
+intgo _wrap_lfb_create_swap_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -2374,7 +2374,7 @@ intgo _wrap_lfb_create_swap_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_
 }
 
 
-intgo _wrap_lfb_stage_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_stage_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -2389,7 +2389,7 @@ intgo _wrap_lfb_stage_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle
 }
 
 
-intgo _wrap_lfb_add_staged_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_add_staged_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2406,7 +2406,7 @@ intgo _wrap_lfb_add_staged_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, void 
 }
 
 
-intgo _wrap_lfb_publish_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_publish_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2419,7 +2419,7 @@ intgo _wrap_lfb_publish_native_bf9e6483a760dba3(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_replace_native_bf9e6483a760dba3(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_replace_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;

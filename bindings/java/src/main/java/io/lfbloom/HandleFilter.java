@@ -162,6 +162,40 @@ abstract class HandleFilter implements Filter {
     }
 
     /**
+     * Puts every key in a parallel bulk build on {@code threads} threads, the calling one among
+     * them (0: one per CPU): the keys are copied into direct buffers (their bytes and 8 bytes a
+     * key; one native call per {@value Native#BULK_CHUNK_KEYS} keys or about 1 GiB of them),
+     * hashed once, and each part of the filter is set in a private copy and merged into it in
+     * order, so a filter larger than the cache fills faster than with {@link #putAll(List)}.
+     * The filter ends with the same contents as after putting the keys one by one; no count of new
+     * keys comes back. Cuckoo, scalable and rotating filters put them one by one on the calling
+     * thread, as putAll; a refused put throws as putAll's. Temporary native memory: about 16 bytes a
+     * key, at most the larger of 256 MiB and 8 times the filter (more keys build in rounds).
+     * IllegalArgumentException for a negative {@code threads}, a null list or key (nothing put).
+     * Any thread, beside any other call on the filter (or other processes on a shared file): every
+     * key is present when it returns; a query meanwhile may see some keys and not others.
+     */
+    @Override
+    public void putAllBulk(List<byte[]> keys, int threads) {
+        bulk(lfb_batch_op_enum.LFB_OP_ADD, bytes(keys), keys.size(), byteCount(keys), threads);
+    }
+
+    /** As {@link #putAllBulk(List, int)}, for the UTF-8 bytes of each key. Any thread. */
+    @Override
+    public void putAllBulk(Collection<? extends CharSequence> keys, int threads) {
+        KeySource source = chars(keys);
+        long length = 0;
+        for (CharSequence k : keys) length += k.length();
+        bulk(lfb_batch_op_enum.LFB_OP_ADD, source, keys.size(), length, threads);
+    }
+
+    /** As {@link #putAllBulk(List, int)}, for the 8 little-endian bytes of each key. Any thread. */
+    @Override
+    public void putAllBulk(long[] keys, int threads) {
+        bulk(lfb_batch_op_enum.LFB_OP_ADD, longs(keys), keys.length, 8L * keys.length, threads);
+    }
+
+    /**
      * Queries every key in native calls of up to {@value Native#CHUNK_KEYS} keys; element i answers
      * for keys.get(i). Any thread.
      */
@@ -231,6 +265,13 @@ abstract class HandleFilter implements Filter {
         for (Object k : keys) if (k == null) throw new IllegalArgumentException("a key in the batch is null");
     }
 
+    /** The bytes of the keys (checked by bytes(keys) first). */
+    static long byteCount(List<byte[]> keys) {
+        long n = 0;
+        for (byte[] k : keys) n += k.length;
+        return n;
+    }
+
     /** A batch with an answer per key (queries, removes). */
     final boolean[] answers(int op, Collection<?> keys, KeySource source) {
         boolean[] answers = new boolean[keys.size()];  // source checked keys: not null
@@ -247,6 +288,21 @@ abstract class HandleFilter implements Filter {
     final long batch(int op, KeySource keys, boolean[] answers) {
         Native.Buffers b = Native.buffers();
         if (b.busy) b = new Native.Buffers();  // a batch started by a key source on this thread: its own buffers
+        return run(op, keys, answers, b, 0, 0);
+    }
+
+    /**
+     * Runs {@code op} (add or add_staged) as a bulk build (LFB_BATCH_BULK) on {@code threads}
+     * threads over {@code count} keys of about {@code bytes} bytes, in buffers of its own (chunks of
+     * up to BULK_CHUNK_KEYS keys or about BULK_CHUNK_BYTES bytes, one native call each).
+     */
+    final void bulk(int op, KeySource keys, int count, long bytes, int threads) {
+        if (threads < 0) throw new IllegalArgumentException("threads must be >= 0 (0: one per CPU)");
+        run(op, keys, null, Native.Buffers.bulk(count, bytes), LfbNativeConstants.LFB_BATCH_BULK, threads);
+    }
+
+    /** batch and bulk: the chunks in {@code b}, with lfb_batch's flags and threads. */
+    private long run(int op, KeySource keys, boolean[] answers, Native.Buffers b, long flags, long threads) {
         b.busy = true;
         try {
             long processed = 0, positive = 0;
@@ -261,8 +317,8 @@ abstract class HandleFilter implements Filter {
                 b.finish();
                 Native.Buffers chunk = b;
                 ByteBuffer results = answers == null ? null : b.results();
-                int status = handle.callRaw(
-                        h -> LfbNative.lfb_java_batch(h, op, chunk.data(), chunk.offsets(), n, results, chunkPositive, done));
+                int status = handle.callRaw(h -> LfbNative.lfb_java_batch(h, op, chunk.data(), chunk.offsets(), n, results, flags,
+                        threads, chunkPositive, done));
                 long answered = status < 0 ? done[0] : n;
                 for (int i = 0; answers != null && i < answered; i++) answers[(int) processed + i] = results.get(i) != 0;
                 if (status < 0) throw Native.failure(status, processed + done[0]);

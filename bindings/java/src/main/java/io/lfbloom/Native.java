@@ -30,6 +30,12 @@ final class Native {
      */
     static final int CHUNK_KEYS = 4096;
     static final int CHUNK_BYTES = 1 << 20;
+    /**
+     * The same for a bulk build (LFB_BATCH_BULK), whose every call passes over the whole filter:
+     * as many keys per call as direct buffers hold (8 bytes of offset a key, then the keys' bytes).
+     */
+    static final int BULK_CHUNK_KEYS = 1 << 27;
+    static final int BULK_CHUNK_BYTES = 1 << 30;
 
     static {
         String installed = System.getProperty(LIBRARY_PROPERTY);
@@ -188,13 +194,37 @@ final class Native {
     static final class Buffers {
         private ByteBuffer key = direct(64);
         private long keyAddress = addressOf(key);
-        private ByteBuffer data = direct(CHUNK_BYTES / 4).order(ByteOrder.LITTLE_ENDIAN);  // long keys are little-endian
-        private final ByteBuffer offsets = direct(8 * (CHUNK_KEYS + 1));
-        private final ByteBuffer results = direct(CHUNK_KEYS);
+        private final int chunkKeys, chunkBytes, dataBytes;
+        private ByteBuffer data;
+        private final ByteBuffer offsets;
+        private final ByteBuffer results;
         private int count;
         boolean busy;  // a batch is filling these buffers: one started inside it (by a key source) takes fresh ones
         private final CharsetEncoder utf8 = StandardCharsets.UTF_8.newEncoder()
                 .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
+
+        Buffers() {
+            this(CHUNK_KEYS, CHUNK_BYTES, CHUNK_BYTES / 4, true);
+        }
+
+        private Buffers(int chunkKeys, int chunkBytes, int dataBytes, boolean results) {
+            this.chunkKeys = chunkKeys;
+            this.chunkBytes = chunkBytes;
+            this.dataBytes = dataBytes;
+            data = direct(dataBytes).order(ByteOrder.LITTLE_ENDIAN);  // long keys are little-endian
+            offsets = direct(8 * (chunkKeys + 1));
+            this.results = results ? direct(chunkKeys) : null;
+        }
+
+        /**
+         * Buffers of one bulk build, not kept after it: chunks of up to BULK_CHUNK_KEYS keys or about
+         * BULK_CHUNK_BYTES bytes, sized for {@code keys} keys of {@code bytes} bytes in all, without
+         * result bytes.
+         */
+        static Buffers bulk(int keys, long bytes) {
+            return new Buffers(Math.max(1, Math.min(keys, BULK_CHUNK_KEYS)), BULK_CHUNK_BYTES,
+                    (int) Math.max(64, Math.min(bytes, BULK_CHUNK_BYTES)), false);
+        }
 
         private static ByteBuffer direct(int capacity) {
             return ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
@@ -266,15 +296,15 @@ final class Native {
 
         /** Starts a chunk; a data buffer a huge key grew past 4 chunks' worth is dropped. */
         void begin() {
-            if (data.capacity() > 4 * CHUNK_BYTES) data = direct(CHUNK_BYTES / 4).order(ByteOrder.LITTLE_ENDIAN);
+            if (data.capacity() > 4L * chunkBytes) data = direct(dataBytes).order(ByteOrder.LITTLE_ENDIAN);
             data.clear();
             offsets.clear().putLong(0);
             count = 0;
         }
 
-        /** True once the chunk holds CHUNK_KEYS keys or CHUNK_BYTES bytes. */
+        /** True once the chunk holds CHUNK_KEYS keys or CHUNK_BYTES bytes (a bulk build's: BULK_CHUNK_*). */
         boolean full() {
-            return count == CHUNK_KEYS || data.position() >= CHUNK_BYTES;
+            return count == chunkKeys || data.position() >= chunkBytes;
         }
 
         void add(byte[] k) {
@@ -308,7 +338,7 @@ final class Native {
         void finish() {
             data.flip();
             offsets.flip();
-            results.clear().limit(count);
+            if (results != null) results.clear().limit(count);
         }
 
         ByteBuffer data() {

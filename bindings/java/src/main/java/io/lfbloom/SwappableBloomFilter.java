@@ -67,6 +67,15 @@ public final class SwappableBloomFilter extends HandleFilter {
     }
 
     /**
+     * Rebuilds the staged filter in bulk: {@link #putAllBulk(List, int)}'s parallel build of every
+     * key into the staged filter only (the current one is untouched). IllegalArgumentException if
+     * nothing is staged or {@code threads} is negative. Any thread, beside any other call.
+     */
+    public void putAllBulkStaged(List<byte[]> keys, int threads) {
+        bulk(lfb_batch_op_enum.LFB_OP_ADD_STAGED, bytes(keys), keys.size(), byteCount(keys), threads);
+    }
+
+    /**
      * Makes the staged filter current; returns once the old one is freed. IllegalArgumentException if
      * nothing is staged. Any thread.
      */

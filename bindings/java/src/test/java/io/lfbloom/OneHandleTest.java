@@ -13,7 +13,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** 1.9: Bloom and counting filters on the one native handle: every layout, copies, equality, set operations, O(1) size. */
 class OneHandleTest {
@@ -126,6 +129,105 @@ class OneHandleTest {
             assertTrue(s.put("new"));
             assertEquals("one-word", s.stats().layout());
             assertArrayEquals(new boolean[] {true}, s.mightContainAll(List.of("new".getBytes(StandardCharsets.UTF_8))));
+        }
+    }
+
+    /**
+     * 1.11: a bulk build (putAllBulk, LFB_BATCH_BULK) leaves every layout, counting and cuckoo
+     * filter equal (lfb_equal) to puts one by one; the Bloom filters span several 256 KiB
+     * partitions. 1 and 3 threads and 0 (one per CPU), each with one of the three key shapes.
+     */
+    @Test
+    void bulkBuildEqualsPutsOneByOne() {
+        int n = 200_000;
+        List<byte[]> bytes = keys("bulk", 0, n);
+        List<String> strings = new ArrayList<>();
+        long[] longs = new long[n];
+        for (int i = 0; i < n; i++) {
+            strings.add("bulk" + i);
+            longs[i] = i * 0x9e3779b97f4a7c15L;
+        }
+        List<Supplier<Filter>> makers = new ArrayList<>();
+        for (BloomFilter.Layout layout : BloomFilter.Layout.values())
+            makers.add(() -> BloomFilter.create(500_000, 0.01, BloomFilter.Options.defaults().layout(layout).seed(5)));
+        makers.add(() -> CountingBloomFilter.create(500_000, 0.01));
+        makers.add(() -> CuckooFilter.create(500_000, 0.01));
+        for (Supplier<Filter> make : makers) {
+            for (int threads : new int[] {1, 3, 0}) {
+                try (Filter one = make.get(); Filter bulk = make.get()) {
+                    if (threads == 1) {
+                        bulk.putAllBulk(bytes, threads);
+                        for (byte[] k : bytes) one.put(k);
+                    } else if (threads == 3) {
+                        bulk.putAllBulk(strings, threads);
+                        for (String k : strings) one.put(k);
+                    } else {
+                        bulk.putAllBulk(longs, threads);
+                        for (long k : longs) one.put(k);
+                    }
+                    assertEquals(one, bulk, bulk + ", " + threads + " threads: the bulk build differs from puts one by one");
+                    for (boolean b : threads == 0 ? bulk.mightContainAll(longs) : bulk.mightContainAll(bytes)) assertTrue(b);
+                }
+            }
+        }
+    }
+
+    /** Every class builds in bulk; the composites (no comparison of contents) to the same fill and parts. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.lfbloom.EveryKind#filters")
+    void everyKindBuildsInBulk(String name, Supplier<Filter> make) {
+        List<byte[]> keys = keys("k", 0, 15_000);
+        try (Filter one = make.get(); Filter bulk = make.get()) {
+            for (byte[] k : keys) one.put(k);
+            bulk.putAllBulk(keys, 2);
+            for (boolean b : bulk.mightContainAll(keys)) assertTrue(b, name);
+            assertEquals(one.stats().slotsSet(), bulk.stats().slotsSet(), name);
+            assertEquals(one.geometry().parts(), bulk.geometry().parts(), name);
+            bulk.putAllBulk(List.<byte[]>of(), 0);  // no keys: nothing to do
+            assertThrows(IllegalArgumentException.class, () -> bulk.putAllBulk(keys("new", 0, 10), -1));
+            assertFalse(bulk.mightContain("new0"), name + ": a refused bulk build put its keys");
+            List<byte[]> withNull = new ArrayList<>(keys("new", 0, 10));
+            withNull.add(null);
+            assertThrows(IllegalArgumentException.class, () -> bulk.putAllBulk(withNull, 2));
+            assertFalse(bulk.mightContain("new0"), name + ": a bulk build with a null key put its keys");
+            bulk.close();
+            assertThrows(IllegalStateException.class, () -> bulk.putAllBulk(keys, 2));
+            assertThrows(IllegalStateException.class, () -> bulk.putAllBulk(keys, -1));  // the closed rule first
+            assertThrows(IllegalStateException.class, () -> bulk.putAllBulk(new long[] {1}, 2));
+        }
+    }
+
+    /** A cuckoo filter's refusal stops its bulk build (put one by one) as it stops putAll: keysDone says where. */
+    @Test
+    void refusedBulkBuildSaysWhereItStopped() {
+        try (CuckooFilter c = CuckooFilter.create(1000, 0.001, 16)) {
+            List<byte[]> keys = new ArrayList<>(keys("new", 0, 1));
+            for (int i = 0; i < 10; i++) keys.add("dup".getBytes(StandardCharsets.UTF_8));
+            LfbloomException e = assertThrows(LfbloomException.class, () -> c.putAllBulk(keys, 2));
+            assertTrue(e.isTooManyDuplicates());
+            assertEquals(9, e.keysDone());
+            assertEquals(8, c.count("dup"));
+            assertTrue(c.mightContain("new0"));
+        }
+    }
+
+    /** putAllBulkStaged rebuilds the staged filter only, to the bits of puts one by one. */
+    @Test
+    void swapsRebuildInBulk() {
+        List<byte[]> keys = keys("staged", 0, 50_000);
+        try (SwappableBloomFilter s = SwappableBloomFilter.create(BloomFilter.create(100_000, 0.01));
+                BloomFilter reference = BloomFilter.create(100_000, 0.01)) {
+            assertThrows(IllegalArgumentException.class, () -> s.putAllBulkStaged(keys, 2), "nothing is staged");
+            s.stage(BloomFilter.create(100_000, 0.01));
+            assertThrows(IllegalArgumentException.class, () -> s.putAllBulkStaged(keys, -1));
+            s.putAllBulkStaged(keys, 2);
+            assertFalse(s.mightContain("staged7"), "a staged key visible before publish");
+            s.publish();
+            for (byte[] k : keys) reference.put(k);
+            assertEquals(reference.stats().slotsSet(), s.stats().slotsSet());
+            for (boolean b : s.mightContainAll(keys)) assertTrue(b);
+            s.close();
+            assertThrows(IllegalStateException.class, () -> s.putAllBulkStaged(keys, 2));
         }
     }
 }
