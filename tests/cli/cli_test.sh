@@ -31,6 +31,13 @@ seq 1 1000 | sed 's/^/absent:/' > absent.txt
 check "build from a file" 0 "$lfbloom" build -o f.lfb -n 40000 -p 0.01 keys.txt
 check "build from stdin" 0 sh -c "\"$lfbloom\" build -o s.lfb -n 40000 < keys.txt"
 expect "same filter from file and stdin" cmp -s f.lfb s.lfb
+for layout in blocked classic counting split-block one-word two-word; do  # bulk builds: the same file whatever the threads
+  check "build $layout on 1 thread" 0 "$lfbloom" build -o t1.lfb -n 40000 --layout $layout keys.txt
+  check "build $layout on 3 threads" 0 "$lfbloom" build -o t3.lfb -n 40000 --layout $layout --threads 3 keys.txt
+  check "build $layout on every CPU" 0 "$lfbloom" build -o t0.lfb -n 40000 --layout $layout -t 0 keys.txt
+  expect "$layout: the same file on 1, 3 and every thread" sh -c 'cmp -s t1.lfb t3.lfb && cmp -s t1.lfb t0.lfb'
+done
+check "threads is a number" 2 "$lfbloom" build -o t.lfb -n 40000 --threads many keys.txt
 check "info" 0 "$lfbloom" info f.lfb
 expect "info shows the layout" grep -q 'layout *blocked' out.txt
 check "info --json" 0 "$lfbloom" info --json f.lfb
