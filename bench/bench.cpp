@@ -19,6 +19,7 @@
 #include <shared_mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -37,6 +38,7 @@ struct settings {
     std::uint64_t cache_keys = 1000000, dram_keys = 2000000;
     std::uint64_t dram_bytes = std::uint64_t{2} << 30;
     std::string only;  // run only cases whose name contains this
+    std::vector<std::string> build_sizes{"62MB"};  // bulk builds: 62MB (5 * 10^7 keys), 620MB (5 * 10^8)
 } cfg;
 
 // ---- keys and timing ------------------------------------------------------------------------------
@@ -614,6 +616,96 @@ void run_frontier(const size_spec& cache, double p) {
     for (std::uint32_t k = 3; k <= 8; ++k) point.template operator()<two_word_layout>("two-word", k);
 }
 
+// ---- bulk builds (issue 38) ------------------------------------------------------------------------
+
+/// Seconds of wall time for one run of body(); a bulk build starts its own threads, so timed()'s
+/// per-worker stamps do not apply.
+template <class Body>
+double wall_seconds(Body body) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// One random 64-byte line written per key (a plain OR into its first word) over `bytes`, in
+/// groups of batch_keys prefetched for writing first: the floor a build by random access has.
+void run_write_floor(const size_spec& size, std::uint64_t bytes) {
+    result r{"memory-floor", "add", size.name, 1, 16, batch_keys, size.keys, bytes};
+    if (!wanted("memory-floor/add/" + size.name)) return;
+    memory_floor floor(bytes, size.keys);
+    std::uint64_t* words = floor.words.data();
+    r.ns_per_op = median_ns(size.keys, [] {}, [&] {
+        return timed(1, size.keys, [&](unsigned, std::uint64_t b, std::uint64_t e) {
+            for (std::uint64_t i = b; i < e; i += batch_size) {
+                const std::uint64_t n = std::min<std::uint64_t>(batch_size, e - i);
+                for (std::uint64_t j = 0; j < n; ++j) __builtin_prefetch(words + floor.lines[i + j] * 8, 1);
+                for (std::uint64_t j = 0; j < n; ++j) words[floor.lines[i + j] * 8] |= i + j;
+            }
+        });
+    });
+    sink_value += words[floor.lines[0] * 8];
+    report(r);
+}
+
+/// Bulk builds of `keys` 16-byte keys into filters of `bits` (blocked k = 7, split-block k = 8) at
+/// 1 and 2 threads, beside the same keys added in batches, Boost.Bloom's bulk insert (256 hashes
+/// a call, its largest here), hashing alone and the random-write floor. Each build is checked to
+/// equal, bit for bit, the filter of the batch adds (the bench exits if not).
+void run_builds(const std::string& name, std::uint64_t bits, std::uint64_t keys) {
+    const size_spec size{name, keys};
+    if (!wanted("/build/" + name) && !wanted("/" + name) && !wanted("floor/add/" + name)) return;
+    const key_set present(keys, 16, 1);
+    auto build_rows = [&](const std::string& layout, auto filter) {
+        using filter_type = decltype(filter);
+        filter_type reference = filter.copy();
+        reference.add_many(keys, [&](std::size_t i) { return present[i]; });
+        for (unsigned threads : {1u, 2u}) {
+            result r{layout, "build", name, threads, 16, static_cast<unsigned>(std::min<std::uint64_t>(keys, 1u << 30)), keys,
+                     filter.words().size() * 8};
+            if (!wanted(layout + "/build/" + name)) continue;
+            r.ns_per_op = median_ns(keys, [&] { filter.clear(); }, [&] {
+                return wall_seconds([&] { filter.add_bulk(keys, [&](std::size_t i) { return present[i]; }, {.threads = threads}); });
+            });
+            if (!(filter == reference)) {
+                std::fprintf(stderr, "lfbloom-bench: %s's bulk build on %u threads differs from its batch adds\n", layout.c_str(), threads);
+                std::exit(1);
+            }
+            report(r);
+        }
+        result r{layout, "add", name, 1, 16, batch_keys, keys, filter.words().size() * 8};
+        if (wanted(layout + "/add/" + name)) {
+            r.ns_per_op = median_ns(keys, [&] { filter.clear(); }, [&] {
+                return timed(1, keys, [&](unsigned, std::uint64_t b, std::uint64_t e) {
+                    for (std::uint64_t i = b; i < e; i += batch_keys) filter.add_many(present.range(i, std::min(e, i + batch_keys)));
+                });
+            });
+            report(r);
+        }
+    };
+    build_rows("blocked", blocked_bloom_filter::with_geometry(bits, 7));
+    build_rows("split-block", split_block_bloom_filter::with_geometry(bits, 8));
+    using peer = lfbloom_bench::boost_peer;
+    for (auto [layout, shape, k] : {std::tuple{"boost-block", peer::shape::block, 7u}, std::tuple{"boost-fmb32", peer::shape::fast_multiblock32, 8u}}) {
+        boost_subject b{peer::make(shape, bits, k)};
+        if (!b.peer || !wanted(std::string(layout) + "/build/" + name)) continue;
+        b.touch();
+        result r{layout, "build", name, 1, 16, 256, keys, b.bytes()};
+        r.ns_per_op = median_ns(keys, [&] { b.clear(); }, [&] {
+            return wall_seconds([&] { b.peer->run(peer::op::add, present.range(0, keys), 256, false); });
+        });
+        report(r);
+    }
+    if (wanted("hash-only/build/" + name)) {
+        hash_only h;
+        result r{"hash-only", "build", name, 1, 16, batch_keys, keys, 0};
+        r.ns_per_op = median_ns(keys, [] {}, [&] {
+            return timed(1, keys, [&](unsigned, std::uint64_t b, std::uint64_t e) { sink_value += apply(h, "contains", present, b, e, true); });
+        });
+        report(r);
+    }
+    run_write_floor(size, bits / 8);
+}
+
 void run_all() {
     const std::vector<unsigned> both{1, batch_keys}, one_thread{1};
     const std::vector<unsigned> key_sizes = cfg.quick ? std::vector<unsigned>{16} : std::vector<unsigned>{8, 16, 64};
@@ -761,6 +853,10 @@ void run_all() {
             run_ops("boost-fmb32", b, mid, {"add", "contains-absent"}, 16, both, {1});
         run_floor(mid, mid_bits / 8, {1, 2}, true);
     }
+    for (const std::string& b : cfg.build_sizes) {
+        if (b == "62MB") run_builds(b, std::uint64_t{62} << 23, 50'000'000);
+        else if (b == "620MB") run_builds(b, std::uint64_t{620} << 23, 500'000'000);
+    }
 
     // Far beyond the last-level cache: filters of cfg.dram_bytes.
     const std::uint64_t bits = cfg.dram_bytes * 8;
@@ -814,7 +910,9 @@ int main(int argc, char** argv) {
         "quick", po::bool_switch(&cfg.quick), "a subset that finishes in under a minute")(
         "repetitions", po::value(&cfg.repetitions)->default_value(5), "runs per figure (the median is reported)")(
         "dram-bytes", po::value(&cfg.dram_bytes)->default_value(cfg.dram_bytes), "size of the beyond-cache filters")(
-        "only", po::value(&cfg.only), "run only the cases whose name contains this");
+        "only", po::value(&cfg.only), "run only the cases whose name contains this")(
+        "build-sizes", po::value(&cfg.build_sizes)->multitoken(),
+        "bulk builds to time: 62MB (5 * 10^7 keys), 620MB (5 * 10^8 keys: 17 GB of memory), or none");
     po::variables_map vm;
     try {
         po::store(po::parse_command_line(argc, argv, flags), vm);
