@@ -137,13 +137,25 @@ def targets(rows):
     # Issue 38: Boost.Bloom in our shapes (boost_peer.hpp), same bits, k, hash and keys, in the same run.
     ours_for = {"boost-block": "blocked", "boost-fmb32": "split-block", "mutex-boost-block": "blocked"}
     for r in rows:
-        if r["layout"] not in ours_for:
+        if r["layout"] not in ours_for or r["op"] == "build":
             continue
         cell = dict(op=r["op"], size=r["size"], key_bytes=r["key_bytes"], threads=r["threads"], batch=r["batch"])
         goal = 1.0 if r["layout"].startswith("mutex-") else 1.1 if r["op"].startswith("contains") else 2.0
         ratio(f"38. {ours_for[r['layout']]} / {r['layout']} ({r['op']}, {r['size']}, "
               f"{'single' if r['batch'] == 1 else 'batch'}, {r['threads']}t)",
               ns(rows, layout=ours_for[r["layout"]], **cell), r["ns_per_op"], goal)
+    # Issue 38: bulk builds (add_bulk) of the bench's build sizes, against Boost's bulk insert, the
+    # random-write floor (after hashing, which both pay) and themselves at 2 threads.
+    for size in sorted({r["size"] for r in rows if r["op"] == "build"}):
+        built = {(r["layout"], r["threads"]): r["ns_per_op"] for r in rows if r["op"] == "build" and r["size"] == size}
+        hashing = built.get(("hash-only", 1))
+        floor = ns(rows, layout="memory-floor", op="add", size=size, key_bytes=16, threads=1, batch=64)
+        for layout, peer in (("blocked", "boost-block"), ("split-block", "boost-fmb32")):
+            one, two = built.get((layout, 1)), built.get((layout, 2))
+            ratio(f"38. {layout} bulk build / {peer} bulk insert ({size}, 1t)", one, built.get((peer, 1)), 1.0)
+            if one and hashing and floor:
+                ratio(f"38. {layout} bulk build less hashing / random-write floor ({size}, 1t)", one - hashing, floor, 0.7)
+            ratio(f"38. {layout} bulk build, 2 threads / 1 thread ({size})", one, two, 1.8, higher_is_better=True)
     return out
 
 
