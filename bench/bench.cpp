@@ -648,7 +648,7 @@ void run_write_floor(const size_spec& size, std::uint64_t bytes) {
 }
 
 /// Bulk builds of `keys` 16-byte keys into filters of `bits` (blocked k = 7, split-block k = 8) at
-/// 1 and 2 threads, beside the same keys added in batches, Boost.Bloom's bulk insert (256 hashes
+/// 1 and 2 threads, beside the same keys added in batches ("blocked-adds"), Boost.Bloom's bulk insert (256 hashes
 /// a call, its largest here), hashing alone and the random-write floor. Each build is checked to
 /// equal, bit for bit, the filter of the batch adds (the bench exits if not).
 void run_builds(const std::string& name, std::uint64_t bits, std::uint64_t keys) {
@@ -672,8 +672,8 @@ void run_builds(const std::string& name, std::uint64_t bits, std::uint64_t keys)
             }
             report(r);
         }
-        result r{layout, "add", name, 1, 16, batch_keys, keys, filter.words().size() * 8};
-        if (wanted(layout + "/add/" + name)) {
+        result r{layout + "-adds", "build", name, 1, 16, batch_keys, keys, filter.words().size() * 8};  // the same build by add_many
+        if (wanted(layout + "-adds/build/" + name)) {
             r.ns_per_op = median_ns(keys, [&] { filter.clear(); }, [&] {
                 return timed(1, keys, [&](unsigned, std::uint64_t b, std::uint64_t e) {
                     for (std::uint64_t i = b; i < e; i += batch_keys) filter.add_many(present.range(i, std::min(e, i + batch_keys)));

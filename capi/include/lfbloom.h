@@ -223,14 +223,15 @@ typedef struct lfb_batch {
 } lfb_batch;
 
 /* lfb_batch.flags (1.11). LFB_BATCH_BULK: a bulk build of LFB_OP_ADD or LFB_OP_ADD_STAGED. The keys
- * are hashed once by `threads` threads, filed by the part of the filter they fall in, set in
- * cache-sized private copies with plain stores and merged into the filter in order (a locked OR per
- * word that lacks bits, not per key), so a filter larger than the cache builds faster than one add
- * a key can. The filter ends with the same bits as after the adds one by one; results must be
+ * are hashed once by `threads` threads, filed by the part of the filter they fall in, set part by
+ * part in a private copy of the filter with plain stores, and merged into the filter in order (a
+ * locked OR per word that lacks bits, not per key), so a filter larger than the cache builds faster
+ * than one add a key can. The filter ends with the same bits as after the adds one by one; results must be
  * NULL (no answer per key) and positive is 0. Safe beside any other call on the handle (from any
  * thread or process); every key is present when the call returns; a query during it may see some
- * keys and not others. Temporary memory: about 16 bytes a key (classic: 8 per probe), at most the
- * larger of 256 MiB and 8 times the filter (more keys build in rounds). Cuckoo, scalable and
+ * keys and not others, until it returns. Temporary memory: the private copy (the filter's size) and
+ * up to 4 times the filter's size of hashed keys (16 bytes a key; at least 64 MiB, at most 1 GiB;
+ * more keys build in rounds). Cuckoo, scalable and
  * rotating filters add the keys one by one on the calling thread, as without the flag. */
 #define LFB_BATCH_BULK 1u
 

@@ -169,12 +169,12 @@ struct counting_saturation : rl::test_suite<counting_saturation, 3> {
 // ---- bulk builds: a partition's merge beside adds and queries ----
 
 /// One partition's part of a bulk build (bulk.hpp), as add_bulk runs it on its thread: the key's
-/// bits (counts) set in a private scratch of the filter's words with plain stores, then merged.
+/// bits (counts) set in a private copy of the filter with plain stores, then merged.
 template <class Filter>
 void bulk_build_one(Filter& f, std::uint64_t key) {
-    std::uint64_t scratch[8] = {};  // the whole one-line filter: one partition
-    f.bulk_items(f.hash(key), [&](const auto& item) { f.bulk_set(scratch + f.bulk_word(item), item); });
-    f.bulk_merge(0, std::span<std::uint64_t>(scratch, f.words().size()));
+    std::uint64_t copy[8] = {};  // the private copy of the whole one-line filter: one partition
+    f.bulk_items(f.hash(key), [&](const auto& item) { f.bulk_set(copy + f.bulk_word(item), item); });
+    f.bulk_merge(0, std::span<const std::uint64_t>(copy, f.words().size()));
 }
 
 // Property: a bulk build's merge loses no racing add's bits and no earlier key's: thread 0 builds

@@ -185,16 +185,15 @@ public:
         if constexpr (probes_anywhere) *block |= std::uint64_t{1} << (item & 63);
         else layout_.set_plain(block, item);
     }
-    /// ORs scratch[i] into word first + i, then zeroes scratch[i]: a word that has all its bits
-    /// already is only read; one that lacks some gets one locked OR (or_word, relaxed as every
-    /// add's: the build's caller orders its end with its own synchronization, the joins inside
-    /// add_bulk order it before its return). Lock-free, beside any other use of the filter.
-    void bulk_merge(std::uint64_t first, std::span<std::uint64_t> scratch) noexcept {
+    /// ORs copy[i] into word first + i: a word that has all its bits already is only read; one
+    /// that lacks some gets one locked OR (or_word, relaxed as every add's: the build's caller
+    /// orders its end with its own synchronization, the joins inside add_bulk order it before its
+    /// return). Lock-free, beside any other use of the filter.
+    void bulk_merge(std::uint64_t first, std::span<const std::uint64_t> copy) noexcept {
         word_type* to = words_.data() + first;
-        for (std::size_t i = 0; i < scratch.size(); ++i) {
-            if (const std::uint64_t bits = scratch[i]; bits != 0) {
+        for (std::size_t i = 0; i < copy.size(); ++i) {
+            if (const std::uint64_t bits = copy[i]; bits != 0) {
                 if ((bits & ~load_word(to[i])) != 0) or_word(to[i], bits);
-                scratch[i] = 0;
             }
         }
     }

@@ -207,7 +207,7 @@ public:
 
     /// The bulk build's hooks (bulk.hpp; add_bulk in key.hpp is the call): the key's hash is filed
     /// under its line; bulk_set increments its counters in a plain, private copy of the line,
-    /// saturating as add does. Pure but for the scratch, any thread.
+    /// saturating as add does. Pure but for the copy, any thread.
     using bulk_item = hash128;
     static constexpr std::uint64_t bulk_items_per_key() noexcept { return 1; }
     template <class Emit>
@@ -218,19 +218,18 @@ public:
         ones_of(h, ones);
         for (unsigned w = 0; w < words_per_line; ++w) line[w] += ones[w] & ~lanes_.saturated(line[w]);
     }
-    /// Adds scratch[i]'s counts to word first + i, saturating, with one CAS loop per word that has
-    /// any (relaxed, as every add's: see bloom_filter::bulk_merge), then zeroes scratch[i].
-    /// Lock-free, beside any other use of the filter; a count saturated in the scratch or the word
-    /// saturates the sum, as the same adds one by one would.
-    void bulk_merge(std::uint64_t first, std::span<std::uint64_t> scratch) noexcept {
+    /// Adds copy[i]'s counts to word first + i, saturating, with one CAS loop per word that has
+    /// any (relaxed, as every add's: see bloom_filter::bulk_merge). Lock-free, beside any other
+    /// use of the filter; a count saturated in the copy or the word saturates the sum, as the same
+    /// adds one by one would.
+    void bulk_merge(std::uint64_t first, std::span<const std::uint64_t> copy) noexcept {
         word_type* to = words_.data() + first;
-        for (std::size_t i = 0; i < scratch.size(); ++i) {
-            if (const std::uint64_t counts = scratch[i]; counts != 0) {
+        for (std::size_t i = 0; i < copy.size(); ++i) {
+            if (const std::uint64_t counts = copy[i]; counts != 0) {
                 update_word(to[i], [&](std::uint64_t old, std::uint64_t& next) {
                     next = lanes_.saturating_add(old, counts);
                     return true;
                 });
-                scratch[i] = 0;
             }
         }
     }

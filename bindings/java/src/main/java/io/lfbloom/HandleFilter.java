@@ -169,8 +169,9 @@ abstract class HandleFilter implements Filter {
      * order, so a filter larger than the cache fills faster than with {@link #putAll(List)}.
      * The filter ends with the same contents as after putting the keys one by one; no count of new
      * keys comes back. Cuckoo, scalable and rotating filters put them one by one on the calling
-     * thread, as putAll; a refused put throws as putAll's. Temporary native memory: about 16 bytes a
-     * key, at most the larger of 256 MiB and 8 times the filter (more keys build in rounds).
+     * thread, as putAll; a refused put throws as putAll's. Temporary native memory: a private copy of
+     * the filter and up to 4 times its size of hashed keys (16 bytes a key, 64 MiB to 1 GiB).
+     * The keys are also copied into direct buffers first, in chunks.
      * IllegalArgumentException for a negative {@code threads}, a null list or key (nothing put).
      * Any thread, beside any other call on the filter (or other processes on a shared file): every
      * key is present when it returns; a query meanwhile may see some keys and not others.
