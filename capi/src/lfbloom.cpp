@@ -263,6 +263,7 @@ void run_on(lfb_handle* handle, const lfb_batch& b, lfbloom::batch_progress& pro
     require((b.flags & ~LFB_BATCH_BULK) == 0, "lfb_batch.flags has unknown bits");
     const bool bulk = (b.flags & LFB_BATCH_BULK) != 0;
     require(bulk || b.threads == 0, "lfb_batch.threads is for LFB_BATCH_BULK");
+    require(b.threads <= lfbloom::bulk_max_threads, "lfb_batch.threads: a bulk build takes at most 1024 threads");
     require(!bulk || b.results == nullptr, "a bulk build (LFB_BATCH_BULK) gives no answer per key: results must be NULL");
     with_batch_keys(b, [&](const auto& keys) {
         const auto op = static_cast<lfbloom::batch_op>(b.op);

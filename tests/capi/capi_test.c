@@ -1489,6 +1489,9 @@ static void test_bulk_build(void) {
         b.op = LFB_OP_CONTAINS;
         CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT && lfb_contains(h, "k1", 2) == 0);
         b.op = LFB_OP_ADD;
+        b.threads = 100000; /* past 1024 threads */
+        CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT && lfb_contains(h, "k1", 2) == 0);
+        b.threads = 0;
         b.flags = 2;
         CHECK(lfb_batch_run(h, &b) == LFB_ERR_INVALID_ARGUMENT && lfb_contains(h, "k1", 2) == 0);
         b.flags = 0;

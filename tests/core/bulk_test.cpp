@@ -3,6 +3,7 @@
 // adds and queries; bad options refused.
 #include <atomic>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -120,6 +121,22 @@ BOOST_AUTO_TEST_CASE(key_forms) {
     a.add_many(std::span<const key_view>(views));
     b.add_bulk(std::span<const key_view>(views), {.threads = 3});
     BOOST_TEST((a == b));
+}
+
+// A thread count past bulk_max_threads is refused before anything is allocated or added; 0 is
+// one per CPU. A key_at that throws stops the build with no key added (one merge at the end).
+BOOST_AUTO_TEST_CASE(bad_options_and_failing_keys_add_nothing) {
+    auto f = blocked_bloom_filter::for_capacity(100'000, 0.01), empty = f.copy();
+    const std::vector<std::string> keys = random_keys(100'000, 5);
+    auto at = [&](std::size_t i) { return as_key(keys[i]); };
+    BOOST_TEST(lfbloom_test::code_of([&] { f.add_bulk(keys.size(), at, {.threads = bulk_max_threads + 1}); }) == errc::invalid_argument);
+    BOOST_TEST(lfbloom_test::code_of([&] { f.add_bulk(10, at, {.threads = 4'000'000'000u}); }) == errc::invalid_argument);
+    BOOST_TEST((f == empty));
+    BOOST_CHECK_THROW(f.add_bulk(keys.size(), [&](std::size_t i) {
+        if (i == 77'777) throw std::runtime_error("key source failed");
+        return as_key(keys[i]);
+    }, {.threads = 2}), std::runtime_error);
+    BOOST_TEST((f == empty));
 }
 
 // Through the one interface: run_bulk adds for a Bloom kind as the batch add does; for a cuckoo

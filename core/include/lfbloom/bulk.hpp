@@ -36,6 +36,7 @@
 #include <memory>
 #include <new>
 #include <span>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <type_traits>
@@ -53,12 +54,20 @@ struct bulk_options {
     std::uint64_t buffer_bytes = 0;
 };
 
+/// The most threads a bulk build takes.
+inline constexpr unsigned bulk_max_threads = 1024;
+
 namespace detail {
 
 /// Words per partition: 256 KiB of scratch, a whole number of every layout's blocks (1 to 8 words).
 inline constexpr std::uint64_t bulk_partition_words = 32768;
 
-inline unsigned bulk_threads(const bulk_options& options) noexcept {
+/// The threads a build uses: options.threads, or one per hardware thread for 0. Throws
+/// invalid_argument past bulk_max_threads (each thread gets buffers: a huge count is a mistake).
+inline unsigned bulk_threads(const bulk_options& options) {
+    if (options.threads > bulk_max_threads)
+        throw error(errc::invalid_argument, "a bulk build takes at most " + std::to_string(bulk_max_threads) + " threads, not " +
+                                                std::to_string(options.threads));
     return options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 

@@ -169,9 +169,10 @@ public:
     /// Thread safety: as add's, beside any other call on this filter from any thread or process;
     /// every key is present when it returns (its threads are joined). A query racing with it may
     /// see some of the keys and not others, and a key's bits word by word as a racing add's.
-    /// Throws out_of_memory (its buffers; bulk_options::buffer_bytes bounds them), then some keys
-    /// were added and others not: adding them again is harmless. Few keys for the filter's size
-    /// (fewer than a word per 16) go through add_many instead, one slice a thread.
+    /// Throws invalid_argument for more than bulk_max_threads threads, out_of_memory (its private
+    /// copy of the filter, its buffers: bulk_options::buffer_bytes bounds them) or what key_at
+    /// throws, with no key added (keys reach the filter in one merge at the end). Few keys for the
+    /// filter's size (fewer than a word per 16) go through add_many instead, one slice a thread.
     template <class KeyAt>
     void add_bulk(std::size_t count, KeyAt&& key_at, const bulk_options& options = {})
         requires requires { typename Filter::bulk_item; }
