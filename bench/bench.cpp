@@ -653,7 +653,9 @@ void run_write_floor(const size_spec& size, std::uint64_t bytes) {
 /// equal, bit for bit, the filter of the batch adds (the bench exits if not).
 void run_builds(const std::string& name, std::uint64_t bits, std::uint64_t keys) {
     const size_spec size{name, keys};
-    if (!wanted("/build/" + name) && !wanted("/" + name) && !wanted("floor/add/" + name)) return;
+    const char* rows[] = {"blocked/build/", "blocked-adds/build/", "split-block/build/", "split-block-adds/build/", "boost-block/build/",
+                          "boost-fmb32/build/", "hash-only/build/", "memory-floor/add/"};
+    if (std::none_of(std::begin(rows), std::end(rows), [&](const char* row) { return wanted(row + name); })) return;  // no keys made
     const key_set present(keys, 16, 1);
     auto build_rows = [&](const std::string& layout, auto filter) {
         using filter_type = decltype(filter);
