@@ -59,7 +59,7 @@ inline constexpr unsigned bulk_max_threads = 1024;
 
 namespace detail {
 
-/// Words per partition: 256 KiB of scratch, a whole number of every layout's blocks (1 to 8 words).
+/// Words per partition: 256 KiB of the private copy, a whole number of every layout's blocks (1 to 8 words).
 inline constexpr std::uint64_t bulk_partition_words = 32768;
 
 /// The threads a build uses: options.threads, or one per hardware thread for 0. Throws
