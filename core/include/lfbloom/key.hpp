@@ -164,8 +164,9 @@ public:
     /// Adds `count` keys, `key_at(i)` giving the i-th, in a bulk build with `options.threads`
     /// threads (bulk.hpp): hashed once, filed by partition, set partition by partition in a private
     /// copy of the filter with plain stores, merged into the filter in order at the end. Afterwards
-    /// the filter holds exactly the bits (the counts) the same adds one by one would give it. key_at is called from several threads
-    /// at once (a lambda reading an array is fine). No answer per key.
+    /// the filter holds exactly the bits (the counts) the same adds one by one would give it.
+    /// key_at is called from several threads at once (a lambda reading an array is fine). No
+    /// answer per key.
     /// Thread safety: as add's, beside any other call on this filter from any thread or process;
     /// every key is present when it returns (its threads are joined). A query racing with it may
     /// see some of the keys and not others, and a key's bits word by word as a racing add's.
