@@ -125,6 +125,11 @@ public:
         return bloom_filter(exact(bits, hashes), options);
     }
 
+    /// Throws invalid_argument (too_large past max_slots) unless a filter of this class can have
+    /// shape g, as its constructor from a geometry checks (a loader checks a header with it
+    /// before allocating). slot_bits is the file's slot width, 1 here. Pure.
+    static void validate(const geometry& g, std::uint32_t /*slot_bits*/) { (void)valid(g); }
+
     /// From a full geometry (e.g. read back from a file); validated like with_geometry.
     bloom_filter(const geometry& g, const filter_options& options)
         : bloom_filter(g, options, Storage(valid(g).slots / 64, options.memory_limit, options.process_shared)) {}

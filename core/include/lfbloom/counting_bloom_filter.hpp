@@ -132,6 +132,11 @@ public:
         return valid(g, counter_bits);  // as the constructor checks it
     }
 
+    /// Throws invalid_argument (too_large past max_slots) unless a filter of this class can have
+    /// shape g with `counter_bits`-bit counters, as the constructors check (a loader checks a
+    /// header with it before allocating). Pure.
+    static void validate(const geometry& g, std::uint32_t counter_bits) { (void)valid(g, counter_bits); }
+
     basic_counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options)
         : basic_counting_bloom_filter(g, counter_bits, options,
                                 Storage(valid(g, counter_bits).slots * counter_bits / 64, options.memory_limit,

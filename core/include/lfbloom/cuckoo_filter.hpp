@@ -263,6 +263,15 @@ public:
         if (shared_) init_locks();
     }
 
+    /// Throws invalid_argument unless a cuckoo filter can have shape g with fingerprints of
+    /// `slot_bits` (the file's slot width), as the constructor below checks (a loader checks a
+    /// header with it before allocating). Pure.
+    static void validate(const geometry& g, std::uint32_t slot_bits) {
+        geometry shape = g;
+        shape.slot_bits = slot_bits;
+        (void)checked_shape(shape);
+    }
+
     /// A filter of shape `g` as shape() reports it (loading a file): g.slots / N buckets of the
     /// format of g.slot_bits (0 for 16), two hashes (buckets per key), and the capacity and rate it
     /// was sized for (0 and 0 if none). Throws invalid_argument for a shape no cuckoo filter has,

@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "lfbloom/bloom_filter.hpp"
+#include "lfbloom/composite_format.hpp"
 #include "lfbloom/counting_bloom_filter.hpp"
 #include "lfbloom/cuckoo_filter.hpp"
 #include "lfbloom/error.hpp"
@@ -517,14 +518,11 @@ public:
 
     std::uint64_t serialized_size(file_format format) const override {
         if constexpr (swap_v) return f_.pin()->serialized_size(format);
-        else if constexpr (layout_v) return format == file_format::native ? header_size + f_.words().size_bytes() + trailer_size
-                                                                          : guava_size(guava_filter(format));
-        else return dynamic_filter::serialized_size(format);
+        else return format == file_format::native ? lfbloom::serialized_size(f_) : guava_size(guava_filter(format));
     }
     void save(file_format format, const byte_sink& sink) const override {
         if constexpr (swap_v) f_.pin()->save(format, sink);
-        else if constexpr (layout_v) format == file_format::native ? lfbloom::save(f_, sink) : save_guava(guava_filter(format), sink);
-        else dynamic_filter::save(format, sink);
+        else format == file_format::native ? lfbloom::save(f_, sink) : save_guava(guava_filter(format), sink);
     }
 
     std::unique_ptr<dynamic_filter> copy() const override {
@@ -747,20 +745,12 @@ inline std::unique_ptr<dynamic_filter> make_swappable(std::unique_ptr<dynamic_fi
 
 namespace detail {
 
-/// Calls fn.template operator()<F>() for the layout class F of `kind`.
+/// Calls fn.template operator()<F>() for the layout class F of `kind` (with_file_layout).
 template <class R, class Fn>
 R with_layout(filter_kind kind, Fn fn) {
-    switch (kind) {
-        case filter_kind::classic: return fn.template operator()<classic_bloom_filter>();
-        case filter_kind::blocked: return fn.template operator()<blocked_bloom_filter>();
-        case filter_kind::counting: return fn.template operator()<counting_bloom_filter>();
-        case filter_kind::split_block: return fn.template operator()<split_block_bloom_filter>();
-        case filter_kind::one_word: return fn.template operator()<one_word_bloom_filter>();
-        case filter_kind::two_word: return fn.template operator()<two_word_bloom_filter>();
-        case filter_kind::cuckoo: return fn.template operator()<cuckoo_filter>();
-        default: break;
-    }
-    throw error(errc::invalid_argument, "not a kind of filter a file holds: " + std::to_string(static_cast<std::uint32_t>(kind)));
+    if (!is_layout(kind))
+        throw error(errc::invalid_argument, "not a layout: " + std::to_string(static_cast<std::uint32_t>(kind)));
+    return with_file_layout<R>(static_cast<layout>(kind), fn);
 }
 
 inline std::uint32_t counting_width(const filter_spec& s) { return s.counter_bits == 0 ? 4 : s.counter_bits; }
@@ -810,10 +800,7 @@ inline std::unique_ptr<dynamic_filter> make_rotating(const filter_spec& s) {
     if (s.generations != 0) o.generations = s.generations;
     o.double_write = s.double_write;
     o.period_ns = s.period_ns;
-    if (s.manual_clock) {
-        o.clock = [] { return std::uint64_t{0}; };  // the caller's clock starts at 0 now
-        o.auto_tick = false;
-    }
+    o.manual_clock = s.manual_clock;
     return std::make_unique<held<rotating_bloom_filter>>(false, s.capacity, s.fpr, std::move(o));
 }
 
@@ -876,7 +863,21 @@ inline std::unique_ptr<dynamic_filter> load_filter(file_format format, const byt
     }
     if (format != file_format::native)
         throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
-    const file_header h = read_header(source, memory_limit, available);
+    const native_head head = read_head(source);
+    if (is_composite(head)) {
+        const composite_header c = composite_header_of(head, memory_limit, available);
+        detail::check_accepted(static_cast<filter_kind>(c.kind), accepted);
+        const std::uint64_t rest = available == unknown_length ? available : available - header_size;
+        auto make = [&]<class F>() {
+            return [](auto&&... args) -> std::unique_ptr<dynamic_filter> { return std::make_unique<detail::held<F>>(false, std::move(args)...); };
+        };
+        if (c.kind == composite_rotating)
+            return load_rotating_with(c, source, memory_limit, rest, {}, make.template operator()<rotating_bloom_filter>());
+        if (c.parts_layout == layout::cuckoo)
+            return load_scalable_with<cuckoo_filter>(c, source, memory_limit, rest, make.template operator()<scalable_cuckoo_filter>());
+        return load_scalable_with<blocked_bloom_filter>(c, source, memory_limit, rest, make.template operator()<scalable_bloom_filter>());
+    }
+    const file_header h = file_header_of(head, memory_limit, available);
     detail::check_accepted(kind_of(h.kind), accepted);
     return detail::with_layout<std::unique_ptr<dynamic_filter>>(
         kind_of(h.kind), [&]<class F>() { return make_dynamic(load_payload<F>(h, source, memory_limit, available)); });
@@ -898,7 +899,12 @@ inline saved_header saved_header_of(file_format format, std::span<const std::byt
         return {guava_header_size + read_guava_header(span_source(head), memory_limit).words * 8, filter_kind::classic};
     if (format != file_format::native)
         throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
-    const file_header h = read_header(span_source(head), memory_limit);
+    const native_head first = read_head(span_source(head));
+    if (is_composite(first)) {
+        const composite_header c = composite_header_of(first, memory_limit);
+        return {c.bytes, static_cast<filter_kind>(c.kind)};
+    }
+    const file_header h = file_header_of(first, memory_limit);
     return {header_size + h.payload_bytes + trailer_size, kind_of(h.kind)};
 }
 

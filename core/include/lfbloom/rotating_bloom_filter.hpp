@@ -57,6 +57,13 @@ struct rotating_options {
     /// Used only with a period; must be callable from any thread.
     std::function<std::uint64_t()> clock;
     bool auto_tick = true;  ///< with a period: adds and queries call tick(clock()) themselves
+    /// Time advances only by tick(now), now counting from 0 at creation (a loaded filter: at its
+    /// save); clock and auto_tick are ignored.
+    bool manual_clock = false;
+    /// Nanoseconds since the Unix epoch, read when a filter with a period is saved and loaded, so
+    /// the time between them counts towards its next rotation; empty = CLOCK_REALTIME. Not read
+    /// with manual_clock: no time passes between its save and load.
+    std::function<std::uint64_t()> wall_clock;
     filter_options filter;  ///< memory_limit caps the sum over generations
 };
 
@@ -82,6 +89,62 @@ public:
         // relaxed: the constructor; the filter is published to other threads by the caller
         if (options_.period_ns != 0) deadline_.store(later(now(), 1, options_.period_ns), std::memory_order_relaxed);
     }
+
+    /// A filter rebuilt from saved state (composite_format.hpp's loader): `ring` (ring_size()
+    /// generations of one shape and the options' seed, in ring order: ring[e % ring_size()] is
+    /// current after e rotations), `rotations` rotations so far, and `remaining_ns` of the period
+    /// left at the save (`never`: no deadline). The time since the save (wall_clock, unless
+    /// manual_clock) is taken off that; if it has run out, the due rotations (at most G) are
+    /// performed here, as a tick would have. Throws invalid_argument as the other constructor
+    /// does and for a ring that breaks these rules; the memory limit is the loader's to check.
+    basic_rotating_bloom_filter(std::uint64_t capacity, double fpr, rotating_options options, std::vector<generation> ring,
+                                std::uint64_t rotations, std::uint64_t remaining_ns, std::uint64_t saved_at_ns)
+        : options_(checked(capacity, fpr, std::move(options))), capacity_(capacity), fpr_(fpr), ring_(std::move(ring)) {
+        if (ring_.size() != ring_size())
+            throw error(errc::invalid_argument, "the ring holds " + std::to_string(ring_size()) + " generations");
+        for (const generation& g : ring_)
+            if (g.seed() != seed() || !(g.shape() == ring_[0].shape()) || g.probes() != ring_[0].probes())
+                throw error(errc::invalid_argument, "the generations differ in seed or shape");
+        epoch_.store(rotations, std::memory_order_relaxed);  // relaxed: the constructor, as above
+        if (options_.period_ns == 0) return;
+        if (remaining_ns == never) {
+            deadline_.store(never, std::memory_order_relaxed);  // relaxed: the constructor
+            return;
+        }
+        const std::uint64_t now_wall = options_.manual_clock ? 0 : wall_now();
+        const std::uint64_t passed = options_.manual_clock || now_wall < saved_at_ns ? 0 : now_wall - saved_at_ns;
+        const std::uint64_t start = now();
+        if (passed < remaining_ns) {
+            deadline_.store(later(start, 1, remaining_ns - passed), std::memory_order_relaxed);  // relaxed: the constructor
+            return;
+        }
+        const std::uint64_t late = passed - remaining_ns;  // past the deadline: rotate as tick(start) would have
+        for (std::uint64_t i = 0; i <= std::min<std::uint64_t>(late / options_.period_ns, options_.generations - 1); ++i) rotate_locked();
+        deadline_.store(later(start, 1, options_.period_ns - late % options_.period_ns), std::memory_order_relaxed);  // relaxed: the constructor
+    }
+
+    /// Calls fn(rotations, remaining_ns, wall_ns) with rotations held off (tick skips them,
+    /// rotate() waits), adds and queries running on: the ring stays in place while a save writes
+    /// it (composite_format.hpp). remaining_ns is the time to the next deadline (0 if due,
+    /// `never` if none), wall_ns the wall clock then (0 with manual_clock). Blocking for rotations.
+    template <class Fn>
+    decltype(auto) with_rotations_paused(Fn fn) const {
+        const std::lock_guard lock(rotate_mutex_);
+        std::uint64_t remaining = never;
+        if (options_.period_ns != 0) {
+            const std::uint64_t deadline = deadline_.load(std::memory_order_relaxed);  // relaxed: written under this lock
+            const std::uint64_t t = now();
+            remaining = deadline == never ? never : deadline > t ? deadline - t : 0;
+        }
+        // relaxed: only rotators write the epoch, and this lock holds them off
+        return fn(epoch_.load(std::memory_order_relaxed), remaining, options_.manual_clock ? 0 : wall_now());
+    }
+
+    /// Throws invalid_argument or too_large as the constructor does for these arguments. Pure.
+    static void check_options(std::uint64_t capacity, double fpr, const rotating_options& o) { (void)checked(capacity, fpr, o); }
+
+    /// The options it was made with (its clocks included).
+    const rotating_options& options() const noexcept { return options_; }
 
     std::uint64_t seed() const noexcept { return options_.filter.seed; }
     std::uint64_t capacity() const noexcept { return capacity_; }  ///< the most keys added in one period
@@ -169,6 +232,10 @@ private:
         if (!(fpr > 0.0 && fpr < 1.0)) throw error(errc::invalid_argument, "fpr must be in (0, 1)");
         if (o.generations < 2 || o.generations > max_generations)
             throw error(errc::invalid_argument, "generations must be in 2.." + std::to_string(max_generations));
+        if (o.manual_clock) {
+            o.clock = [] { return std::uint64_t{0}; };  // the caller's clock starts at 0 now
+            o.auto_tick = false;
+        }
         return o;
     }
 
@@ -179,6 +246,13 @@ private:
         if (options_.clock) return options_.clock();
         timespec t{};
         ::clock_gettime(CLOCK_MONOTONIC_COARSE, &t);  // vDSO, no system call
+        return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+    }
+
+    std::uint64_t wall_now() const {
+        if (options_.wall_clock) return options_.wall_clock();
+        timespec t{};
+        ::clock_gettime(CLOCK_REALTIME, &t);
         return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
     }
 

@@ -74,8 +74,8 @@
 // takes the place of an entry retried 16 times in vain (four capacities' worth of removes: its key
 // collides with one that stays; counted as abandoned, its copy stays for good), or, if none has
 // been, is refused as ambiguous and changes nothing (counted), as every ambiguous remove was up to 1.9.
-// The list lives in memory only: scalable filters are not saved; a file format for them must carry
-// it, or the copies it would erase stay for good.
+// A saved filter carries the list (composite_format.hpp), so the copies it would erase are erased
+// after a load too.
 // Room: a copy goes to the one sub-filter the key already matches, if it matches in exactly one
 // and that one has room, else to the oldest sub-filter with room (below its capacity, and no add
 // refused as full there since its last remove), so the slots removes free are used again. Every
@@ -125,6 +125,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -200,6 +201,44 @@ public:
         size_.store(1, std::memory_order_relaxed);                            // relaxed: constructor
         size_ahead(1);
     }
+    /// A deferred remove waiting in the list (see the top of this file), as a saved filter holds it.
+    struct pending_remove {
+        hash128 hash;
+        std::uint32_t retries = 0;  ///< retries that found several matches again
+    };
+    /// A sub-filter and the adds it counted, as a saved filter holds them.
+    struct saved_part {
+        sub_filter filter;
+        std::uint64_t items = 0;
+    };
+
+    /// A filter rebuilt from saved state (composite_format.hpp's loader): `parts` (1 to
+    /// options.max_filters, oldest first, each of the options' seed and sized for at least one
+    /// key) become its published sub-filters, `pending` its list of pending removes (empty unless
+    /// cuckoo, at most the list's cap). Growth goes on from the last part with the options'
+    /// rule. Throws invalid_argument as the other constructor does and for parts or a list that
+    /// break these rules; the memory limit is the loader's to check. The counts of
+    /// pending_removes() start at 0.
+    basic_scalable_filter(std::uint64_t initial_capacity, double fpr, const scalable_options& options,
+                          std::vector<saved_part> parts, std::vector<pending_remove> pending)
+        : options_(checked(initial_capacity, fpr, options)), initial_capacity_(initial_capacity), fpr_(fpr) {
+        if (parts.empty() || parts.size() > options_.max_filters)
+            throw error(errc::invalid_argument, "a scalable filter has 1 to max_filters sub-filters");
+        for (std::uint32_t i = 0; i < parts.size(); ++i) {
+            const geometry g = parts[i].filter.shape();
+            if (parts[i].filter.seed() != seed() || g.capacity == 0)
+                throw error(errc::invalid_argument, "sub-filter " + std::to_string(i) + " has another seed or no capacity");
+            auto s = std::unique_ptr<stage>(new stage{std::move(parts[i].filter), g.capacity});
+            s->items.store(parts[i].items, std::memory_order_relaxed);  // relaxed: constructor
+            stages_[i].store(s.release(), std::memory_order_relaxed);   // relaxed: constructor
+            size_.store(i + 1, std::memory_order_relaxed);               // relaxed: constructor (the destructor frees what is stored)
+        }
+        if (!pending.empty() && (!removes || pending.size() > pending_cap()))
+            throw error(errc::invalid_argument, "more pending removes than the list holds");
+        pending_ = std::move(pending);
+        pending_size_.store(pending_.size(), std::memory_order_relaxed);  // relaxed: constructor
+        size_ahead(filters());
+    }
     basic_scalable_filter(const basic_scalable_filter&) = delete;
     basic_scalable_filter& operator=(const basic_scalable_filter&) = delete;
     ~basic_scalable_filter() {
@@ -210,6 +249,13 @@ public:
 
     std::uint64_t seed() const noexcept { return options_.filter.seed; }
     double fpr() const noexcept { return fpr_; }  ///< the configured bound on the total rate
+    std::uint64_t initial_capacity() const noexcept { return initial_capacity_; }  ///< the first sub-filter's
+    const scalable_options& options() const noexcept { return options_; }
+
+    /// Throws invalid_argument as the constructor does for these arguments; else returns `o`. Pure.
+    static const scalable_options& check_options(std::uint64_t capacity, double fpr, const scalable_options& o) {
+        return checked(capacity, fpr, o);
+    }
 
     /// Adds a hashed key; true if it was new. Blocked: a key some sub-filter already reports
     /// present is not added again (so duplicates do not fill the newest). Cuckoo: a copy is
@@ -316,6 +362,16 @@ public:
         return pending_.size();
     }
 
+    /// Calls fn(pending) with the list of pending removes (empty unless cuckoo) held still: removes
+    /// that would defer, retries, and adds that would take an entry wait until fn returns (a
+    /// save, composite_format.hpp, writes the sub-filters and then the list inside it, so each
+    /// entry's copy is in the file). Blocking; fn must not call this filter's removes.
+    template <class Fn>
+    decltype(auto) with_pending_paused(Fn fn) const {
+        std::lock_guard<typename Sync::mutex> held(pending_lock_);
+        return fn(std::span<const pending_remove>(pending_));
+    }
+
     /// Wait-free: checks every published sub-filter, newest first.
     bool contains_hash(hash128 h) const noexcept {
         for (std::uint32_t i = size_.load(std::memory_order_acquire); i-- > 0;)  // acquire: see advance
@@ -340,6 +396,12 @@ public:
         (void)filter(index);
         const stage& s = stage_at(index);
         return {summary(s.filter), s.items.load(std::memory_order_relaxed)};  // relaxed: a statistic
+    }
+
+    /// The adds sub-filter `index` counted (stats(index).items without the scan); throws as stats(index) does.
+    std::uint64_t items(std::uint32_t index) const {
+        (void)filter(index);
+        return stage_at(index).items.load(std::memory_order_relaxed);  // relaxed: a statistic
     }
 
     /// Sub-filter `index` itself (as stats(index)), for its shape; throws as stats(index) does.
@@ -443,6 +505,9 @@ private:
         return remove_status::removed;
     }
 
+    /// The most entries the list of pending removes holds (see the top of this file).
+    std::size_t pending_cap() const noexcept { return std::max<std::uint64_t>(min_pending_removes, total_capacity() / 256); }
+
     /// The sum of the published sub-filters' capacities (sizes the list and its retries).
     std::uint64_t total_capacity() const noexcept {
         std::uint64_t total = 0;
@@ -456,8 +521,7 @@ private:
     remove_status defer(hash128 h) noexcept {
         std::lock_guard<typename Sync::mutex> held(pending_lock_);
         if (settle_together(h, 1)) return remove_status::removed;
-        const std::size_t cap = std::max<std::uint64_t>(min_pending_removes, total_capacity() / 256);
-        if (pending_.size() >= cap) {
+        if (pending_.size() >= pending_cap()) {
             std::size_t oldest = 0;  // the entry retried most often
             for (std::size_t i = 1; i < pending_.size(); ++i)
                 if (pending_[i].retries > pending_[oldest].retries) oldest = i;
@@ -721,15 +785,10 @@ private:
     atomic<std::uint32_t> size_{0};
     atomic<bool> capped_{false};
 
-    /// Cuckoo: a remove deferred because its key matched in several sub-filters.
-    struct pending_remove {
-        hash128 hash;
-        std::uint32_t retries;  ///< retries that found several matches again
-    };
     static constexpr std::size_t min_pending_removes = 64;
     static constexpr std::uint32_t abandon_after = 16;  ///< retries after which a full list may evict it
     static constexpr std::size_t max_owing_group = 16;  ///< the rule of owed copies looks at no larger group
-    typename Sync::mutex pending_lock_;
+    mutable typename Sync::mutex pending_lock_;  // mutable: a save holds it (with_pending_paused)
     std::vector<pending_remove> pending_;  ///< under pending_lock_, unordered
     std::size_t pending_cursor_ = 0;       ///< under pending_lock_: the next entry retry_maybe retries
     atomic<std::uint64_t> pending_size_{0};  ///< pending_.size(), stored under the lock; read without it as a hint

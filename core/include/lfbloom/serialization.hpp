@@ -256,6 +256,22 @@ std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8
     return h;
 }
 
+/// Calls fn.template operator()<F>() for the filter class F a file of layout `kind` holds: the one
+/// dispatch from a file's layout to its class (dynamic_filter.hpp's make and load go through it).
+template <class R, class Fn>
+R with_file_layout(layout kind, Fn fn) {
+    switch (kind) {
+        case layout::classic: return fn.template operator()<classic_bloom_filter>();
+        case layout::blocked: return fn.template operator()<blocked_bloom_filter>();
+        case layout::counting: return fn.template operator()<counting_bloom_filter>();
+        case layout::split_block: return fn.template operator()<split_block_bloom_filter>();
+        case layout::one_word: return fn.template operator()<one_word_bloom_filter>();
+        case layout::two_word: return fn.template operator()<two_word_bloom_filter>();
+        case layout::cuckoo: return fn.template operator()<cuckoo_filter>();
+    }
+    throw error(errc::unsupported_version, "unknown layout " + std::to_string(static_cast<int>(kind)));
+}
+
 /// Validates every field of a header with `magic` (see the top of this file) and format version
 /// `version` (shared cuckoo files have their own: shared_memory.hpp).
 inline file_header decode_header(const std::array<unsigned char, header_size>& h, const char (&magic_bytes)[8],
@@ -292,6 +308,14 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
         corrupt("hash count out of range");
     if (out.payload_bytes != expected_payload(out.kind, out.shape.slots, out.slot_bits)) corrupt("payload length does not match the geometry");
     if (out.slots_set > out.shape.slots) corrupt("more slots set than slots");
+    with_file_layout<void>(out.kind, [&]<class F>() {  // the class's own rules (split-block: k = 8; rates)
+        try {
+            F::validate(out.shape, out.slot_bits);
+        } catch (const error& e) {
+            if (e.code() == errc::invalid_argument) corrupt(e.what());
+            throw;
+        }
+    });
     return out;
 }
 
@@ -334,17 +358,38 @@ void save(const Filter& filter, const byte_sink& sink) {
         write(filter.words(), filter.stats().slots_set);
 }
 
-/// Reads and validates a native header; throws corrupt, unsupported_version or too_large (the
+/// The bytes save() writes for `filter` (a layout class's).
+template <class Filter>
+std::uint64_t serialized_size(const Filter& filter) {
+    return header_size + detail::expected_payload(Filter::kind, filter.shape().slots, filter.counter_bits()) + trailer_size;
+}
+
+/// The first header_size bytes of native data, read as they are (see file_header_of).
+using native_head = std::array<unsigned char, header_size>;
+inline native_head read_head(const byte_source& source) {
+    native_head h;
+    detail::read_exact(source, h.data(), h.size(), "header");
+    return h;
+}
+
+/// Whether a native head is a composite's (composite_format.hpp), by its layout byte alone.
+inline bool is_composite(const native_head& h) noexcept { return h[10] >= 16; }
+
+/// Validates a layout's native header; throws corrupt, unsupported_version or too_large (the
 /// payload would exceed `memory_limit`, 0 = none, or the machine). `available`, when known, is
 /// the length of the data: a header declaring more is refused as truncated. Allocates nothing.
-inline file_header read_header(const byte_source& source, std::uint64_t memory_limit = 0,
-                               std::uint64_t available = unknown_length) {
-    std::array<unsigned char, header_size> h;
-    detail::read_exact(source, h.data(), h.size(), "header");
-    const file_header out = detail::decode_header(h, detail::magic);
+inline file_header file_header_of(const native_head& head, std::uint64_t memory_limit = 0,
+                                  std::uint64_t available = unknown_length) {
+    const file_header out = detail::decode_header(head, detail::magic);
     check_memory(out.payload_bytes, memory_limit);
     detail::check_available(header_size + out.payload_bytes + trailer_size, available);
     return out;
+}
+
+/// Reads and validates a layout's native header (file_header_of says how).
+inline file_header read_header(const byte_source& source, std::uint64_t memory_limit = 0,
+                               std::uint64_t available = unknown_length) {
+    return file_header_of(read_head(source), memory_limit, available);
 }
 
 /// Loads the payload of a filter of type Filter after read_header(source, memory_limit,
@@ -370,16 +415,7 @@ Filter load_payload(const file_header& header, const byte_source& source, std::u
 inline any_filter load_any(const byte_source& source, std::uint64_t memory_limit = 0,
                            std::uint64_t available = unknown_length) {
     const file_header h = read_header(source, memory_limit, available);
-    switch (h.kind) {
-        case layout::classic: return load_payload<classic_bloom_filter>(h, source, memory_limit, available);
-        case layout::counting: return load_payload<counting_bloom_filter>(h, source, memory_limit, available);
-        case layout::split_block: return load_payload<split_block_bloom_filter>(h, source, memory_limit, available);
-        case layout::one_word: return load_payload<one_word_bloom_filter>(h, source, memory_limit, available);
-        case layout::two_word: return load_payload<two_word_bloom_filter>(h, source, memory_limit, available);
-        case layout::cuckoo: return load_payload<cuckoo_filter>(h, source, memory_limit, available);
-        case layout::blocked: break;
-    }
-    return load_payload<blocked_bloom_filter>(h, source, memory_limit, available);
+    return detail::with_file_layout<any_filter>(h.kind, [&]<class F>() { return any_filter(load_payload<F>(h, source, memory_limit, available)); });
 }
 
 template <class Filter>

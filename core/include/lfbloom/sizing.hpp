@@ -36,6 +36,8 @@ struct geometry {
     /// cuckoo_buckets.hpp); 0 there means 16. Other kinds leave it 0 (counting filters take their
     /// counter width as a parameter of its own).
     std::uint32_t slot_bits = 0;
+
+    bool operator==(const geometry&) const = default;
 };
 
 namespace detail {
