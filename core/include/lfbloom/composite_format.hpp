@@ -19,7 +19,8 @@
 // each pending remove (h1, h2, retries as 4 bytes, 4 zero bytes). Rotating: parts = the ring in
 // ring order (ring[e mod ring size] is current after e rotations: G, or G + 1 with double write);
 // tail = the nanoseconds left to the next rotation at the save (2^64 - 1: none) and the wall clock
-// then (ns since the Unix epoch; 0 with a manual clock, where no time passes between save and load).
+// then (ns since the Unix epoch); with a manual clock, the deadline itself in the caller's time,
+// and 0 (the caller's time goes on across the save).
 //
 // Snapshots: as for layouts, a save running beside adds holds every add that completed before it
 // began. A scalable filter's sub-filters are those published when the save began; a cuckoo one's
@@ -236,8 +237,14 @@ template <class Sub>
 void save(const basic_scalable_filter<Sub>& f, const byte_sink& sink) {
     f.with_pending_paused([&](auto pending) {
         const std::uint32_t n = f.filters();
-        composite_header c{.kind = composite_scalable, .parts_layout = Sub::kind, .seed = f.seed(), .capacity = f.initial_capacity(),
-                           .fpr = f.fpr(), .scalable = f.options(), .parts = n, .pending = pending.size()};
+        composite_header c;
+        c.parts_layout = Sub::kind;
+        c.seed = f.seed();
+        c.capacity = f.initial_capacity();
+        c.fpr = f.fpr();
+        c.scalable = f.options();
+        c.parts = n;
+        c.pending = pending.size();
         std::vector<std::uint64_t> tail;
         c.bytes = header_size + trailer_size;
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -299,8 +306,15 @@ inline std::uint64_t serialized_size(const rotating_bloom_filter& f) {
 /// rotations wait for the save.
 inline void save(const rotating_bloom_filter& f, const byte_sink& sink) {
     f.with_rotations_paused([&](std::uint64_t rotations, std::uint64_t remaining, std::uint64_t wall) {
-        const composite_header c{.kind = composite_rotating, .seed = f.seed(), .capacity = f.capacity(), .fpr = f.fpr(),
-                                 .bytes = serialized_size(f), .parts = f.ring_size(), .rotating = f.options(), .rotations = rotations};
+        composite_header c;
+        c.kind = composite_rotating;
+        c.seed = f.seed();
+        c.capacity = f.capacity();
+        c.fpr = f.fpr();
+        c.bytes = serialized_size(f);
+        c.parts = f.ring_size();
+        c.rotating = f.options();
+        c.rotations = rotations;
         const std::uint64_t tail[] = {remaining, wall};
         detail::write_composite(c, sink, [&] {
             for (std::uint32_t i = 0; i < f.ring_size(); ++i) save(f.filter_at(static_cast<std::uint32_t>((rotations + f.ring_size() - i) % f.ring_size())) , sink);

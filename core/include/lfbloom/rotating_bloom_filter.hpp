@@ -57,8 +57,8 @@ struct rotating_options {
     /// Used only with a period; must be callable from any thread.
     std::function<std::uint64_t()> clock;
     bool auto_tick = true;  ///< with a period: adds and queries call tick(clock()) themselves
-    /// Time advances only by tick(now), now counting from 0 at creation (a loaded filter: at its
-    /// save); clock and auto_tick are ignored.
+    /// Time advances only by tick(now), now counting from 0 at creation (a loaded filter goes on
+    /// in the saved one's time); clock and auto_tick are ignored.
     bool manual_clock = false;
     /// Nanoseconds since the Unix epoch, read when a filter with a period is saved and loaded, so
     /// the time between them counts towards its next rotation; empty = CLOCK_REALTIME. Not read
@@ -93,9 +93,10 @@ public:
     /// A filter rebuilt from saved state (composite_format.hpp's loader): `ring` (ring_size()
     /// generations of one shape and the options' seed, in ring order: ring[e % ring_size()] is
     /// current after e rotations), `rotations` rotations so far, and `remaining_ns` of the period
-    /// left at the save (`never`: no deadline). The time since the save (wall_clock, unless
-    /// manual_clock) is taken off that; if it has run out, the due rotations (at most G) are
-    /// performed here, as a tick would have. Throws invalid_argument as the other constructor
+    /// left at the save (`never`: no deadline) at wall-clock time `saved_at_ns`. The time since
+    /// the save (wall_clock) is taken off that; if it has run out, the due rotations (at most G)
+    /// are performed here, as a tick would have. With manual_clock, remaining_ns is the deadline
+    /// itself, in the caller's time, which goes on from where the saved filter's was. Throws invalid_argument as the other constructor
     /// does and for a ring that breaks these rules; the memory limit is the loader's to check.
     basic_rotating_bloom_filter(std::uint64_t capacity, double fpr, rotating_options options, std::vector<generation> ring,
                                 std::uint64_t rotations, std::uint64_t remaining_ns, std::uint64_t saved_at_ns)
@@ -107,12 +108,12 @@ public:
                 throw error(errc::invalid_argument, "the generations differ in seed or shape");
         epoch_.store(rotations, std::memory_order_relaxed);  // relaxed: the constructor, as above
         if (options_.period_ns == 0) return;
-        if (remaining_ns == never) {
-            deadline_.store(never, std::memory_order_relaxed);  // relaxed: the constructor
+        if (remaining_ns == never || options_.manual_clock) {
+            deadline_.store(remaining_ns, std::memory_order_relaxed);  // relaxed: the constructor
             return;
         }
-        const std::uint64_t now_wall = options_.manual_clock ? 0 : wall_now();
-        const std::uint64_t passed = options_.manual_clock || now_wall < saved_at_ns ? 0 : now_wall - saved_at_ns;
+        const std::uint64_t now_wall = wall_now();
+        const std::uint64_t passed = now_wall < saved_at_ns ? 0 : now_wall - saved_at_ns;
         const std::uint64_t start = now();
         if (passed < remaining_ns) {
             deadline_.store(later(start, 1, remaining_ns - passed), std::memory_order_relaxed);  // relaxed: the constructor
@@ -126,7 +127,8 @@ public:
     /// Calls fn(rotations, remaining_ns, wall_ns) with rotations held off (tick skips them,
     /// rotate() waits), adds and queries running on: the ring stays in place while a save writes
     /// it (composite_format.hpp). remaining_ns is the time to the next deadline (0 if due,
-    /// `never` if none), wall_ns the wall clock then (0 with manual_clock). Blocking for rotations.
+    /// `never` if none; with manual_clock the deadline itself, in the caller's time), wall_ns the
+    /// wall clock then (0 with manual_clock). Blocking for rotations.
     template <class Fn>
     decltype(auto) with_rotations_paused(Fn fn) const {
         const std::lock_guard lock(rotate_mutex_);
@@ -134,7 +136,7 @@ public:
         if (options_.period_ns != 0) {
             const std::uint64_t deadline = deadline_.load(std::memory_order_relaxed);  // relaxed: written under this lock
             const std::uint64_t t = now();
-            remaining = deadline == never ? never : deadline > t ? deadline - t : 0;
+            remaining = deadline == never || options_.manual_clock ? deadline : deadline > t ? deadline - t : 0;
         }
         // relaxed: only rotators write the epoch, and this lock holds them off
         return fn(epoch_.load(std::memory_order_relaxed), remaining, options_.manual_clock ? 0 : wall_now());
