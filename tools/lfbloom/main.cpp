@@ -21,9 +21,10 @@ namespace {
 
 constexpr const char* exit_codes =
     "Exit codes: 0 success; 1 the demo's self-check failed; 2 bad flags or numbers; 3 missing,\n"
-    "unreadable, corrupt or foreign input, bad or no keys; 4 the output could not be written\n"
-    "(nothing half-written is left: files are written to a temporary and renamed); 5 the filter\n"
-    "would not fit the memory limit or the machine, or refused a key (full).\n";
+    "unreadable, corrupt or foreign input, bad or no keys, a command the filter's kind does not\n"
+    "offer (remove, merge); 4 the output could not be written (nothing half-written is left:\n"
+    "files are written to a temporary and renamed); 5 the filter would not fit the memory limit\n"
+    "or the machine, or refused a key (full).\n";
 
 struct command {
     const char* summary;
@@ -92,6 +93,7 @@ std::uint64_t build_from(lfbloom::dynamic_filter& filter, const key_input_option
     gathered_keys gathered;
     std::uint64_t added = 0;
     auto flush = [&] {
+        if (gathered.size() == 0) return;
         changing(added, [&](lfbloom::batch_progress& p) {
             filter.run_bulk(lfbloom::batch_op::add, gathered.size(), lfbloom::packed_keys{gathered.bytes.data(), gathered.offsets.data()},
                             {.threads = threads}, p);
@@ -268,16 +270,13 @@ boost::json::object describe(const lfbloom::filter_info& v) {
 /// for -1; counters that are 0 are left out.
 void print_fields(const boost::json::object& fields, const char* indent, bool skip_zero = false) {
     for (const auto& [name, value] : fields) {
-        std::string text;
-        if (value.is_string()) text = value.get_string();
-        else if (value.is_bool()) text = value.get_bool() ? "yes" : "no";
-        else if (value.is_double() && value.get_double() < 0) text = "infinite";
-        else if (value.is_double()) {
-            char number[32];
-            std::snprintf(number, sizeof number, "%.6g", value.get_double());
-            text = number;
-        }
-        else text = grouped(value.to_number<std::uint64_t>());
+        char number[32];
+        if (value.is_double()) std::snprintf(number, sizeof number, "%.6g", value.get_double());
+        const std::string text = value.is_string()                            ? std::string(value.get_string())
+                                 : value.is_bool()                            ? (value.get_bool() ? "yes" : "no")
+                                 : value.is_double() && value.get_double() < 0 ? "infinite"
+                                 : value.is_double()                          ? number
+                                                                              : grouped(value.to_number<std::uint64_t>());
         if (skip_zero && text == "0") continue;
         std::printf("%s%-19s %s\n", indent, std::string(name).c_str(), text.c_str());
     }
@@ -407,7 +406,7 @@ const std::map<std::string, command> commands = {
     {"build", {"create a filter from keys and save it", build}},
     {"add", {"add keys to a saved filter", add}},
     {"query", {"answer maybe/no for each key", query}},
-    {"remove", {"remove keys from a saved counting or cuckoo filter", remove_keys}},
+    {"remove", {"remove keys from a saved counting, cuckoo or scalable cuckoo filter", remove_keys}},
     {"info", {"a saved filter's parameters and fill (--json too)", info}},
     {"merge", {"merge compatible saved filters", merge}},
     {"import-guava", {"convert a Guava BloomFilter file", import_guava}},
