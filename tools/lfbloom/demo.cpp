@@ -1,6 +1,7 @@
 // lfbloom demo: the cache-penetration guard our users build, running for real.
 //
-// A SQLite database holds N users. A filter is warmed from it. Worker threads serve a stream of
+// A SQLite database holds N users. A filter of any kind (lfbloom::make_filter) is warmed from it,
+// or one saved by `lfbloom build` is loaded (--filter). Worker threads serve a stream of
 // lookups, half for real users and half for attack keys that do not exist (the flood that
 // penetrates a cache and hammers the database); each lookup asks the filter first and goes to the
 // database only on "maybe". The same stream is then served without the filter, every lookup a
@@ -80,7 +81,7 @@ struct run_result {
 };
 
 /// Serves `lookups` lookups on `threads` threads; through the filter when `filter` is not null.
-run_result serve(const std::string& path, const lfbloom::any_filter* filter, std::uint64_t users, std::uint64_t lookups,
+run_result serve(const std::string& path, const lfbloom::dynamic_filter* filter, std::uint64_t users, std::uint64_t lookups,
                  unsigned threads, std::uint64_t seed) {
     std::vector<run_result> parts(threads);
     const auto start = std::chrono::steady_clock::now();
@@ -102,7 +103,7 @@ run_result serve(const std::string& path, const lfbloom::any_filter* filter, std
                     (attack ? r.attacks : r.real)++;
                     bool ask_db = true;
                     if (filter != nullptr) {
-                        ask_db = std::visit([&](const auto& f) { return f.contains(name); }, *filter);
+                        ask_db = filter->contains(lfbloom::as_key(name));
                         r.maybe += ask_db;
                         if (attack) r.attack_maybe += ask_db;
                         if (!attack && !ask_db) ++r.false_negatives;  // a real user the filter turned away
@@ -133,14 +134,17 @@ int run_demo(int argc, char** argv) {
     std::uint64_t users = 1000000, lookups = 0, seed = 1;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     double rate = 0.01;
-    std::string layout = "blocked";
+    std::string saved;
+    kind_flags kind;
     po::options_description flags("The cache-penetration guard: a filter in front of a SQLite database of users");
     flags.add_options()("help,h", "this text")("users", po::value(&users)->default_value(users), "users in the database")(
         "threads", po::value(&threads)->default_value(threads), "worker threads (default: the cores)")(
         "lookups", po::value(&lookups), "lookups per run (default: the number of users)")(
         "rate", po::value(&rate)->default_value(rate), "configured false-positive rate")(
-        "layout", po::value(&layout)->default_value(layout), "blocked, classic, counting or cuckoo")(
-        "seed", po::value(&seed)->default_value(seed), "seed of the lookup stream");
+        "seed", po::value(&seed)->default_value(seed), "seed of the lookup stream")(
+        "filter", po::value(&saved),
+        "guard with this saved filter (its rate is the configured one) instead of warming one; it must hold user:0 .. user:N-1");
+    kind.add_to(flags);
     po::variables_map vm;
     try {
         po::store(po::parse_command_line(argc, argv, flags), vm);
@@ -154,6 +158,10 @@ int run_demo(int argc, char** argv) {
     }
     if (!vm.count("lookups")) lookups = users;
     if (users == 0 || lookups == 0 || threads == 0 || threads > 256) throw failure(exit_usage, "--users, --lookups and --threads (1..256) must be positive");
+    if (!saved.empty() && (vm.count("kind") || vm.count("layout"))) throw failure(exit_usage, "--filter brings its own kind: no --kind");
+    lfbloom::filter_spec spec = kind.spec(vm);
+    spec.capacity = users;
+    spec.fpr = rate;
 
     const auto dir = std::filesystem::temp_directory_path() / ("lfbloom-demo-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
@@ -184,43 +192,32 @@ int run_demo(int argc, char** argv) {
     }
     const double fill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-    // Warm the filter from the database, as a service does at start-up.
+    // Warm the filter from the database, as a service does at start-up (or load the one it saved).
     t0 = std::chrono::steady_clock::now();
-    lfbloom::any_filter filter = [&]() -> lfbloom::any_filter {
-        try {
-            if (layout == "blocked") return lfbloom::blocked_bloom_filter::for_capacity(users, rate);
-            if (layout == "classic") return lfbloom::classic_bloom_filter::for_capacity(users, rate);
-            if (layout == "counting") return lfbloom::counting_bloom_filter::for_capacity(users, rate);
-            if (layout == "cuckoo") return lfbloom::cuckoo_filter::for_capacity(users, rate);
-        } catch (const lfbloom::error& e) {
-            throw failure(e.code() == lfbloom::errc::invalid_argument ? exit_usage : exit_resources, e.what());
-        }
-        throw failure(exit_usage, "--layout must be blocked, classic, counting or cuckoo");
-    }();
-    {
+    std::unique_ptr<lfbloom::dynamic_filter> filter;
+    if (!saved.empty()) {
+        filter = read_filter(saved);
+        rate = filter->info().target_fpr;
+    } else {
+        filter = new_filter(spec);
         database db(path, false);
         sqlite3_stmt* all = db.prepare("SELECT name FROM users");
         while (sqlite3_step(all) == SQLITE_ROW) {
             const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(all, 0));
-            const std::string_view name(text, static_cast<std::size_t>(sqlite3_column_bytes(all, 0)));
-            std::visit([&](auto& f) { f.add(name); }, filter);
+            filter->add(lfbloom::as_key(std::string_view(text, static_cast<std::size_t>(sqlite3_column_bytes(all, 0)))));
         }
         sqlite3_finalize(all);
     }
     const double warm_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const auto* cuckoo = std::get_if<lfbloom::cuckoo_filter>(&filter);
-    std::printf("lfbloom demo: a %s filter guarding a database against cache penetration\n\n", cuckoo ? "cuckoo" : "Bloom");
+    const lfbloom::filter_info v = filter->info();
+    std::string what = lfbloom::kind_name(v.kind);
+    if (!lfbloom::is_layout(v.kind))
+        what += " of " + std::to_string(v.parts) + " " + lfbloom::kind_name(v.sub_kind) + (v.parts == 1 ? " part" : " parts");
+    std::printf("lfbloom demo: a %s filter guarding a database against cache penetration\n\n", lfbloom::kind_name(v.kind));
     std::printf("  database        %s users in SQLite (filled in %.1f s)\n", grouped(users).c_str(), fill_seconds);
-    if (cuckoo) {
-        const lfbloom::cuckoo_stats s = cuckoo->stats();
-        std::printf("  filter          cuckoo, %s bytes, %s buckets at %.1f%% load, sized for %s keys at %.4g%% (warmed in %.2f s)\n",
-                    grouped(s.bytes).c_str(), grouped(s.buckets).c_str(), 100 * s.load, grouped(s.capacity).c_str(), 100 * rate,
-                    warm_seconds);
-    } else {
-        const lfbloom::filter_stats s = std::visit([](const auto& f) { return bloom_stats(f); }, filter);
-        std::printf("  filter          %s layout, %s bytes, k = %u, sized for %s keys at %.4g%% (warmed in %.2f s)\n",
-                    layout.c_str(), grouped(s.bytes).c_str(), s.hashes, grouped(s.capacity).c_str(), 100 * rate, warm_seconds);
-    }
+    std::printf("  filter          %s, %s bytes, %u-bit slots, %u hashes, sized for %s keys at %.4g%%, %.1f%% of slots set (%s in %.2f s)\n",
+                what.c_str(), grouped(v.bytes).c_str(), v.slot_bits, v.hashes, grouped(v.capacity).c_str(), 100 * rate,
+                100 * v.fill_ratio, saved.empty() ? "warmed" : "loaded", warm_seconds);
     std::printf("  lookup stream   %s lookups per run: 50%% real users, 50%% attack keys that do not exist\n\n",
                 grouped(lookups).c_str());
 
@@ -232,7 +229,7 @@ int run_demo(int argc, char** argv) {
     run_result checked;
     bool bad = false;
     for (unsigned t : counts) {
-        const run_result r = serve(path, &filter, users, lookups, t, seed);
+        const run_result r = serve(path, filter.get(), users, lookups, t, seed);
         std::printf("  %-8u %-15s %14s %14s %14s %10s\n", t, "lfbloom filter", grouped(static_cast<std::uint64_t>(lookups / r.seconds)).c_str(),
                     grouped(r.db_queries).c_str(), grouped(lookups - r.db_queries).c_str(), grouped(r.false_negatives).c_str());
         // Self-checks: every "maybe" went to the database, every real user was found there.

@@ -1,11 +1,12 @@
-// lfbloom: the command-line tool. Subcommands build, add, query, remove, info, merge,
-// import-guava, export-guava and demo; `lfbloom <command> --help` documents each.
+// lfbloom: the command-line tool. Subcommands build, add, query, remove, info, merge, import-guava,
+// export-guava, import-parquet, export-parquet and demo; `lfbloom <command> --help` documents each.
+// Every filter is a lfbloom::dynamic_filter: made by make_filter, read by load_filter, written by
+// its save, so each command is written once for every kind.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -20,9 +21,10 @@ namespace {
 
 constexpr const char* exit_codes =
     "Exit codes: 0 success; 1 the demo's self-check failed; 2 bad flags or numbers; 3 missing,\n"
-    "unreadable, corrupt or foreign input, bad or no keys; 4 the output could not be written\n"
-    "(nothing half-written is left: files are written to a temporary and renamed); 5 the filter\n"
-    "would not fit the memory limit or the machine.\n";
+    "unreadable, corrupt or foreign input, bad or no keys, a command the filter's kind does not\n"
+    "offer (remove, merge); 4 the output could not be written (nothing half-written is left:\n"
+    "files are written to a temporary and renamed); 5 the filter would not fit the memory limit\n"
+    "or the machine, or refused a key (full).\n";
 
 struct command {
     const char* summary;
@@ -52,118 +54,103 @@ void add_key_flags(po::options_description& flags, key_input_options& keys) {
         "no-progress", "no progress line (it is shown only on a terminal anyway)");
 }
 
-/// Adds a batch; returns the keys new to the filter. A cuckoo filter that refuses a key (full, or
-/// too many copies of its fingerprint) is an error (exit 5) that says how many keys went in.
-std::uint64_t add_batch(lfbloom::any_filter& filter, std::span<const lfbloom::key_view> batch, std::uint64_t before) {
-    if (auto* cuckoo = std::get_if<lfbloom::cuckoo_filter>(&filter)) {
-        std::uint64_t fresh = 0;
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-            const lfbloom::cuckoo_status s = cuckoo->insert(batch[i]);
-            if (s == lfbloom::cuckoo_status::full || s == lfbloom::cuckoo_status::too_many_duplicates)
-                throw failure(exit_resources, std::string(s == lfbloom::cuckoo_status::full ? "the cuckoo filter is full"
-                                                                                            : "too many copies of one fingerprint") +
-                                                  " at key " + grouped(before + i + 1) +
-                                                  " of this run (nothing was written): build one with a larger --capacity");
-            fresh += s == lfbloom::cuckoo_status::added_new;
-        }
-        return fresh;
+/// Runs an add or remove through `run(progress)`, `before` keys into this run; returns the keys the
+/// batch answered 1 for. A refused key (a full cuckoo or scalable filter, too many copies of one
+/// fingerprint, an ambiguous remove) is an error (exit 5) naming it; nothing is written then.
+template <class Run>
+std::uint64_t changing(std::uint64_t before, Run run) {
+    lfbloom::batch_progress p;
+    try {
+        run(p);
+    } catch (const lfbloom::error& e) {
+        using lfbloom::errc;
+        if (e.code() != errc::full && e.code() != errc::too_many_duplicates && e.code() != errc::ambiguous) throw;
+        throw failure(exit_resources, std::string(e.what()) + ", at key " + grouped(before + p.done + 1) + " of this run (nothing was written)" +
+                                          (e.code() == lfbloom::errc::full ? ": build one with a larger --capacity" : ""));
     }
-    return std::visit([&](auto& f) { return f.add_many(batch); }, filter);
+    return p.positive;
 }
 
-/// Keys gathered for a bulk build, end to end: key i is bytes[offsets[i]] .. bytes[offsets[i + 1]].
+/// Keys gathered for a bulk build, end to end, as lfbloom::packed_keys reads them.
 struct gathered_keys {
     std::vector<std::byte> bytes;
     std::vector<std::uint64_t> offsets{0};
     std::size_t size() const noexcept { return offsets.size() - 1; }
-    void append(std::span<const lfbloom::key_view> batch) {
-        for (const lfbloom::key_view k : batch) {
-            bytes.insert(bytes.end(), k.begin(), k.end());
+    void append(std::span<const lfbloom::key_ref> batch) {
+        for (const lfbloom::key_ref& k : batch) {
+            const auto* data = static_cast<const std::byte*>(k.data);
+            bytes.insert(bytes.end(), data, data + k.len);
             offsets.push_back(bytes.size());
         }
     }
-    void clear() {
-        bytes.clear();
-        offsets.assign(1, 0);
-    }
 };
 
-/// build's keys: the Bloom kinds gather them (up to about 1 GiB at a time) and build in bulk on
-/// `threads` threads (add_bulk: the same filter as adding them one by one); a cuckoo filter adds
-/// them batch by batch as `add` does.
-std::uint64_t build_from(lfbloom::any_filter& filter, key_input_options& keys, unsigned threads) {
+/// build's keys, gathered (up to about 1 GiB at a time) and added with run_bulk on `threads`
+/// threads: Bloom kinds build in bulk (the same filter as adding the keys one by one), the others
+/// add them in order on this thread.
+std::uint64_t build_from(lfbloom::dynamic_filter& filter, const key_input_options& keys, unsigned threads) {
     constexpr std::uint64_t gather_bytes = std::uint64_t{1} << 30;
     gathered_keys gathered;
-    std::uint64_t seen = 0;
+    std::uint64_t added = 0;
     auto flush = [&] {
-        const auto at = [&](std::size_t i) {
-            return lfbloom::key_view(gathered.bytes.data() + gathered.offsets[i], gathered.offsets[i + 1] - gathered.offsets[i]);
-        };
-        std::visit(
-            [&](auto& f) {
-                if constexpr (requires { f.add_bulk(gathered.size(), at, lfbloom::bulk_options{}); })
-                    f.add_bulk(gathered.size(), at, {.threads = threads});
-            },
-            filter);
-        gathered.clear();
+        if (gathered.size() == 0) return;
+        changing(added, [&](lfbloom::batch_progress& p) {
+            filter.run_bulk(lfbloom::batch_op::add, gathered.size(), lfbloom::packed_keys{gathered.bytes.data(), gathered.offsets.data()},
+                            {.threads = threads}, p);
+        });
+        added += gathered.size();
+        gathered = {};
     };
-    const bool bulk = !std::holds_alternative<lfbloom::cuckoo_filter>(filter);
-    const std::uint64_t read = read_keys(keys, [&](std::span<const lfbloom::key_view> batch) {
-        if (!bulk) {
-            add_batch(filter, batch, seen);
-        } else {
-            gathered.append(batch);
-            if (gathered.bytes.size() + 16 * gathered.size() >= gather_bytes) flush();
-        }
-        seen += batch.size();
+    const std::uint64_t read = read_keys(keys, [&](std::span<const lfbloom::key_ref> batch) {
+        gathered.append(batch);
+        if (gathered.bytes.size() + 16 * gathered.size() >= gather_bytes) flush();
     });
-    if (bulk) flush();
+    flush();
     return read;
 }
 
 // ---- build / add -----------------------------------------------------------------------------------
 
 int build(int argc, char** argv) {
-    std::uint64_t capacity = 0, seed = 0, memory_limit = 0;
+    std::uint64_t capacity = 0, slots = 0, seed = 0, memory_limit = 0;
+    std::uint32_t hashes = 0;
     double rate = 0.01;
-    std::string layout = "blocked", output;
-    unsigned counter_bits = 4, fingerprint_bits = 0, threads = 1;
+    std::string output;
+    unsigned threads = 1;
+    kind_flags kind;
     key_input_options keys;
     po::options_description flags("Create a filter from keys and save it");
     flags.add_options()("output,o", po::value(&output)->required(), "the filter file to write")(
-        "capacity,n", po::value(&capacity)->required(), "expected number of distinct keys")(
-        "rate,p", po::value(&rate)->default_value(0.01), "target false-positive rate in (0, 1)")(
-        "layout", po::value(&layout)->default_value("blocked"), "blocked, classic, counting, split-block (Parquet's), one-word, two-word or cuckoo")(
-        "counter-bits", po::value(&counter_bits)->default_value(4), "counting: 4 or 8")(
-        "fingerprint-bits", po::value(&fingerprint_bits)->default_value(0), "cuckoo: 14, 16 or 17 (0: the fewest bytes for --rate)")(
+        "capacity,n", po::value(&capacity), "expected number of distinct keys (scalable: its first sub-filter's; rotating: per period)")(
+        "rate,p", po::value(&rate)->default_value(0.01), "target false-positive rate in (0, 1)");
+    kind.add_to(flags);
+    flags.add_options()("slots", po::value(&slots), "Bloom and counting kinds: exactly this many slots, instead of --capacity and --rate")(
+        "hashes", po::value(&hashes), "with --slots: this many probes per key")(
         "seed", po::value(&seed)->default_value(0), "hash seed")(
         "memory-limit", po::value(&memory_limit)->default_value(0), "refuse filters over this many bytes (0: none)")(
         "threads,t", po::value(&threads)->default_value(1),
-        "build in bulk on this many threads (0: one per CPU); the same filter whatever the count (not cuckoo)");
+        "build in bulk on this many threads (0: one per CPU); the same filter whatever the count (Bloom and counting kinds)");
     add_key_flags(flags, keys);
     po::positional_options_description positional;
     positional.add("keys", 1);
     po::variables_map vm;
-    if (!parse(argc, argv, "build -o FILE -n CAPACITY [-p RATE] [--layout L] [KEYS]", flags, positional, vm)) return exit_ok;
+    if (!parse(argc, argv, "build -o FILE -n CAPACITY [-p RATE] [--kind K] [KEYS]", flags, positional, vm)) return exit_ok;
     keys.progress = !vm.count("no-progress");
-    const lfbloom::filter_options options{.memory_limit = memory_limit, .seed = seed};
-    lfbloom::any_filter filter = [&]() -> lfbloom::any_filter {
-        try {
-            if (layout == "blocked") return lfbloom::blocked_bloom_filter::for_capacity(capacity, rate, options);
-            if (layout == "classic") return lfbloom::classic_bloom_filter::for_capacity(capacity, rate, options);
-            if (layout == "counting") return lfbloom::counting_bloom_filter::for_capacity(capacity, rate, counter_bits, options);
-            if (layout == "split-block") return lfbloom::split_block_bloom_filter::for_capacity(capacity, rate, options);
-            if (layout == "one-word") return lfbloom::one_word_bloom_filter::for_capacity(capacity, rate, options);
-            if (layout == "two-word") return lfbloom::two_word_bloom_filter::for_capacity(capacity, rate, options);
-            if (layout == "cuckoo") return lfbloom::cuckoo_filter::for_capacity(capacity, rate, fingerprint_bits, options);
-        } catch (const lfbloom::error& e) {
-            throw failure(e.code() == lfbloom::errc::invalid_argument ? exit_usage : exit_resources, e.what());
-        }
-        throw failure(exit_usage, "--layout must be blocked, classic, counting, split-block, one-word, two-word or cuckoo, not '" + layout + "'");
-    }();
-    const std::uint64_t added = build_from(filter, keys, threads);
+    const bool exact = vm.count("slots") > 0;
+    if (!exact && !vm.count("capacity")) throw failure(exit_usage, "--capacity (-n) is required, or --slots and --hashes (see lfbloom build --help)");
+    if (exact && (vm.count("capacity") || !vm["rate"].defaulted()))
+        throw failure(exit_usage, "--slots and --hashes give an exact geometry: no --capacity or --rate with them");
+    lfbloom::filter_spec spec = kind.spec(vm);
+    spec.seed = seed;
+    spec.memory_limit = memory_limit;
+    spec.capacity = capacity;
+    spec.fpr = exact ? 0 : rate;
+    spec.slots = slots;
+    spec.hashes = hashes;
+    const auto filter = new_filter(spec);
+    const std::uint64_t added = build_from(*filter, keys, threads);
     if (added == 0) throw failure(exit_bad_input, "no keys in " + (keys.path == "-" ? std::string("standard input") : keys.path));
-    save_filter(filter, output);
+    write_filter(*filter, output);
     std::fprintf(stderr, "built %s: %s keys\n", output.c_str(), grouped(added).c_str());
     return exit_ok;
 }
@@ -188,13 +175,15 @@ int add(int argc, char** argv) {
     keyed_command c;
     po::options_description flags("Add keys to a saved filter (written back atomically)");
     if (!c.parse_args(argc, argv, "add FILE [KEYS]", flags)) return exit_ok;
-    lfbloom::any_filter filter = load_filter(c.file);
+    const auto filter = read_filter(c.file);
     std::uint64_t fresh = 0, seen = 0;
-    const std::uint64_t read = read_keys(c.keys, [&](std::span<const lfbloom::key_view> batch) {
-        fresh += add_batch(filter, batch, seen);
+    const std::uint64_t read = read_keys(c.keys, [&](std::span<const lfbloom::key_ref> batch) {
+        fresh += changing(seen, [&](lfbloom::batch_progress& p) {
+            filter->run(lfbloom::batch_op::add, batch.size(), lfbloom::key_refs{batch.data()}, nullptr, p);
+        });
         seen += batch.size();
     });
-    save_filter(filter, c.file);
+    write_filter(*filter, c.file);
     std::fprintf(stderr, "%s keys read, %s new\n", grouped(read).c_str(), grouped(fresh).c_str());
     return exit_ok;
 }
@@ -206,17 +195,17 @@ int query(int argc, char** argv) {
     if (!c.parse_args(argc, argv, "query FILE [KEYS] [--maybe-only]", flags)) return exit_ok;
     const bool maybe_only = c.vm.count("maybe-only") > 0;
     c.keys.progress = false;  // answers go to stdout line by line
-    const lfbloom::any_filter filter = load_filter(c.file);
+    const auto filter = read_filter(c.file);
     std::vector<std::uint8_t> found;
-    read_keys(c.keys, [&](std::span<const lfbloom::key_view> batch) {
+    read_keys(c.keys, [&](std::span<const lfbloom::key_ref> batch) {
         found.resize(batch.size());
-        std::visit([&](const auto& f) { f.contains_many(batch, found.data()); }, filter);
+        lfbloom::batch_progress p;
+        filter->run(lfbloom::batch_op::contains, batch.size(), lfbloom::key_refs{batch.data()}, found.data(), p);
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            const std::string_view key(reinterpret_cast<const char*>(batch[i].data()), batch[i].size());
             if (maybe_only) {
-                if (found[i]) std::cout << key << '\n';
+                if (found[i]) std::cout << key_text(batch[i]) << '\n';
             } else {
-                std::cout << (found[i] ? "maybe\t" : "no\t") << key << '\n';
+                std::cout << (found[i] ? "maybe\t" : "no\t") << key_text(batch[i]) << '\n';
             }
         }
     });
@@ -227,99 +216,115 @@ int query(int argc, char** argv) {
 
 int remove_keys(int argc, char** argv) {
     keyed_command c;
-    po::options_description flags("Remove keys from a saved counting or cuckoo filter (written back atomically)");
+    po::options_description flags("Remove keys from a saved filter of a kind that removes keys: counting, cuckoo, scalable "
+                                  "of cuckoo sub-filters (written back atomically)");
     if (!c.parse_args(argc, argv, "remove FILE [KEYS]", flags)) return exit_ok;
-    lfbloom::any_filter filter = load_filter(c.file);
-    const bool removable = std::visit([](auto& f) { return requires { f.remove_many(std::span<const lfbloom::key_view>{}); }; }, filter);
-    if (!removable) throw failure(exit_bad_input, c.file + " is neither a counting nor a cuckoo filter: keys cannot be removed");
-    std::uint64_t removed = 0, absent = 0;
-    read_keys(c.keys, [&](std::span<const lfbloom::key_view> batch) {
-        const std::uint64_t n = std::visit(
-            [&](auto& f) -> std::uint64_t {
-                if constexpr (requires { f.remove_many(batch); }) return f.remove_many(batch);
-                else return 0;
-            },
-            filter);
-        removed += n;
-        absent += batch.size() - n;
+    const auto filter = read_filter(c.file);
+    try {
+        lfbloom::batch_progress p;  // an empty batch: refused up front by the kinds that remove nothing
+        filter->run(lfbloom::batch_op::remove, 0, lfbloom::key_refs{nullptr}, nullptr, p);
+    } catch (const lfbloom::error& e) {
+        throw failure(exit_bad_input, c.file + ": " + e.what());
+    }
+    std::uint64_t removed = 0, seen = 0;
+    read_keys(c.keys, [&](std::span<const lfbloom::key_ref> batch) {
+        removed += changing(seen, [&](lfbloom::batch_progress& p) {
+            filter->run(lfbloom::batch_op::remove, batch.size(), lfbloom::key_refs{batch.data()}, nullptr, p);
+        });
+        seen += batch.size();
     });
-    save_filter(filter, c.file);
-    std::fprintf(stderr, "%s removed, %s not present (left unchanged)\n", grouped(removed).c_str(), grouped(absent).c_str());
+    write_filter(*filter, c.file);
+    std::fprintf(stderr, "%s removed, %s not present (left unchanged)\n", grouped(removed).c_str(), grouped(seen - removed).c_str());
     return exit_ok;
 }
 
-// ---- info / merge / guava --------------------------------------------------------------------------
+// ---- info / merge / conversions --------------------------------------------------------------------
 
-/// info for a cuckoo filter: its own fields (no hashes to speak of, fingerprints instead of bits).
-int cuckoo_info(const std::string& file, const lfbloom::cuckoo_filter& f, bool json) {
-    const lfbloom::cuckoo_stats s = f.stats();
-    if (json) {
-        const boost::json::object out{
-            {"file", valid_utf8(file)}, {"layout", "cuckoo"}, {"buckets", s.buckets}, {"slots", f.shape().slots},
-            {"slot_bits", s.fingerprint_bits}, {"bytes", s.bytes}, {"seed", f.seed()}, {"capacity", s.capacity}, {"target_fpr", s.target_fpr},
-            {"fingerprints", s.fingerprints}, {"load", s.load}, {"expected_fpr", s.expected_fpr}, {"near_capacity", s.near_capacity}};
-        std::printf("%s\n", boost::json::serialize(out).c_str());
-        return exit_ok;
+const char* name_of(lfbloom::filter_kind kind) {
+    const char* name = lfbloom::kind_name(kind);
+    return name != nullptr ? name : "unknown";
+}
+
+/// info's one description of a filter (or a composite's part): filter_info's fields under their
+/// own names, first its shape and fill, then the counters some kinds keep (0 for the others).
+/// -1 stands for an infinite estimate (a saturated filter).
+boost::json::object shape_and_fill(const lfbloom::filter_info& v) {
+    auto finite = [](double x) { return std::isfinite(x) ? x : -1.0; };
+    return {{"kind", name_of(v.kind)}, {"sub_kind", name_of(v.sub_kind)}, {"parts", v.parts}, {"slots", v.slots},
+            {"slot_bits", v.slot_bits}, {"hashes", v.hashes}, {"bytes", v.bytes}, {"seed", v.seed},
+            {"capacity", v.capacity}, {"target_fpr", v.target_fpr}, {"slots_set", v.slots_set}, {"fill_ratio", v.fill_ratio},
+            {"estimated_count", finite(v.estimated_count)}, {"expected_fpr", finite(v.expected_fpr)}, {"near_capacity", v.near_capacity}};
+}
+boost::json::object counters(const lfbloom::filter_info& v) {
+    return {{"saturated", v.saturated}, {"kicks", v.kicks}, {"failed_adds", v.failed_adds}, {"duplicate_refusals", v.duplicate_refusals},
+            {"reader_retries", v.reader_retries}, {"reader_gave_up", v.reader_gave_up}, {"generation", v.generation},
+            {"ambiguous_removes", v.ambiguous_removes}, {"items", v.items}};
+}
+boost::json::object describe(const lfbloom::filter_info& v) {
+    boost::json::object out = shape_and_fill(v);
+    for (const auto& field : counters(v)) out.insert(field);
+    return out;
+}
+
+/// The human form of the same fields: one "name value" line each, counts grouped, "infinite"
+/// for -1; counters that are 0 are left out.
+void print_fields(const boost::json::object& fields, const char* indent, bool skip_zero = false) {
+    for (const auto& [name, value] : fields) {
+        char number[32];
+        if (value.is_double()) std::snprintf(number, sizeof number, "%.6g", value.get_double());
+        const std::string text = value.is_string()                            ? std::string(value.get_string())
+                                 : value.is_bool()                            ? (value.get_bool() ? "yes" : "no")
+                                 : value.is_double() && value.get_double() < 0 ? "infinite"
+                                 : value.is_double()                          ? number
+                                                                              : grouped(value.to_number<std::uint64_t>());
+        if (skip_zero && text == "0") continue;
+        std::printf("%s%-19s %s\n", indent, std::string(name).c_str(), text.c_str());
     }
-    std::printf("file             %s\n", file.c_str());
-    std::printf("layout           cuckoo (%u %u-bit fingerprints per bucket%s)\n", s.slots_per_bucket, s.fingerprint_bits,
-                s.fingerprint_bits == 16 ? "" : ", semi-sorted");
-    std::printf("buckets          %s, seed %llu\n", grouped(s.buckets).c_str(), (unsigned long long)f.seed());
-    std::printf("memory           %s bytes", grouped(s.bytes).c_str());
-    if (s.capacity > 0) std::printf(" (%.2f bits per key at capacity)", 8.0 * s.bytes / s.capacity);
-    std::printf("\n");
-    if (s.capacity > 0) std::printf("sized for        %s keys at FPR %.6g\n", grouped(s.capacity).c_str(), s.target_fpr);
-    std::printf("fingerprints     %s (load %.2f%%)\n", grouped(s.fingerprints).c_str(), 100 * s.load);
-    std::printf("expected FPR     %.6g\n", s.expected_fpr);
-    if (s.near_capacity) std::printf("WARNING          load past %.0f%%: adds will soon fail; rebuild with a larger --capacity\n",
-                          100 * lfbloom::near_capacity_fraction * lfbloom::cuckoo_filter::max_load);
-    return exit_ok;
 }
 
 int info(int argc, char** argv) {
     std::string file;
-    po::options_description flags("Show a saved filter's parameters and fill");
+    po::options_description flags("Show a saved filter's parameters and fill (a composite's parts too)");
     flags.add_options()("filter", po::value(&file)->required(), "the filter file")(
-        "json", "one JSON object (\"file\" is the path as UTF-8, other bytes as U+FFFD; -1 for an infinite estimate)");
+        "json", "one JSON object: filter_info's fields, \"file\" (the path as UTF-8, other bytes as U+FFFD) and for a composite "
+                "\"part_info\", a list of its parts' (-1 for an infinite estimate)");
     po::positional_options_description positional;
     positional.add("filter", 1);
     po::variables_map vm;
     if (!parse(argc, argv, "info FILE [--json]", flags, positional, vm)) return exit_ok;
-    const lfbloom::any_filter filter = load_filter(file);
-    if (const auto* cuckoo = std::get_if<lfbloom::cuckoo_filter>(&filter)) return cuckoo_info(file, *cuckoo, vm.count("json") > 0);
-    const lfbloom::filter_stats s = std::visit([](const auto& f) { return bloom_stats(f); }, filter);
-    const std::uint64_t seed = std::visit([](const auto& f) { return f.seed(); }, filter);
-    const char* layouts[] = {"", "classic", "blocked", "counting", "split-block", "one-word", "two-word"};
-    const char* layout = layouts[static_cast<int>(s.kind)];
-    auto finite = [](double x) { return std::isfinite(x) ? x : -1.0; };
+    const auto filter = read_filter(file);
+    const lfbloom::filter_info v = filter->info();
+    std::vector<lfbloom::filter_info> parts;  // a layout is its own only part
+    if (!lfbloom::is_layout(v.kind))
+        for (std::uint32_t i = 0; i < v.parts; ++i) parts.push_back(filter->part_info(i));
     if (vm.count("json")) {
         // Built with Boost.JSON, which escapes quotes, backslashes and control characters.
-        const boost::json::object out{
-            {"file", valid_utf8(file)}, {"layout", layout}, {"slots", s.slots}, {"slot_bits", s.slot_bits},
-            {"hashes", s.hashes}, {"bytes", s.bytes}, {"seed", seed}, {"capacity", s.capacity},
-            {"target_fpr", s.target_fpr}, {"slots_set", s.slots_set}, {"saturated", s.saturated},
-            {"fill_ratio", s.fill_ratio}, {"estimated_count", finite(s.estimated_count)},
-            {"estimated_fpr", finite(s.estimated_fpr)}, {"near_capacity", s.near_capacity}};
+        boost::json::object out{{"file", valid_utf8(file)}};
+        for (const auto& field : describe(v)) out.insert(field);
+        if (!parts.empty()) {
+            boost::json::array list;
+            for (const auto& part : parts) list.push_back(describe(part));
+            out["part_info"] = std::move(list);
+        }
         std::printf("%s\n", boost::json::serialize(out).c_str());
         return exit_ok;
     }
-    std::printf("file             %s\n", file.c_str());
-    std::printf("layout           %s%s\n", layout, s.kind == lfbloom::layout::counting ? (s.slot_bits == 4 ? " (4-bit counters)" : " (8-bit counters)") : "");
-    std::printf("slots / hashes   %s / %u, seed %llu\n", grouped(s.slots).c_str(), s.hashes, (unsigned long long)seed);
-    std::printf("memory           %s bytes (%.2f bits per key at capacity)\n", grouped(s.bytes).c_str(), 8.0 * s.bytes / s.capacity);
-    std::printf("sized for        %s keys at FPR %.6g\n", grouped(s.capacity).c_str(), s.target_fpr);
-    std::printf("fill             %s set (%.2f%%)%s\n", grouped(s.slots_set).c_str(), 100 * s.fill_ratio,
-                s.kind == lfbloom::layout::counting ? (", " + grouped(s.saturated) + " saturated").c_str() : "");
-    std::printf("estimated keys   %.0f (%.1f%% of capacity)\n", s.estimated_count, 100 * s.estimated_count / s.capacity);
-    std::printf("estimated FPR    %.6g\n", s.estimated_fpr);
-    if (s.near_capacity) std::printf("WARNING          past 80%% of capacity: rebuild with a larger --capacity\n");
+    std::printf("%-19s %s\n", "file", file.c_str());
+    print_fields(shape_and_fill(v), "");
+    print_fields(counters(v), "", true);
+    if (v.near_capacity) std::printf("WARNING             past 80%% of capacity: rebuild with a larger --capacity\n");
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        std::printf("part %zu\n", i);
+        print_fields(shape_and_fill(parts[i]), "  ");
+        print_fields(counters(parts[i]), "  ", true);
+    }
     return exit_ok;
 }
 
 int merge(int argc, char** argv) {
     std::string output;
     std::vector<std::string> inputs;
-    po::options_description flags("Merge compatible saved filters (same layout, size, hashes, seed) into one");
+    po::options_description flags("Merge compatible saved filters (same kind, size, hashes, seed; Bloom and counting kinds) into one");
     flags.add_options()("output,o", po::value(&output)->required(), "the merged filter file")(
         "inputs", po::value(&inputs)->multitoken()->required(), "two or more filter files");
     po::positional_options_description positional;
@@ -327,27 +332,15 @@ int merge(int argc, char** argv) {
     po::variables_map vm;
     if (!parse(argc, argv, "merge -o OUT IN IN [IN...]", flags, positional, vm)) return exit_ok;
     if (inputs.size() < 2) throw failure(exit_usage, "merge needs at least two input filters");
-    lfbloom::any_filter merged = load_filter(inputs[0]);
+    const auto merged = read_filter(inputs[0]);
     for (std::size_t i = 1; i < inputs.size(); ++i) {
-        const lfbloom::any_filter next = load_filter(inputs[i]);
-        std::visit(
-            [&](auto& into, const auto& from) {
-                using into_type = std::decay_t<decltype(into)>;
-                if constexpr (into_type::kind == lfbloom::layout::cuckoo) {
-                    throw failure(exit_bad_input, inputs[0] + ": cuckoo filters cannot be merged (a fingerprint's buckets may be full in one of them)");
-                } else if constexpr (std::is_same_v<into_type, std::decay_t<decltype(from)>>) {
-                    try {
-                        into.merge(from);
-                    } catch (const lfbloom::error& e) {
-                        throw failure(exit_bad_input, inputs[i] + ": " + e.what());
-                    }
-                } else {
-                    throw failure(exit_bad_input, inputs[i] + ": a different layout from " + inputs[0]);
-                }
-            },
-            merged, next);
+        try {
+            merged->merge(*read_filter(inputs[i]));
+        } catch (const lfbloom::error& e) {
+            throw failure(exit_bad_input, "cannot merge " + inputs[i] + " into " + inputs[0] + ": " + e.what());
+        }
     }
-    save_filter(merged, output);
+    write_filter(*merged, output);
     return exit_ok;
 }
 
@@ -362,80 +355,58 @@ bool parse_conversion(int argc, char** argv, const char* what, const char* usage
     return parse(argc, argv, usage, flags, positional, vm);
 }
 
-/// import-guava, import-parquet: a foreign file read by `load(source, length)`, saved as an lfbloom file.
-template <class Load>
-int import_file(int argc, char** argv, const char* what, const char* usage, const char* input_help, Load load) {
-    std::string input, output;
-    if (!parse_conversion(argc, argv, what, usage, input_help, "lfbloom file", input, output)) return exit_ok;
-    lfbloom::any_filter filter = [&]() -> lfbloom::any_filter {
-        try {
-            return lfbloom::read_file(input, load);
-        } catch (const lfbloom::error& e) {
-            throw failure(e.code() == lfbloom::errc::too_large ? exit_resources : exit_bad_input, input + ": " + e.what());
-        }
-    }();
-    save_filter(filter, output);
-    return exit_ok;
-}
-
-/// export-guava, export-parquet: a saved Filter written by `write(filter, sink)`; `check(filter)`
-/// throws lfbloom::error first when the filter has no such form (an input error, not an output one).
-template <class Filter, class Check, class Write>
-int export_file(int argc, char** argv, const char* what, const char* usage, const char* output_help,
-                const char* other_kind, Check check, Write write) {
-    std::string input, output;
-    if (!parse_conversion(argc, argv, what, usage, "lfbloom file", output_help, input, output)) return exit_ok;
-    const lfbloom::any_filter filter = load_filter(input);
-    const auto* f = std::get_if<Filter>(&filter);
-    if (f == nullptr) throw failure(exit_bad_input, input + ": " + other_kind);
-    try {
-        check(*f);
-    } catch (const lfbloom::error& e) {
-        throw failure(exit_bad_input, input + ": " + e.what());
-    }
-    try {
-        lfbloom::write_file_atomically(output, [&](const lfbloom::byte_sink& sink) { write(*f, sink); });
-    } catch (const lfbloom::error& e) {
-        throw failure(exit_output, e.what());
-    }
-    return exit_ok;
-}
-
 int import_guava(int argc, char** argv) {
-    return import_file(argc, argv, "Convert a file written by Guava's BloomFilter.writeTo to an lfbloom classic filter",
-                       "import-guava GUAVA_FILE OUT", "Guava file",
-                       [](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_guava(s, 0, n); });
+    std::string input, output;
+    if (!parse_conversion(argc, argv, "Convert a file written by Guava's BloomFilter.writeTo to an lfbloom classic filter",
+                          "import-guava GUAVA_FILE OUT", "Guava file", "lfbloom file", input, output))
+        return exit_ok;
+    write_filter(*read_filter(input, lfbloom::file_format::guava), output);
+    return exit_ok;
 }
 
 int export_guava(int argc, char** argv) {
-    return export_file<lfbloom::classic_bloom_filter>(
-        argc, argv, "Write a classic lfbloom filter in Guava's format (BloomFilter.readFrom reads it)", "export-guava FILE GUAVA_OUT",
-        "Guava file", "only classic-layout filters have a Guava form", [](const auto& f) { lfbloom::guava_size(f); },
-        [](const auto& f, const lfbloom::byte_sink& sink) { lfbloom::save_guava(f, sink); });
+    std::string input, output;
+    if (!parse_conversion(argc, argv, "Write a classic lfbloom filter of seed 0 in Guava's format (BloomFilter.readFrom reads it)",
+                          "export-guava FILE GUAVA_OUT", "lfbloom file", "Guava file", input, output))
+        return exit_ok;
+    write_filter(*read_filter(input), output, lfbloom::file_format::guava);
+    return exit_ok;
 }
 
 int import_parquet(int argc, char** argv) {
-    return import_file(argc, argv,
-                       "Convert a Parquet split-block Bloom filter's bitset (the bytes after its BloomFilterHeader) to an lfbloom split-block filter",
-                       "import-parquet BITSET_FILE OUT", "the bitset, numBytes long",
-                       [](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_parquet_bitset(s, n, 0, n); });
+    std::string input, output;
+    if (!parse_conversion(argc, argv,
+                          "Convert a Parquet split-block Bloom filter's bitset (the bytes after its BloomFilterHeader) to an lfbloom split-block filter",
+                          "import-parquet BITSET_FILE OUT", "the bitset, numBytes long", "lfbloom file", input, output))
+        return exit_ok;
+    std::unique_ptr<lfbloom::dynamic_filter> filter;
+    try {
+        filter = lfbloom::make_dynamic(lfbloom::read_file(
+            input, [](const lfbloom::byte_source& s, std::uint64_t n) { return lfbloom::load_parquet_bitset(s, n, 0, n); }));
+    } catch (const lfbloom::error& e) {
+        throw failure(e.code() == lfbloom::errc::too_large ? exit_resources : exit_bad_input, input + ": " + e.what());
+    }
+    write_filter(*filter, output);
+    return exit_ok;
 }
 
 int export_parquet(int argc, char** argv) {
-    return export_file<lfbloom::split_block_bloom_filter>(
-        argc, argv, "Write a split-block lfbloom filter's bitset as Parquet stores it (after the BloomFilterHeader)",
-        "export-parquet FILE BITSET_OUT", "bitset file", "only split-block filters have a Parquet form",
-        [](const auto& f) {
-            if (f.seed() != 0) throw lfbloom::error(lfbloom::errc::incompatible, "Parquet's filters hash with seed 0");
-        },
-        [](const auto& f, const lfbloom::byte_sink& sink) { lfbloom::save_parquet_bitset(f, sink); });
+    std::string input, output;
+    if (!parse_conversion(argc, argv, "Write a split-block lfbloom filter's bitset of seed 0 as Parquet stores it (after the BloomFilterHeader)",
+                          "export-parquet FILE BITSET_OUT", "lfbloom file", "bitset file", input, output))
+        return exit_ok;
+    const auto filter = read_filter(input);
+    const auto* split = filter->get<lfbloom::split_block_bloom_filter>();
+    if (split == nullptr) throw failure(exit_bad_input, input + ": only split-block filters have a Parquet form");
+    write_file(output, [&](const lfbloom::byte_sink& sink) { lfbloom::save_parquet_bitset(*split, sink); });
+    return exit_ok;
 }
 
 const std::map<std::string, command> commands = {
     {"build", {"create a filter from keys and save it", build}},
     {"add", {"add keys to a saved filter", add}},
     {"query", {"answer maybe/no for each key", query}},
-    {"remove", {"remove keys from a saved counting filter", remove_keys}},
+    {"remove", {"remove keys from a saved counting, cuckoo or scalable cuckoo filter", remove_keys}},
     {"info", {"a saved filter's parameters and fill (--json too)", info}},
     {"merge", {"merge compatible saved filters", merge}},
     {"import-guava", {"convert a Guava BloomFilter file", import_guava}},
@@ -470,7 +441,7 @@ int main(int argc, char** argv) {
         return f.code;
     } catch (const lfbloom::error& e) {
         std::fprintf(stderr, "lfbloom %s: %s\n", argv[1], e.what());
-        return exit_bad_input;
+        return exit_for(e.code());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "lfbloom %s: %s\n", argv[1], e.what());
         return exit_resources;
