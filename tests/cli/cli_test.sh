@@ -2,8 +2,6 @@
 # Tests of the lfbloom command: every subcommand on every kind of filter, its exit codes, and bad
 # input (missing, corrupt or foreign files, empty input, invalid numbers, over-long keys, a full disk).
 # Usage: cli_test.sh path/to/lfbloom
-# LFB_CLI_COMPOSITES=1 also runs composite_tests: scalable and rotating files (the core saves and
-# loads them from the change that adds their file format on; until then they are refused).
 set -uo pipefail
 lfbloom=$1
 work=$(mktemp -d)
@@ -308,9 +306,6 @@ expect "file unchanged after a failed add" cmp -s f.lfb before.lfb
 check "answers to a full device" 4 sh -c "\"$lfbloom\" query f.lfb keys.txt > /dev/full"
 
 # ---- composites: scalable and rotating files ----------------------------------------------------
-# These need the core to save and load composites (dynamic_filter::save, load_filter), which is
-# being added: until then the script runs them only with LFB_CLI_COMPOSITES=1. The command itself
-# has nothing to change for them.
 composite_tests() {
   # A scalable filter sized for 5,000 keys grows to hold 20,000: sub-filters of 5,000, 10,000 and
   # 20,000 keys (growth 2), each at half the previous one's rate (tightening 0.5).
@@ -385,7 +380,7 @@ composite_tests() {
   expect "rotating with a manual clock: a rotating filter" json 'd["kind"] == "rotating" and d["generation"] == 0'
   check "merge of a scalable and a rotating filter" 3 "$lfbloom" merge -o x.lfb sc.lfb rot.lfb
 }
-if [ "${LFB_CLI_COMPOSITES:-}" = 1 ]; then composite_tests; fi
+composite_tests
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -214,17 +214,17 @@ BOOST_AUTO_TEST_CASE(layouts_save_load_copy_and_compare_composites_refuse) {
         BOOST_TEST_CONTEXT("kind " << kind_name(k)) {
             auto f = make_filter(spec_of(k));
             f->add(as_key("saved"));
-            if (!is_layout(k)) {
-                BOOST_CHECK(code_of([&] { f->serialized_size(file_format::native); }) == errc::incompatible);
-                BOOST_CHECK(code_of([&] { f->copy(); }) == errc::incompatible);
-                continue;
-            }
             std::vector<std::byte> bytes;
             f->save(file_format::native, vector_sink(bytes));
             BOOST_CHECK_EQUAL(bytes.size(), f->serialized_size(file_format::native));
             std::span<const std::byte> rest(bytes);
             auto loaded = load_filter(file_format::native, span_source(rest), 0, bytes.size());
             BOOST_CHECK(loaded->kind() == k);
+            BOOST_CHECK(loaded->contains(as_key("saved")));
+            if (!is_layout(k)) {  // composites save and load (composite_format_test.cpp), but neither copy nor compare
+                BOOST_CHECK(code_of([&] { f->copy(); }) == errc::incompatible);
+                continue;
+            }
             std::span<const std::byte> again(bytes);  // a kind outside the accepted set: refused at the header
             BOOST_CHECK(code_of([&] { load_filter(file_format::native, span_source(again), 0, bytes.size(), kinds({filter_kind::blocked == k ? filter_kind::classic : filter_kind::blocked})); }) ==
                         errc::incompatible);
