@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -317,6 +320,64 @@ BOOST_AUTO_TEST_CASE(the_size_probe_refuses_what_the_loader_refuses) {
     patch_u64(no_capacity, 40, 0);  // capacity 0 with a rate
     BOOST_TEST((both(no_capacity) == errc::corrupt));
     BOOST_TEST((both(c) == errc{}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+/// The composites of tests/data/format-v1, built the same way each time: keys "golden:0" to
+/// "golden:999" (rotating: 0-299 before a rotation, 300-599 after), seed 7. The bindings load the
+/// same files (Java, Go, C).
+std::unique_ptr<dynamic_filter> golden(const std::string& name) {
+    filter_spec s;
+    s.capacity = 200;
+    s.fpr = 0.01;
+    s.seed = 7;
+    s.kind = filter_kind::scalable;
+    if (name == "scalable-cuckoo.lfb") s.sub_kind = filter_kind::cuckoo;
+    if (name == "rotating.lfb") {
+        s = {.kind = filter_kind::rotating, .capacity = 500, .fpr = 0.01, .seed = 7};
+        s.generations = 3;
+        s.period_ns = 1000;
+        s.manual_clock = true;
+    }
+    auto f = make_filter(s);
+    const int keys = name == "rotating.lfb" ? 600 : 1000;
+    for (int i = 0; i < keys; ++i) {
+        if (i == 300 && name == "rotating.lfb") as<rotating_bloom_filter>(*f).tick(1500);
+        f->add(as_key("golden:" + std::to_string(i)));
+    }
+    return f;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(composite_format)
+
+// Files written by the first version of the composites' format load, answer as they did, and are
+// what a save writes today, byte for byte (LFBLOOM_WRITE_GOLDEN=1 rewrites them: only for a new
+// format version, in a new directory).
+BOOST_AUTO_TEST_CASE(golden_composite_files_still_load) {
+    const std::filesystem::path dir = std::filesystem::path(LFBLOOM_TEST_DATA) / "format-v1";
+    for (const std::string name : {"scalable.lfb", "scalable-cuckoo.lfb", "rotating.lfb"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const auto f = golden(name);
+            const std::string path = (dir / name).string();
+            if (std::getenv("LFBLOOM_WRITE_GOLDEN") != nullptr)
+                write_file_atomically(path, [&](const byte_sink& sink) { f->save(file_format::native, sink); });
+            std::ifstream in(path, std::ios::binary);
+            const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            const bytes now = saved(*f);
+            BOOST_TEST((bytes(reinterpret_cast<const std::byte*>(file.data()), reinterpret_cast<const std::byte*>(file.data() + file.size())) == now));
+            auto g = loaded(now);
+            BOOST_TEST(g->info().parts == f->info().parts);
+            for (int i = 0; i < 1000; ++i) {
+                const auto k = "golden:" + std::to_string(i);
+                BOOST_TEST_REQUIRE(g->contains(as_key(k)) == f->contains(as_key(k)));
+            }
+        }
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
