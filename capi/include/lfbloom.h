@@ -1,6 +1,201 @@
 /*
  * lfbloom.h: the stable C ABI of lfbloom (liblfbloom.so.1), for C and any language with a C FFI.
  *
+ * What is where
+ * - A filter, of whatever kind, is one opaque handle: lfb_handle. The kinds are the Bloom layouts,
+ *   counting and cuckoo filters, and composites made of them (scalable, rotating, swappable); an
+ *   lfb_spec names the kind and its size, and every call takes the handle.
+ * - The simple API comes first and is all most programs need: lfb_spec_init_size, lfb_create,
+ *   lfb_add, lfb_contains, lfb_free; saving and loading (lfb_save, lfb_load and their forms for
+ *   files and descriptors); the status codes those calls return, with lfb_strerror and
+ *   lfb_last_error to explain one; then enum lfb_kind and the fields of lfb_spec.
+ * - Then the conventions and thread-safety rules, which hold for every call, simple or not.
+ * - Then the advanced API: what each kind does in detail, removes and counts, batches (many keys
+ *   a call, bulk builds), describing and planning a filter, files that several processes map at
+ *   once, copies and set operations, the calls only some kinds take (rotation, a swap's stage and
+ *   publish), a Bloom filter's words for bindings, and the library's versions and names.
+ * - The per-kind handles and calls of lfbloom 1.0 to 1.6 (lfb_filter_*, lfb_counting_*,
+ *   lfb_scalable_*, lfb_rotating_*, lfb_swap_*) are in lfbloom_legacy.h, which this header
+ *   includes at its end, so their callers compile unchanged. New code needs none of them.
+ */
+#ifndef LFBLOOM_H
+#define LFBLOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(SWIG)
+#define LFB_API
+#elif defined(_WIN32)
+#define LFB_API __declspec(dllexport)
+#else
+#define LFB_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LFB_VERSION_MAJOR 1
+#define LFB_VERSION_MINOR 11
+#define LFB_VERSION_PATCH 0
+/** The ABI version: the SONAME major. It changes only when existing calls would break. */
+#define LFB_ABI_VERSION 1
+
+/* ==== simple API ============================================================================== */
+
+typedef struct lfb_handle lfb_handle;
+typedef struct lfb_spec lfb_spec; /* what lfb_create builds: defined below, after the statuses */
+
+/** Since 1.9: fills all `size` bytes of *spec (pass sizeof(lfb_spec) as compiled) with the
+ *  defaults, every field this library does not know 0, and sets struct_size to `size`. */
+LFB_API int lfb_spec_init_size(lfb_spec* spec, uint32_t size);
+/** A filter of spec->kind sized for (capacity, fpr), or (since 1.9) of the exact (slots, hashes);
+ *  since 1.9 also the composites LFB_KIND_SCALABLE and LFB_KIND_ROTATING. */
+LFB_API int lfb_create(const lfb_spec* spec, lfb_handle** out);
+/**
+ * Adds a key: 1 if it was new (a Bloom filter: some bit changed; counting: some counter was 0;
+ * cuckoo: no copy of its fingerprint was in its buckets; a composite: as the filter it adds to),
+ * 0 if not. A cuckoo filter may refuse with LFB_ERR_FULL (no free slot within its search bound)
+ * or LFB_ERR_TOO_MANY_DUPLICATES, a scalable one with LFB_ERR_FULL at its cap; it then changed
+ * nothing and lost nothing. A swap adds to its current filter and to the staged one, if any, and
+ * answers for the current one.
+ */
+LFB_API int lfb_add(lfb_handle* handle, const void* key, uint64_t len);
+/** 1 if the key may have been added, 0 if it certainly was not. Lock-free for every kind. */
+LFB_API int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len);
+/** Releases the filter. NULL is a no-op. No other thread may be using it. */
+LFB_API void lfb_free(lfb_handle* handle);
+
+/* Serialized formats. */
+enum lfb_format {
+    LFB_FORMAT_NATIVE = 1, /* lfbloom's own: versioned, checksummed, every layout (docs/FORMAT.md) */
+    LFB_FORMAT_GUAVA = 2   /* Guava's BloomFilter.writeTo: classic layout, seed 0 only */
+};
+/* The bytes lfb_load_size needs to tell a saved filter's length. */
+#define LFB_NATIVE_HEADER_BYTES 80
+#define LFB_GUAVA_HEADER_BYTES 6
+
+/*
+ * Saving and loading. A save may run while other threads add: it holds every add that completed
+ * before the save began (a cuckoo filter's adds and removes wait while it is written, its writer
+ * gate, docs/FORMAT.md). A swap saves its current filter; scalable and rotating filters have no
+ * file format (LFB_ERR_INCOMPATIBLE). Loads validate everything (and the memory limit, 0 = none)
+ * before allocating; they fail with LFB_ERR_CORRUPT, LFB_ERR_UNSUPPORTED_VERSION,
+ * LFB_ERR_TOO_LARGE or LFB_ERR_IO.
+ */
+/** The exact number of bytes lfb_save writes in `format` (LFB_FORMAT_NATIVE for every layout;
+ *  LFB_FORMAT_GUAVA for classic filters of seed 0). A swap's is its current filter's, which a
+ *  replace racing with the two calls can change: lfb_save then fails, LFB_ERR_INVALID_ARGUMENT,
+ *  if the new one does not fit the buffer. */
+LFB_API int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint64_t* size);
+/** Writes the filter into buffer[0 .. capacity); *written (if not NULL) gets the byte count. */
+LFB_API int lfb_save(const lfb_handle* handle, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written);
+/** Writes the filter to `path` atomically; a new file gets `mode` (0 to 0777) less the umask. */
+LFB_API int lfb_save_file(const lfb_handle* handle, uint32_t format, const char* path, uint32_t mode);
+/** Since 1.9: writes the filter to an open file descriptor (a pipe, a socket), in chunks. A write
+ *  to a pipe or socket whose reader has gone raises SIGPIPE, as write(2) does: a process that
+ *  streams to one should ignore SIGPIPE (Go's and Java's runtimes do), then the call fails with
+ *  LFB_ERR_IO. */
+LFB_API int lfb_save_fd(const lfb_handle* handle, uint32_t format, int fd);
+/** Loads whatever filter exactly `len` bytes hold; memory_limit 0 = none. */
+LFB_API int lfb_load(uint32_t format, const void* data, uint64_t len, uint64_t memory_limit, lfb_handle** out);
+/** Loads whatever filter the file at `path` holds (it must hold exactly one). */
+LFB_API int lfb_load_file(uint32_t format, const char* path, uint64_t memory_limit, lfb_handle** out);
+/** Since 1.9: loads one filter from a file descriptor, from its offset, reading no further than
+ *  the filter's end. From a regular file, a header declaring more than the file holds is refused
+ *  before anything is allocated; from a pipe, memory grows only with the bytes that arrive. */
+LFB_API int lfb_load_fd(uint32_t format, int fd, uint64_t memory_limit, lfb_handle** out);
+/** Since 1.9: the whole length (*total) and the enum lfb_kind (*kind, if not NULL) of the saved
+ *  filter whose first `len` bytes are `head` (at least LFB_NATIVE_HEADER_BYTES or
+ *  LFB_GUAVA_HEADER_BYTES), from its validated header: so a binding reads exactly one filter from a
+ *  stream, and refuses a kind it does not take before reading the rest, without parsing the format
+ *  itself. LFB_ERR_CORRUPT or LFB_ERR_UNSUPPORTED_VERSION for a bad header, LFB_ERR_TOO_LARGE past
+ *  memory_limit (0 = none). */
+LFB_API int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total,
+                          uint32_t* kind);
+
+/* Status codes. Values are part of the ABI: never renumbered, never reused. */
+enum lfb_status {
+    LFB_OK = 0,                       /* success */
+    LFB_ERR_INVALID_ARGUMENT = -1,    /* NULL handle or pointer, or a value outside its domain */
+    LFB_ERR_OUT_OF_MEMORY = -2,       /* the system refused the allocation */
+    LFB_ERR_TOO_LARGE = -3,           /* the filter would exceed the memory limit or the machine */
+    LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed; a remove from a filter that has none; a file of a layout the handle does not hold
+                                         (or not what lfb_open_shared's spec asks, or a cuckoo file in use with another C library's locks) */
+    LFB_ERR_NOT_PRESENT = -5,         /* remove of a key that is not in the counting filter */
+    LFB_ERR_CORRUPT = -6,             /* serialized data fails validation */
+    LFB_ERR_UNSUPPORTED_VERSION = -7, /* struct_size or data from a newer lfbloom */
+    LFB_ERR_IO = -8,                  /* reading or writing failed */
+    LFB_ERR_INTERNAL = -9,            /* a bug in lfbloom: please report it */
+    LFB_ERR_FULL = -10,               /* a scalable filter reached its cap on sub-filters or memory (1.1) */
+    LFB_ERR_READ_ONLY = -11,          /* a write to a filter opened read-only (1.4) */
+    LFB_ERR_TOO_MANY_DUPLICATES = -12, /* a cuckoo filter holds 8 copies of the key's fingerprint already, 10 with 14-bit fingerprints (1.5) */
+    LFB_ERR_AMBIGUOUS = -13,          /* a growing cuckoo filter's remove of a key that matches in two sub-filters, with its list of pending removes full: nothing removed (1.6; since 1.10 only with the list full) */
+    LFB_ERR_TIMEOUT = -14             /* a writer of a shared cuckoo filter waited longer than its lock timeout (lfb_set_lock_timeout) for a lock (1.10) */
+};
+
+/** A static description of a status code ("unknown status" for other values). */
+LFB_API const char* lfb_strerror(int code);
+/** This thread's message for its most recent failed call ("" if none). Valid until this thread's next failing call. */
+LFB_API const char* lfb_last_error(void);
+
+/* Filter kinds: the layouts, numbered as in saved files (docs/FORMAT.md), then the composites. */
+enum lfb_kind {
+    LFB_KIND_CLASSIC = 1,     /* Bloom, k probes anywhere: bit-exact with Guava's BloomFilter (see below) */
+    LFB_KIND_BLOCKED = 2,     /* Bloom, k probes in one cache line: the default */
+    LFB_KIND_COUNTING = 3,    /* blocked, with 4- or 8-bit counters: removes */
+    LFB_KIND_SPLIT_BLOCK = 4, /* Bloom, Parquet's split-block filter (XXH64; seed 0 is Parquet's) */
+    LFB_KIND_ONE_WORD = 5,    /* Bloom, k probes in one 64-bit word */
+    LFB_KIND_TWO_WORD = 6,    /* Bloom, k probes in one pair of words */
+    LFB_KIND_CUCKOO = 7,      /* cuckoo: removes; smaller than blocked below about 0.2% (14-, 16- or 17-bit fingerprints) */
+    LFB_KIND_SCALABLE = 16,   /* since 1.9: grows by sub-filters (blocked, or cuckoo: removes) */
+    LFB_KIND_ROTATING = 17,   /* since 1.9: a ring of blocked generations whose keys expire */
+    LFB_KIND_SWAP = 18        /* since 1.9: a filter replaced atomically while in use (lfb_create_swap) */
+};
+
+/* What lfb_create builds. Initialize with lfb_spec_init_size(&spec, sizeof spec) (kind blocked,
+ * 4-bit counters, every other field 0 = its default; since 1.9) or lfb_spec_init (the fields
+ * before slots only), then set capacity and fpr, or slots and hashes, and what else you need. */
+struct lfb_spec {
+    uint32_t struct_size;  /* sizeof(lfb_spec) as the caller compiled it */
+    uint32_t kind;         /* enum lfb_kind (not LFB_KIND_SWAP: lfb_create_swap makes those) */
+    uint64_t capacity;     /* distinct keys it must hold; > 0 (scalable: its first sub-filter; rotating: per period) */
+    double fpr;            /* false-positive rate at capacity, in (0, 1) (composites: of the whole); a cuckoo filter refuses rates below about 0.003% */
+    uint64_t seed;         /* hash seed (default 0) */
+    uint64_t memory_limit; /* bytes the filter may use (composites: the sum); 0 = only the machine's memory */
+    uint32_t counter_bits; /* counting: 4 or 8. Cuckoo (1.7): the fingerprint width, which fixes the bucket
+                              format: 14 (5 per bucket), 16 (4, the fastest reads), 17 (4); 0 or
+                              lfb_spec_init's 4 = the fewest bytes for fpr (16 on ties): 14 from about
+                              0.046% up, 16 down to 0.0115%, 17 below; other values are refused. Before 1.7
+                              always 16, and the field ignored. lfb_open_shared with 0 or 4 also
+                              opens a file this spec made with another width (a 1.5/1.6 file). */
+    uint32_t flags;        /* LFB_OPTION_PROCESS_SHARED (layouts only) */
+    /* Since 1.9: an exact geometry instead of a sizing. slots > 0 makes exactly `slots` bits
+       (counters of a counting filter) and `hashes` probes (1 to 255); capacity and fpr must then
+       be 0, and the filter records the capacity and rate they imply. slots must be a multiple
+       of the block: 64 bits (classic, one-word), 128 (two-word), 256 (split-block), 512
+       (blocked), 128 counters (4-bit) or 64 (8-bit). Cuckoo filters and composites are sized
+       from capacity and fpr only. 0 (lfb_spec_init) = size from capacity and fpr. */
+    uint64_t slots;
+    uint32_t hashes;
+    /* Since 1.9: the composites' own parameters (see enum lfb_kind); 0 = the default. */
+    uint32_t sub_kind;     /* scalable: LFB_KIND_BLOCKED (2; 0 means it too) or LFB_KIND_CUCKOO sub-filters */
+    double growth;         /* scalable: capacity ratio of consecutive sub-filters, in [1, 1024] (0 = 2) */
+    double tightening;     /* scalable: rate ratio of consecutive sub-filters, in (0, 1) (0 = 0.5) */
+    uint32_t max_filters;  /* scalable: cap on sub-filters, 1..64 (0 = 32) */
+    uint32_t generations;  /* rotating: G, 2..64 (0 = 2) */
+    uint64_t period_ns;    /* rotating: rotate every period_ns nanoseconds (0 = only by lfb_rotate) */
+    uint32_t rotating_flags; /* rotating: LFB_ROTATING_DOUBLE_WRITE, LFB_ROTATING_MANUAL_TICK */
+    uint32_t reserved;     /* 0 */
+};
+
+/* lfb_spec.flags */
+#define LFB_OPTION_PROCESS_SHARED 1u /* memory shared with child processes forked after creation */
+
+/* ==== conventions and thread safety =========================================================== */
+
+/*
  * Conventions
  * - One opaque handle, lfb_handle, holds a filter of any kind (enum lfb_kind): the Bloom layouts, a
  *   counting or cuckoo filter, and the composites (scalable, rotating, swappable). Create one with
@@ -9,7 +204,7 @@
  *   a kind's own (remove and count, rotate and tick, stage, publish and replace) say which kinds
  *   have them and return LFB_ERR_INCOMPATIBLE, changing nothing, for the others.
  * - The per-kind handles of lfbloom 1.0 to 1.4 (lfb_filter, lfb_counting, lfb_scalable,
- *   lfb_rotating, lfb_swap) and their calls stay, at the end of this file: each is the one handle
+ *   lfb_rotating, lfb_swap) and their calls stay, in lfbloom_legacy.h: each is the one handle
  *   under another name, and each of their calls is one of the one handle's (since 1.9 a pointer
  *   to any of them may be cast to lfb_handle*).
  * - A handle is owned by its creator; nothing in this API keeps a pointer the caller passed in
@@ -40,79 +235,11 @@
  * - lfb_last_error is per thread; lfb_strerror, lfb_status_name and the version functions return
  *   static strings.
  */
-#ifndef LFBLOOM_H
-#define LFBLOOM_H
 
-#include <stddef.h>
-#include <stdint.h>
+/* ==== advanced API ============================================================================ */
 
-#if defined(SWIG)
-#define LFB_API
-#elif defined(_WIN32)
-#define LFB_API __declspec(dllexport)
-#else
-#define LFB_API __attribute__((visibility("default")))
-#endif
+/* ---- the kinds in detail (enum lfb_kind) ----------------------------------------------------- */
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 11
-#define LFB_VERSION_PATCH 0
-/** The ABI version: the SONAME major. It changes only when existing calls would break. */
-#define LFB_ABI_VERSION 1
-
-/* Status codes. Values are part of the ABI: never renumbered, never reused. */
-enum lfb_status {
-    LFB_OK = 0,                       /* success */
-    LFB_ERR_INVALID_ARGUMENT = -1,    /* NULL handle or pointer, or a value outside its domain */
-    LFB_ERR_OUT_OF_MEMORY = -2,       /* the system refused the allocation */
-    LFB_ERR_TOO_LARGE = -3,           /* the filter would exceed the memory limit or the machine */
-    LFB_ERR_INCOMPATIBLE = -4,        /* merge of filters of different layout, geometry or seed; a remove from a filter that has none; a file of a layout the handle does not hold
-                                         (or not what lfb_open_shared's spec asks, or a cuckoo file in use with another C library's locks) */
-    LFB_ERR_NOT_PRESENT = -5,         /* remove of a key that is not in the counting filter */
-    LFB_ERR_CORRUPT = -6,             /* serialized data fails validation */
-    LFB_ERR_UNSUPPORTED_VERSION = -7, /* struct_size or data from a newer lfbloom */
-    LFB_ERR_IO = -8,                  /* reading or writing failed */
-    LFB_ERR_INTERNAL = -9,            /* a bug in lfbloom: please report it */
-    LFB_ERR_FULL = -10,               /* a scalable filter reached its cap on sub-filters or memory (1.1) */
-    LFB_ERR_READ_ONLY = -11,          /* a write to a filter opened read-only (1.4) */
-    LFB_ERR_TOO_MANY_DUPLICATES = -12, /* a cuckoo filter holds 8 copies of the key's fingerprint already, 10 with 14-bit fingerprints (1.5) */
-    LFB_ERR_AMBIGUOUS = -13,          /* a growing cuckoo filter's remove of a key that matches in two sub-filters, with its list of pending removes full: nothing removed (1.6; since 1.10 only with the list full) */
-    LFB_ERR_TIMEOUT = -14             /* a writer of a shared cuckoo filter waited longer than its lock timeout (lfb_set_lock_timeout) for a lock (1.10) */
-};
-
-/* How a status should reach a binding's user (lfb_status_class), so every binding maps the one
- * table of statuses the same way. */
-enum lfb_status_class {
-    LFB_CLASS_OK = 0,       /* LFB_OK */
-    LFB_CLASS_ARGUMENT = 1, /* the caller's mistake: a bad argument (an IllegalArgumentException, say) */
-    LFB_CLASS_REFUSAL = 2,  /* the filter declined, as designed: full, too many duplicates, ambiguous, not present */
-    LFB_CLASS_DATA = 3,     /* the data or filters given do not fit: corrupt, unsupported version, incompatible */
-    LFB_CLASS_RESOURCE = 4, /* memory, size limits, I/O */
-    LFB_CLASS_STATE = 5,    /* the handle's state forbids it: read-only */
-    LFB_CLASS_BUG = 6       /* a bug in lfbloom */
-};
-
-/* ---- the one handle --------------------------------------------------------------------------- */
-
-typedef struct lfb_handle lfb_handle;
-
-/* Filter kinds: the layouts, numbered as in saved files (docs/FORMAT.md), then the composites. */
-enum lfb_kind {
-    LFB_KIND_CLASSIC = 1,     /* Bloom, k probes anywhere: bit-exact with Guava's BloomFilter (see below) */
-    LFB_KIND_BLOCKED = 2,     /* Bloom, k probes in one cache line: the default */
-    LFB_KIND_COUNTING = 3,    /* blocked, with 4- or 8-bit counters: removes */
-    LFB_KIND_SPLIT_BLOCK = 4, /* Bloom, Parquet's split-block filter (XXH64; seed 0 is Parquet's) */
-    LFB_KIND_ONE_WORD = 5,    /* Bloom, k probes in one 64-bit word */
-    LFB_KIND_TWO_WORD = 6,    /* Bloom, k probes in one pair of words */
-    LFB_KIND_CUCKOO = 7,      /* cuckoo: removes; smaller than blocked below about 0.2% (14-, 16- or 17-bit fingerprints) */
-    LFB_KIND_SCALABLE = 16,   /* since 1.9: grows by sub-filters (blocked, or cuckoo: removes) */
-    LFB_KIND_ROTATING = 17,   /* since 1.9: a ring of blocked generations whose keys expire */
-    LFB_KIND_SWAP = 18        /* since 1.9: a filter replaced atomically while in use (lfb_create_swap) */
-};
 /* Classic filters keep Guava's flaw with its bits: a key whose second hash half is 0 probes one
  * bit k times, and under seed 0 (Guava's, the default) the empty key is such a key, "maybe
  * present" in about half of all full classic filters. Give a classic filter never exchanged with
@@ -148,14 +275,25 @@ enum lfb_kind {
 #define LFB_ROTATING_DOUBLE_WRITE 1u /* add to the current and the next generation; queries check G-1 (one for G = 2) */
 #define LFB_ROTATING_MANUAL_TICK 2u  /* time advances only by lfb_tick, whose clock starts at 0 at creation */
 
-/* Serialized formats. */
-enum lfb_format {
-    LFB_FORMAT_NATIVE = 1, /* lfbloom's own: versioned, checksummed, every layout (docs/FORMAT.md) */
-    LFB_FORMAT_GUAVA = 2   /* Guava's BloomFilter.writeTo: classic layout, seed 0 only */
-};
-/* The bytes lfb_load_size needs to tell a saved filter's length. */
-#define LFB_NATIVE_HEADER_BYTES 80
-#define LFB_GUAVA_HEADER_BYTES 6
+/* ---- every kind ------------------------------------------------------------------------------ */
+
+/** Fills the fields of lfbloom 1.5 to 1.8 (those before `slots`) with the defaults and sets
+ *  struct_size to their size, so a caller compiled against any version, or an FFI caller that
+ *  declared the struct itself, has nothing written past its struct; such a spec cannot give
+ *  the 1.9 fields (they are not read): use lfb_spec_init_size for those. */
+LFB_API int lfb_spec_init(lfb_spec* spec);
+/** The filter's enum lfb_kind (> 0), or an error. */
+LFB_API int lfb_kind(const lfb_handle* handle);
+/** Counting, cuckoo and scalable cuckoo filters: 1 if a copy of the key was removed, 0 if none
+ *  was there (nothing changed); a scalable filter also answers 1 for a remove it deferred, and may
+ *  answer LFB_ERR_AMBIGUOUS (see enum lfb_kind). Other kinds: LFB_ERR_INCOMPATIBLE. */
+LFB_API int lfb_remove(lfb_handle* handle, const void* key, uint64_t len);
+/** Counting: the key's smallest counter (how often it was added, at most); cuckoo: copies of its
+ *  fingerprint in its buckets (scalable: summed). 0 means certainly absent. Other kinds:
+ *  LFB_ERR_INCOMPATIBLE. */
+LFB_API int lfb_count(const lfb_handle* handle, const void* key, uint64_t len);
+
+/* ---- batches --------------------------------------------------------------------------------- */
 
 /* One key of a batch given as an array of keys: for callers whose keys already sit in separate
  * buffers, no copy into one buffer is needed. */
@@ -163,45 +301,6 @@ typedef struct lfb_key {
     const void* data; /* NULL only with len 0 */
     uint64_t len;
 } lfb_key;
-
-/* What lfb_create builds. Initialize with lfb_spec_init_size(&spec, sizeof spec) (kind blocked,
- * 4-bit counters, every other field 0 = its default; since 1.9) or lfb_spec_init (the fields
- * before slots only), then set capacity and fpr, or slots and hashes, and what else you need. */
-typedef struct lfb_spec {
-    uint32_t struct_size;  /* sizeof(lfb_spec) as the caller compiled it */
-    uint32_t kind;         /* enum lfb_kind (not LFB_KIND_SWAP: lfb_create_swap makes those) */
-    uint64_t capacity;     /* distinct keys it must hold; > 0 (scalable: its first sub-filter; rotating: per period) */
-    double fpr;            /* false-positive rate at capacity, in (0, 1) (composites: of the whole); a cuckoo filter refuses rates below about 0.003% */
-    uint64_t seed;         /* hash seed (default 0) */
-    uint64_t memory_limit; /* bytes the filter may use (composites: the sum); 0 = only the machine's memory */
-    uint32_t counter_bits; /* counting: 4 or 8. Cuckoo (1.7): the fingerprint width, which fixes the bucket
-                              format: 14 (5 per bucket), 16 (4, the fastest reads), 17 (4); 0 or
-                              lfb_spec_init's 4 = the fewest bytes for fpr (16 on ties): 14 from about
-                              0.046% up, 16 down to 0.0115%, 17 below; other values are refused. Before 1.7
-                              always 16, and the field ignored. lfb_open_shared with 0 or 4 also
-                              opens a file this spec made with another width (a 1.5/1.6 file). */
-    uint32_t flags;        /* LFB_OPTION_PROCESS_SHARED (layouts only) */
-    /* Since 1.9: an exact geometry instead of a sizing. slots > 0 makes exactly `slots` bits
-       (counters of a counting filter) and `hashes` probes (1 to 255); capacity and fpr must then
-       be 0, and the filter records the capacity and rate they imply. slots must be a multiple
-       of the block: 64 bits (classic, one-word), 128 (two-word), 256 (split-block), 512
-       (blocked), 128 counters (4-bit) or 64 (8-bit). Cuckoo filters and composites are sized
-       from capacity and fpr only. 0 (lfb_spec_init) = size from capacity and fpr. */
-    uint64_t slots;
-    uint32_t hashes;
-    /* Since 1.9: the composites' own parameters (see enum lfb_kind); 0 = the default. */
-    uint32_t sub_kind;     /* scalable: LFB_KIND_BLOCKED (2; 0 means it too) or LFB_KIND_CUCKOO sub-filters */
-    double growth;         /* scalable: capacity ratio of consecutive sub-filters, in [1, 1024] (0 = 2) */
-    double tightening;     /* scalable: rate ratio of consecutive sub-filters, in (0, 1) (0 = 0.5) */
-    uint32_t max_filters;  /* scalable: cap on sub-filters, 1..64 (0 = 32) */
-    uint32_t generations;  /* rotating: G, 2..64 (0 = 2) */
-    uint64_t period_ns;    /* rotating: rotate every period_ns nanoseconds (0 = only by lfb_rotate) */
-    uint32_t rotating_flags; /* rotating: LFB_ROTATING_DOUBLE_WRITE, LFB_ROTATING_MANUAL_TICK */
-    uint32_t reserved;     /* 0 */
-} lfb_spec;
-
-/* lfb_spec.flags */
-#define LFB_OPTION_PROCESS_SHARED 1u /* memory shared with child processes forked after creation */
 
 /* One call over many keys (lfb_batch_run). Give the keys either as one buffer plus count + 1 offsets
  * (data, offsets: key i is data[offsets[i]] .. data[offsets[i+1]-1]) or as an array (keys); leave
@@ -242,6 +341,18 @@ enum lfb_batch_op {
     LFB_OP_ADD_STAGED = 4 /* since 1.9: as lfb_add_staged (swaps) */
 };
 
+/**
+ * Runs batch->op over batch->count keys, hashing and prefetching them in groups so their cache
+ * misses overlap. Arguments are checked before any key is used. Returns LFB_OK (also when some
+ * keys were absent or not removed), or the error that stopped it: for a key refused midway (an
+ * add refused as full, a scalable filter's ambiguous remove), batch->done is that key's index,
+ * the keys before it were processed, results (if any) are set for them, and the rest are
+ * untouched.
+ */
+LFB_API int lfb_batch_run(lfb_handle* handle, lfb_batch* batch);
+
+/* ---- describing and planning ----------------------------------------------------------------- */
+
 /* A snapshot of any filter (lfb_info_get, lfb_part_info, lfb_geometry_get, lfb_plan). Fields a
  * kind does not have are 0. */
 typedef struct lfb_info {
@@ -274,102 +385,23 @@ typedef struct lfb_info {
     uint64_t items;          /* lfb_part_info of a scalable filter: the adds its sub-filter counted as new (cuckoo: copies stored, less those removed) */
 } lfb_info;
 
-/* Where a Bloom filter's bits live (lfb_bit_array_get; lfb_filter_bit_array since 1.2), for a
- * binding whose calls into this library cost more than a lookup (a cgo call from Go: 40 ns, and
- * its fences keep lookups' cache misses from overlapping). With it the binding answers contains
- * and add itself, bit-exact with lfb_contains and lfb_add: the hash of docs/FORMAT.md for
- * `layout` (MurmurHash3 x64_128, or XXH64 for split-block) with `seed`, then the bits probe rule
- * `probe_rule` assigns for (layout, bits, hashes). A binding must not touch the words of a filter
- * whose layout or rule it does not implement (it can call lfb_add and lfb_contains instead): new
- * blocked filters use rule 2 since 1.4, filters loaded from older files keep rule 1, classic
- * filters are always rule 1, split-block rule 3. A caller compiled before 1.4 (struct_size 40)
- * cannot see the rule, so it gets LFB_ERR_UNSUPPORTED_VERSION for any filter whose rule is not 1
- * rather than words it would read wrongly. Read the words with atomic 64-bit loads, since adds set
- * bits at any time; an add sets its bits with atomic 64-bit ORs and nothing else (the memory is
- * writable; `const` only because a reader needs no more). Set struct_size before the call.
- * Experimental: new layouts and rules may appear; check both. */
-typedef struct lfb_bit_array {
-    uint32_t struct_size;  /* sizeof(lfb_bit_array) as the caller compiled it */
-    uint32_t layout;       /* the enum lfb_kind: 1, 2, 4, 5 or 6 (lfb_filter_bit_array: 1 or 2) */
-    const uint64_t* words; /* bits / 64 words: bit b is bit b % 64 of words[b / 64] */
-    uint64_t bits;         /* m, a multiple of the layout's block (512 bits blocked, 64 classic; lfb_spec.slots) */
-    uint64_t seed;         /* the hash seed */
-    uint32_t hashes;       /* k */
-    uint32_t reserved;
-    uint32_t probe_rule;   /* since 1.4: the hash and probe rule of docs/FORMAT.md: 1, 2 or 3 */
-    uint32_t reserved2;
-} lfb_bit_array;
-
-/* ---- library -------------------------------------------------------------------------------- */
-
-/** "1.0.0". */
-LFB_API const char* lfb_version_string(void);
-/** major * 10000 + minor * 100 + patch of the loaded library. */
-LFB_API uint32_t lfb_version(void);
-/** LFB_ABI_VERSION of the loaded library. */
-LFB_API uint32_t lfb_abi_version(void);
-/** A static description of a status code ("unknown status" for other values). */
-LFB_API const char* lfb_strerror(int code);
-/** This thread's message for its most recent failed call ("" if none). Valid until this thread's next failing call. */
-LFB_API const char* lfb_last_error(void);
-/** Since 1.9: the status's name without its prefix, lower case ("ok", "invalid_argument", "full",
- *  ...: LFB_ERR_FULL is "full"), or NULL for a value that is no status. Static. */
-LFB_API const char* lfb_status_name(int code);
-/** Since 1.9: the enum lfb_status_class of a status; LFB_CLASS_BUG for a value that is no status. */
-LFB_API int lfb_status_class(int code);
-/** Since 1.9: the kind's name ("classic", "blocked", "counting", "split-block", "one-word",
- *  "two-word", "cuckoo", "scalable", "rotating", "swappable"), or NULL for a value that is no kind. Static. */
-LFB_API const char* lfb_kind_name(uint32_t kind);
-/** Since 1.9: the enum lfb_kind named `name` (lfb_kind_name's spelling), or LFB_ERR_INVALID_ARGUMENT. */
-LFB_API int lfb_kind_parse(const char* name);
-
-/* ---- every kind ------------------------------------------------------------------------------ */
-
-/** Fills the fields of lfbloom 1.5 to 1.8 (those before `slots`) with the defaults and sets
- *  struct_size to their size, so a caller compiled against any version, or an FFI caller that
- *  declared the struct itself, has nothing written past its struct; such a spec cannot give
- *  the 1.9 fields (they are not read): use lfb_spec_init_size for those. */
-LFB_API int lfb_spec_init(lfb_spec* spec);
-/** Since 1.9: fills all `size` bytes of *spec (pass sizeof(lfb_spec) as compiled) with the
- *  defaults, every field this library does not know 0, and sets struct_size to `size`. */
-LFB_API int lfb_spec_init_size(lfb_spec* spec, uint32_t size);
-/** A filter of spec->kind sized for (capacity, fpr), or (since 1.9) of the exact (slots, hashes);
- *  since 1.9 also the composites LFB_KIND_SCALABLE and LFB_KIND_ROTATING. */
-LFB_API int lfb_create(const lfb_spec* spec, lfb_handle** out);
-/** Releases the filter. NULL is a no-op. No other thread may be using it. */
-LFB_API void lfb_free(lfb_handle* handle);
-/** The filter's enum lfb_kind (> 0), or an error. */
-LFB_API int lfb_kind(const lfb_handle* handle);
-/**
- * Adds a key: 1 if it was new (a Bloom filter: some bit changed; counting: some counter was 0;
- * cuckoo: no copy of its fingerprint was in its buckets; a composite: as the filter it adds to),
- * 0 if not. A cuckoo filter may refuse with LFB_ERR_FULL (no free slot within its search bound)
- * or LFB_ERR_TOO_MANY_DUPLICATES, a scalable one with LFB_ERR_FULL at its cap; it then changed
- * nothing and lost nothing. A swap adds to its current filter and to the staged one, if any, and
- * answers for the current one.
- */
-LFB_API int lfb_add(lfb_handle* handle, const void* key, uint64_t len);
-/** 1 if the key may have been added, 0 if it certainly was not. Lock-free for every kind. */
-LFB_API int lfb_contains(const lfb_handle* handle, const void* key, uint64_t len);
-/** Counting, cuckoo and scalable cuckoo filters: 1 if a copy of the key was removed, 0 if none
- *  was there (nothing changed); a scalable filter also answers 1 for a remove it deferred, and may
- *  answer LFB_ERR_AMBIGUOUS (see enum lfb_kind). Other kinds: LFB_ERR_INCOMPATIBLE. */
-LFB_API int lfb_remove(lfb_handle* handle, const void* key, uint64_t len);
-/** Counting: the key's smallest counter (how often it was added, at most); cuckoo: copies of its
- *  fingerprint in its buckets (scalable: summed). 0 means certainly absent. Other kinds:
- *  LFB_ERR_INCOMPATIBLE. */
-LFB_API int lfb_count(const lfb_handle* handle, const void* key, uint64_t len);
-/**
- * Runs batch->op over batch->count keys, hashing and prefetching them in groups so their cache
- * misses overlap. Arguments are checked before any key is used. Returns LFB_OK (also when some
- * keys were absent or not removed), or the error that stopped it: for a key refused midway (an
- * add refused as full, a scalable filter's ambiguous remove), batch->done is that key's index,
- * the keys before it were processed, results (if any) are set for them, and the rest are
- * untouched.
- */
-LFB_API int lfb_batch_run(lfb_handle* handle, lfb_batch* batch);
 /** Fills *out (out->struct_size must be set); reads the whole filter, O(size). */
 LFB_API int lfb_info_get(const lfb_handle* handle, lfb_info* out);
+/**
+ * The fields of lfb_info_get that do not depend on the contents, in O(1) without reading the
+ * filter (composites: O(parts)): kind, slots, slot_bits, hashes, bytes, capacity, target_fpr and
+ * seed, and the 1.9 fields but items (sub_kind, parts and the counters generation and
+ * ambiguous_removes); the rest are 0. Thread-safe.
+ */
+LFB_API int lfb_geometry_get(const lfb_handle* handle, lfb_info* out);
+/**
+ * A composite's part `index`, as lfb_info_get reports a filter: a scalable filter's sub-filter
+ * (0 = oldest; items = the adds it counted), a rotating filter's generation of that age (0 =
+ * current, 1 = the one before, ...; with LFB_ROTATING_DOUBLE_WRITE the last is the next
+ * generation), a swap's current (0) or staged (1) filter. A layout has part 0, itself.
+ * LFB_ERR_INVALID_ARGUMENT past lfb_info.parts. O(size of the part).
+ */
+LFB_API int lfb_part_info(const lfb_handle* handle, uint32_t index, lfb_info* out);
 /**
  * The filter lfb_create(spec) would make, described without making it (since 1.6): kind, slots,
  * slot_bits, hashes (k), bytes, capacity, target_fpr and seed as lfb_info_get would report them,
@@ -380,44 +412,7 @@ LFB_API int lfb_info_get(const lfb_handle* handle, lfb_info* out);
  */
 LFB_API int lfb_plan(const lfb_spec* spec, lfb_info* out);
 
-/*
- * Saving and loading. A save may run while other threads add: it holds every add that completed
- * before the save began (a cuckoo filter's adds and removes wait while it is written, its writer
- * gate, docs/FORMAT.md). A swap saves its current filter; scalable and rotating filters have no
- * file format (LFB_ERR_INCOMPATIBLE). Loads validate everything (and the memory limit, 0 = none)
- * before allocating; they fail with LFB_ERR_CORRUPT, LFB_ERR_UNSUPPORTED_VERSION,
- * LFB_ERR_TOO_LARGE or LFB_ERR_IO.
- */
-/** The exact number of bytes lfb_save writes in `format` (LFB_FORMAT_NATIVE for every layout;
- *  LFB_FORMAT_GUAVA for classic filters of seed 0). A swap's is its current filter's, which a
- *  replace racing with the two calls can change: lfb_save then fails, LFB_ERR_INVALID_ARGUMENT,
- *  if the new one does not fit the buffer. */
-LFB_API int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint64_t* size);
-/** Writes the filter into buffer[0 .. capacity); *written (if not NULL) gets the byte count. */
-LFB_API int lfb_save(const lfb_handle* handle, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written);
-/** Writes the filter to `path` atomically; a new file gets `mode` (0 to 0777) less the umask. */
-LFB_API int lfb_save_file(const lfb_handle* handle, uint32_t format, const char* path, uint32_t mode);
-/** Since 1.9: writes the filter to an open file descriptor (a pipe, a socket), in chunks. A write
- *  to a pipe or socket whose reader has gone raises SIGPIPE, as write(2) does: a process that
- *  streams to one should ignore SIGPIPE (Go's and Java's runtimes do), then the call fails with
- *  LFB_ERR_IO. */
-LFB_API int lfb_save_fd(const lfb_handle* handle, uint32_t format, int fd);
-/** Loads whatever filter exactly `len` bytes hold; memory_limit 0 = none. */
-LFB_API int lfb_load(uint32_t format, const void* data, uint64_t len, uint64_t memory_limit, lfb_handle** out);
-/** Loads whatever filter the file at `path` holds (it must hold exactly one). */
-LFB_API int lfb_load_file(uint32_t format, const char* path, uint64_t memory_limit, lfb_handle** out);
-/** Since 1.9: loads one filter from a file descriptor, from its offset, reading no further than
- *  the filter's end. From a regular file, a header declaring more than the file holds is refused
- *  before anything is allocated; from a pipe, memory grows only with the bytes that arrive. */
-LFB_API int lfb_load_fd(uint32_t format, int fd, uint64_t memory_limit, lfb_handle** out);
-/** Since 1.9: the whole length (*total) and the enum lfb_kind (*kind, if not NULL) of the saved
- *  filter whose first `len` bytes are `head` (at least LFB_NATIVE_HEADER_BYTES or
- *  LFB_GUAVA_HEADER_BYTES), from its validated header: so a binding reads exactly one filter from a
- *  stream, and refuses a kind it does not take before reading the rest, without parsing the format
- *  itself. LFB_ERR_CORRUPT or LFB_ERR_UNSUPPORTED_VERSION for a bad header, LFB_ERR_TOO_LARGE past
- *  memory_limit (0 = none). */
-LFB_API int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total,
-                          uint32_t* kind);
+/* ---- shared files ---------------------------------------------------------------------------- */
 
 /*
  * Shared files of any layout, cuckoo filters included (docs/FORMAT.md): one file that several
@@ -462,6 +457,8 @@ LFB_API int lfb_set_lock_timeout(lfb_handle* handle, uint32_t milliseconds);
  *  Thread-safe. */
 LFB_API int lfb_flush(const lfb_handle* handle);
 
+/* ---- copies, equality, set operations, clearing ---------------------------------------------- */
+
 /*
  * Copies, equality and set operations of layouts (since 1.8): Guava's copy, equals and putAll,
  * Boost.Bloom's ==, |= and &=. Two filters are compatible when they map keys alike: the same kind,
@@ -498,35 +495,13 @@ LFB_API int lfb_union(lfb_handle* into, const lfb_handle* other);
  * a clear). Incompatible filters and cuckoo filters: LFB_ERR_INCOMPATIBLE, nothing changed.
  */
 LFB_API int lfb_intersect(lfb_handle* into, const lfb_handle* other);
-/**
- * The fields of lfb_info_get that do not depend on the contents, in O(1) without reading the
- * filter (composites: O(parts)): kind, slots, slot_bits, hashes, bytes, capacity, target_fpr and
- * seed, and the 1.9 fields but items (sub_kind, parts and the counters generation and
- * ambiguous_removes); the rest are 0. Thread-safe.
- */
-LFB_API int lfb_geometry_get(const lfb_handle* handle, lfb_info* out);
-
-/* ---- since 1.9 ------------------------------------------------------------------------------- */
-
 /** Empties a layout: zeroes its bits, counters or fingerprint slots. Adds and removes racing
  *  with it may be lost (or survive). A read-only handle: LFB_ERR_READ_ONLY; composites:
  *  LFB_ERR_INCOMPATIBLE. */
 LFB_API int lfb_clear(lfb_handle* handle);
-/**
- * Where a Bloom layout's words live and how keys map onto them (struct lfb_bit_array), so a
- * binding can add and query without a call into this library. Counting, cuckoo and composite
- * filters: LFB_ERR_INCOMPATIBLE; a read-only handle: LFB_ERR_READ_ONLY (an add through the words
- * would fault). The words stay valid until lfb_free. Experimental. Thread-safe.
- */
-LFB_API int lfb_bit_array_get(const lfb_handle* handle, lfb_bit_array* out);
-/**
- * A composite's part `index`, as lfb_info_get reports a filter: a scalable filter's sub-filter
- * (0 = oldest; items = the adds it counted), a rotating filter's generation of that age (0 =
- * current, 1 = the one before, ...; with LFB_ROTATING_DOUBLE_WRITE the last is the next
- * generation), a swap's current (0) or staged (1) filter. A layout has part 0, itself.
- * LFB_ERR_INVALID_ARGUMENT past lfb_info.parts. O(size of the part).
- */
-LFB_API int lfb_part_info(const lfb_handle* handle, uint32_t index, lfb_info* out);
+
+/* ---- rotating filters and swaps: their own calls --------------------------------------------- */
+
 /** Rotating filters: one rotation now. Waits only for another rotation in progress; adds and
  *  queries never wait. Other kinds: LFB_ERR_INCOMPATIBLE. */
 LFB_API int lfb_rotate(lfb_handle* handle);
@@ -560,369 +535,78 @@ LFB_API int lfb_publish(lfb_handle* swap);
 /** Stage + publish of a complete filter (taken over). */
 LFB_API int lfb_replace(lfb_handle* swap, lfb_handle* next);
 
-/* ---- per-kind handles (1.0 to 1.6) ------------------------------------------------------------
- *
- * The calls of lfbloom 1.0 to 1.4 (and lfb_scalable_remove, lfb_scalable_ambiguous_removes of
- * 1.6), kept for their callers. Each handle type is lfb_handle under another name, and each call
- * is one of the calls above, as its comment or the line with its name in capi/src/per_kind.inc
- * says; they differ from those only where said: they take lfb_options instead of lfb_spec,
- * report lfb_stats, lfb_counting_remove answers LFB_ERR_NOT_PRESENT where lfb_remove answers 0,
- * the batch calls report a count instead of filling an lfb_batch, and creating or loading
- * a handle of a kind accepts only that kind's filters (LFB_ERR_INCOMPATIBLE for others). New code
- * should use lfb_handle.
- */
-typedef struct lfb_filter lfb_filter;     /* a Bloom filter, blocked or classic */
-typedef struct lfb_counting lfb_counting; /* a counting filter */
-typedef struct lfb_scalable lfb_scalable; /* since 1.1 */
-typedef struct lfb_rotating lfb_rotating; /* since 1.1 */
-typedef struct lfb_swap lfb_swap;         /* since 1.1 */
+/* ---- a Bloom filter's words, for bindings ---------------------------------------------------- */
 
-/* Layouts of the per-kind handles: the enum lfb_kind numbers they have. */
-enum lfb_layout {
-    LFB_LAYOUT_CLASSIC = 1, /* k probes anywhere: bit-exact with Guava's BloomFilter, flaw included */
-    LFB_LAYOUT_BLOCKED = 2, /* k probes in one 64-byte cache line: the default, fastest */
-    LFB_LAYOUT_COUNTING = 3, /* counting filters (reported by lfb_stats.layout only) */
-    LFB_LAYOUT_CUCKOO = 7    /* cuckoo sub-filters of a scalable filter (1.6; lfb_stats.layout of their stats) */
+/* Where a Bloom filter's bits live (lfb_bit_array_get; lfb_filter_bit_array since 1.2), for a
+ * binding whose calls into this library cost more than a lookup (a cgo call from Go: 40 ns, and
+ * its fences keep lookups' cache misses from overlapping). With it the binding answers contains
+ * and add itself, bit-exact with lfb_contains and lfb_add: the hash of docs/FORMAT.md for
+ * `layout` (MurmurHash3 x64_128, or XXH64 for split-block) with `seed`, then the bits probe rule
+ * `probe_rule` assigns for (layout, bits, hashes). A binding must not touch the words of a filter
+ * whose layout or rule it does not implement (it can call lfb_add and lfb_contains instead): new
+ * blocked filters use rule 2 since 1.4, filters loaded from older files keep rule 1, classic
+ * filters are always rule 1, split-block rule 3. A caller compiled before 1.4 (struct_size 40)
+ * cannot see the rule, so it gets LFB_ERR_UNSUPPORTED_VERSION for any filter whose rule is not 1
+ * rather than words it would read wrongly. Read the words with atomic 64-bit loads, since adds set
+ * bits at any time; an add sets its bits with atomic 64-bit ORs and nothing else (the memory is
+ * writable; `const` only because a reader needs no more). Set struct_size before the call.
+ * Experimental: new layouts and rules may appear; check both. */
+typedef struct lfb_bit_array {
+    uint32_t struct_size;  /* sizeof(lfb_bit_array) as the caller compiled it */
+    uint32_t layout;       /* the enum lfb_kind: 1, 2, 4, 5 or 6 (lfb_filter_bit_array: 1 or 2) */
+    const uint64_t* words; /* bits / 64 words: bit b is bit b % 64 of words[b / 64] */
+    uint64_t bits;         /* m, a multiple of the layout's block (512 bits blocked, 64 classic; lfb_spec.slots) */
+    uint64_t seed;         /* the hash seed */
+    uint32_t hashes;       /* k */
+    uint32_t reserved;
+    uint32_t probe_rule;   /* since 1.4: the hash and probe rule of docs/FORMAT.md: 1, 2 or 3 */
+    uint32_t reserved2;
+} lfb_bit_array;
+
+/**
+ * Where a Bloom layout's words live and how keys map onto them (struct lfb_bit_array), so a
+ * binding can add and query without a call into this library. Counting, cuckoo and composite
+ * filters: LFB_ERR_INCOMPATIBLE; a read-only handle: LFB_ERR_READ_ONLY (an add through the words
+ * would fault). The words stay valid until lfb_free. Experimental. Thread-safe.
+ */
+LFB_API int lfb_bit_array_get(const lfb_handle* handle, lfb_bit_array* out);
+
+/* ---- library: version, statuses and kinds by name -------------------------------------------- */
+
+/* How a status should reach a binding's user (lfb_status_class), so every binding maps the one
+ * table of statuses the same way. */
+enum lfb_status_class {
+    LFB_CLASS_OK = 0,       /* LFB_OK */
+    LFB_CLASS_ARGUMENT = 1, /* the caller's mistake: a bad argument (an IllegalArgumentException, say) */
+    LFB_CLASS_REFUSAL = 2,  /* the filter declined, as designed: full, too many duplicates, ambiguous, not present */
+    LFB_CLASS_DATA = 3,     /* the data or filters given do not fit: corrupt, unsupported version, incompatible */
+    LFB_CLASS_RESOURCE = 4, /* memory, size limits, I/O */
+    LFB_CLASS_STATE = 5,    /* the handle's state forbids it: read-only */
+    LFB_CLASS_BUG = 6       /* a bug in lfbloom */
 };
 
-/* Creation options. Initialize with lfb_options_init, then change what you need. */
-typedef struct lfb_options {
-    uint32_t struct_size;  /* sizeof(lfb_options) as the caller compiled it */
-    uint32_t layout;       /* lfb_filter: LFB_LAYOUT_BLOCKED (default) or LFB_LAYOUT_CLASSIC; lfb_scalable: BLOCKED or CUCKOO */
-    uint64_t memory_limit; /* bytes the filter may use; 0 (default) = only the machine's memory */
-    uint64_t seed;         /* hash seed, default 0 (Guava's); filters merge only with equal seeds */
-    uint32_t counter_bits; /* lfb_counting only: 4 (default) or 8 */
-    uint32_t flags;        /* LFB_OPTION_* bits; 0 by default */
-} lfb_options;
-
-/* A snapshot of a filter's parameters and fill. Set struct_size before calling lfb_*_stats. */
-typedef struct lfb_stats {
-    uint32_t struct_size;    /* sizeof(lfb_stats) as the caller compiled it */
-    uint32_t layout;         /* enum lfb_layout */
-    uint64_t slots;          /* bits of a bit filter, counters of a counting filter, cuckoo fingerprint slots */
-    uint32_t slot_bits;      /* 1, or the counter width 4 or 8; cuckoo: the fingerprint width 14, 16 or 17 */
-    uint32_t hashes;         /* k */
-    uint64_t bytes;          /* memory of the slot array */
-    uint64_t capacity;       /* expected items it was sized for */
-    double target_fpr;       /* false-positive rate it was sized for */
-    uint64_t slots_set;      /* bits set, counters above zero, or fingerprints stored */
-    uint64_t saturated;      /* counters stuck at their maximum (0 for bit filters) */
-    double fill_ratio;       /* slots_set / slots */
-    double estimated_count;  /* distinct keys estimated from the fill (infinite when full) */
-    double estimated_fpr;    /* expected false-positive rate at estimated_count */
-    uint32_t near_capacity;  /* 1 when estimated_count > 80% of capacity */
-    uint32_t reserved;
-} lfb_stats;
-
-/** Fills *options with the defaults. LFB_ERR_INVALID_ARGUMENT if options is NULL. */
-LFB_API int lfb_options_init(lfb_options* options);
-
-/* ---- bit filters (blocked or classic) --------------------------------------------------------- */
-
-/** A filter sized so the expected FPR after `capacity` distinct adds is <= fpr. options may be NULL. */
-LFB_API int lfb_filter_create(uint64_t capacity, double fpr, const lfb_options* options, lfb_filter** out);
-/** A filter of exactly `bits` bits (multiple of 512 blocked, 64 classic) and `hashes` probes (1..255). */
-LFB_API int lfb_filter_create_geometry(uint64_t bits, uint32_t hashes, const lfb_options* options, lfb_filter** out);
-/** Releases the filter. NULL is a no-op. No other thread may be using it. */
-LFB_API void lfb_filter_free(lfb_filter* filter);
-
-/** Adds a key. Returns 1 if it was new (some bit changed), 0 if all its bits were set, or an error. */
-LFB_API int lfb_filter_add(lfb_filter* filter, const void* key, uint64_t len);
-/** Returns 1 if the key may have been added, 0 if it certainly was not, or an error. */
-LFB_API int lfb_filter_contains(const lfb_filter* filter, const void* key, uint64_t len);
-/**
- * Adds `count` keys in one call: key i is the bytes data[offsets[i]] .. data[offsets[i+1]-1]
- * (offsets has count + 1 non-decreasing entries). If results is not NULL, results[i] is set to 1
- * if key i was new, else 0; if added is not NULL, *added is the number of new keys. Arguments are
- * checked before any key is added.
- */
-LFB_API int lfb_filter_add_many(lfb_filter* filter, const void* data, const uint64_t* offsets, uint64_t count,
-                                uint8_t* results, uint64_t* added);
-/** Queries `count` keys laid out as in lfb_filter_add_many; results[i] 1 or 0; *found the number of 1s. */
-LFB_API int lfb_filter_contains_many(const lfb_filter* filter, const void* data, const uint64_t* offsets,
-                                     uint64_t count, uint8_t* results, uint64_t* found);
-/** As lfb_filter_add_many / _contains_many, with the keys as an array (since 1.1). */
-LFB_API int lfb_filter_add_keys(lfb_filter* filter, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added);
-LFB_API int lfb_filter_contains_keys(const lfb_filter* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
-                                     uint64_t* found);
-/** Zeroes the filter. Adds racing with it may be lost. */
-LFB_API int lfb_filter_clear(lfb_filter* filter);
-/** ORs src into dst. LFB_ERR_INCOMPATIBLE unless layout, bits, hashes and seed are equal. */
-LFB_API int lfb_filter_merge(lfb_filter* dst, const lfb_filter* src);
-/** Fills *out (out->struct_size must be set); reads the whole filter, O(bits). */
-LFB_API int lfb_filter_stats(const lfb_filter* filter, lfb_stats* out);
-/**
- * Fills *out (out->struct_size must be set) with where the filter's bits live and how keys map
- * onto them (since 1.2; the probe rule, the file format's id of it, since 1.4). words stays valid,
- * and the other fields unchanged, until lfb_filter_free; no call replaces them. Thread-safe with
- * every call but lfb_filter_free. Experimental, as lfb_bit_array_get: check layout and probe_rule.
- */
-LFB_API int lfb_filter_bit_array(const lfb_filter* filter, lfb_bit_array* out);
-
-/*
- * Saving and loading. A save may run while other threads add: it holds every add that completed
- * before the save began. Loads validate everything (and check the memory limit of `options`,
- * NULL = none) before allocating; they fail with LFB_ERR_CORRUPT, LFB_ERR_UNSUPPORTED_VERSION,
- * LFB_ERR_TOO_LARGE, LFB_ERR_IO, or LFB_ERR_INCOMPATIBLE when the data holds a filter other than
- * a blocked or classic one (lfb_load takes every kind).
- */
-/** The exact number of bytes lfb_filter_save writes in `format`. */
-LFB_API int lfb_filter_serialized_size(const lfb_filter* filter, uint32_t format, uint64_t* size);
-/** Writes the filter into buffer[0 .. capacity); *written gets the byte count. */
-LFB_API int lfb_filter_save(const lfb_filter* filter, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written);
-/** Writes the filter to an open file descriptor, in chunks. */
-LFB_API int lfb_filter_save_fd(const lfb_filter* filter, uint32_t format, int fd);
-/**
- * Writes the filter to `path` atomically (a temporary file, flushed, then renamed over path). A
- * file replacing an existing one keeps its permission bits; a new one gets 0666 less the umask.
- */
-LFB_API int lfb_filter_save_file(const lfb_filter* filter, uint32_t format, const char* path);
-/** Loads a filter from exactly `len` bytes. */
-LFB_API int lfb_filter_load(uint32_t format, const void* data, uint64_t len, const lfb_options* options, lfb_filter** out);
-/** Loads one filter from a file descriptor, from its offset (reading no further than the filter's
- *  end). From a regular file, a header declaring more than the file holds is refused before
- *  anything is allocated; from a pipe, memory grows only with the bytes that really arrive. */
-LFB_API int lfb_filter_load_fd(uint32_t format, int fd, const lfb_options* options, lfb_filter** out);
-/** Loads a filter from a file that must hold exactly one. */
-LFB_API int lfb_filter_load_file(uint32_t format, const char* path, const lfb_options* options, lfb_filter** out);
-
-/*
- * Filters several processes share. The file holds a header page, then the words, mapped shared:
- * every process that opens it adds and queries the same words with the same lock-free atomics.
- * A process killed mid-way loses none of the adds it completed; flush only matters for a crash of
- * the machine. Creation is atomic (an opener sees no file or a complete one) and fails with
- * LFB_ERR_IO if the file exists. Opening validates the header and the file's size.
- */
-LFB_API int lfb_filter_create_shared_file(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
-                                          lfb_filter** out);
-LFB_API int lfb_filter_open_shared_file(const char* path, const lfb_options* options, lfb_filter** out);
-/** Writes a file-backed filter's words to disk (msync); a no-op for other filters. */
-LFB_API int lfb_filter_flush(const lfb_filter* filter);
-
-/*
- * File permissions and read-only sharing (since 1.4).
- * - Files are created with permission bits `mode` (0 to 0777, else LFB_ERR_INVALID_ARGUMENT) less
- *   the process umask, as open(2) does; the functions without a mode use 0666. A save over an
- *   existing file keeps that file's permission bits whatever the mode.
- * - lfb_*_open_shared_file_read_only opens a shared file with read permission only (another user's
- *   0644 or 0444 file, say) and maps it read-only. The handle queries, reports stats, saves and
- *   sees the adds of the file's writers; every call that would write to it (add, remove, clear,
- *   merge into it, lfb_filter_bit_array, handing it to lfb_swap_*) returns LFB_ERR_READ_ONLY and
- *   changes nothing. Thread safety as for any handle.
- */
-LFB_API int lfb_filter_save_file_mode(const lfb_filter* filter, uint32_t format, const char* path, uint32_t mode);
-LFB_API int lfb_filter_create_shared_file_mode(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
-                                               uint32_t mode, lfb_filter** out);
-LFB_API int lfb_filter_open_shared_file_read_only(const char* path, const lfb_options* options, lfb_filter** out);
-
-/* ---- counting filters ------------------------------------------------------------------------- */
-
-/** A counting filter sized for (capacity, fpr); options->counter_bits picks 4 or 8. options may be NULL. */
-LFB_API int lfb_counting_create(uint64_t capacity, double fpr, const lfb_options* options, lfb_counting** out);
-/** Exactly `counters` counters (a multiple of 128 for 4-bit, 64 for 8-bit) and `hashes` probes. */
-LFB_API int lfb_counting_create_geometry(uint64_t counters, uint32_t hashes, const lfb_options* options,
-                                         lfb_counting** out);
-LFB_API void lfb_counting_free(lfb_counting* filter);
-/** Increments the key's counters (saturating). Returns 1 if the key was absent before, else 0. */
-LFB_API int lfb_counting_add(lfb_counting* filter, const void* key, uint64_t len);
-LFB_API int lfb_counting_contains(const lfb_counting* filter, const void* key, uint64_t len);
-/**
- * Decrements the key's counters: LFB_OK, or LFB_ERR_NOT_PRESENT (nothing changed) if one of them
- * is zero. Saturated counters are never decremented. Removing keys never added can cause false
- * negatives for other keys.
- */
-LFB_API int lfb_counting_remove(lfb_counting* filter, const void* key, uint64_t len);
-/** Returns the smallest of the key's counters (0..255): how often it was added, as an upper bound. */
-LFB_API int lfb_counting_count(const lfb_counting* filter, const void* key, uint64_t len);
-LFB_API int lfb_counting_add_many(lfb_counting* filter, const void* data, const uint64_t* offsets, uint64_t count,
-                                  uint8_t* results, uint64_t* added);
-LFB_API int lfb_counting_contains_many(const lfb_counting* filter, const void* data, const uint64_t* offsets,
-                                       uint64_t count, uint8_t* results, uint64_t* found);
-LFB_API int lfb_counting_add_keys(lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
-                                  uint64_t* added); /* since 1.1 */
-LFB_API int lfb_counting_contains_keys(const lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
-                                       uint64_t* found); /* since 1.1 */
-/**
- * Removes each key as lfb_counting_remove does, in order (since 1.3), hashing and prefetching them
- * in groups so their cache misses overlap. results[i] (if not NULL) is 1 if key i was removed, 0
- * if it was not present (nothing changed for it); *removed (if not NULL) counts the 1s. Returns
- * LFB_OK even when some keys were not present; errors only for bad arguments, checked before any
- * key is removed. Keys as one buffer plus offsets (_many) or an array of lfb_key (_keys).
- */
-LFB_API int lfb_counting_remove_many(lfb_counting* filter, const void* data, const uint64_t* offsets, uint64_t count,
-                                     uint8_t* results, uint64_t* removed);
-LFB_API int lfb_counting_remove_keys(lfb_counting* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
-                                     uint64_t* removed);
-LFB_API int lfb_counting_clear(lfb_counting* filter);
-/** Adds src's counters to dst's, saturating. LFB_ERR_INCOMPATIBLE unless counters, hashes, width and seed match. */
-LFB_API int lfb_counting_merge(lfb_counting* dst, const lfb_counting* src);
-LFB_API int lfb_counting_stats(const lfb_counting* filter, lfb_stats* out);
-/** Saving and loading in the native format, as for lfb_filter. A save racing with removes holds
- *  every key held throughout it; a remove that overlaps the save may be captured in part. */
-LFB_API int lfb_counting_serialized_size(const lfb_counting* filter, uint64_t* size);
-LFB_API int lfb_counting_save(const lfb_counting* filter, void* buffer, uint64_t capacity, uint64_t* written);
-LFB_API int lfb_counting_save_fd(const lfb_counting* filter, int fd);
-LFB_API int lfb_counting_save_file(const lfb_counting* filter, const char* path);
-LFB_API int lfb_counting_load(const void* data, uint64_t len, const lfb_options* options, lfb_counting** out);
-LFB_API int lfb_counting_load_fd(int fd, const lfb_options* options, lfb_counting** out);
-LFB_API int lfb_counting_load_file(const char* path, const lfb_options* options, lfb_counting** out);
-/** Shared files, as for lfb_filter. */
-LFB_API int lfb_counting_create_shared_file(const char* path, uint64_t capacity, double fpr, const lfb_options* options,
-                                            lfb_counting** out);
-LFB_API int lfb_counting_open_shared_file(const char* path, const lfb_options* options, lfb_counting** out);
-LFB_API int lfb_counting_flush(const lfb_counting* filter);
-/** File permissions and read-only sharing (since 1.4), as for lfb_filter. */
-LFB_API int lfb_counting_save_file_mode(const lfb_counting* filter, const char* path, uint32_t mode);
-LFB_API int lfb_counting_create_shared_file_mode(const char* path, uint64_t capacity, double fpr,
-                                                 const lfb_options* options, uint32_t mode, lfb_counting** out);
-LFB_API int lfb_counting_open_shared_file_read_only(const char* path, const lfb_options* options, lfb_counting** out);
-
-/* ---- scalable filters (since 1.1) ------------------------------------------------------------ */
-/*
- * A filter that grows: a list of sub-filters; sub-filter i holds initial_capacity *
- * growth^i keys at rate fpr * (1 - tightening) * tightening^i, so the total rate stays below fpr
- * however many there are. Adds go to the newest (cuckoo: the oldest with room), queries check all. Growth is lock-free: nobody
- * waits, at most one successor is installed per sub-filter, none is freed before the filter.
- * options: seed and memory_limit (the cap on the sum over sub-filters); flags 0; layout
- * LFB_LAYOUT_BLOCKED (Bloom sub-filters, the default) or, since 1.6, LFB_LAYOUT_CUCKOO: cuckoo
- * sub-filters, which remove keys (lfb_scalable_remove). Their fingerprints (17 bits at most) reach no rate
- * below about 0.003%, so the chain ends (LFB_ERR_FULL) at the first sub-filter that would need a
- * lower one: 5 sub-filters at fpr 0.1% with tightening 0.5, more with a tightening of 0.8-0.9.
- * A cuckoo add stores a copy of the key even if present (1 = no sub-filter matched it before),
- * in the one sub-filter that already matches it if that has room, else in the oldest sub-filter
- * below its capacity (since 1.7: so the room removes free is used again before the chain grows), may be refused with LFB_ERR_TOO_MANY_DUPLICATES, and moves on to a
- * later or a new sub-filter when that one has no free slot. growth in [1, 1024] (0 = default 2),
- * tightening in (0, 1) (0 = default 0.5), max_filters in 1..64 (0 = default 32).
- */
-LFB_API int lfb_scalable_create(uint64_t initial_capacity, double fpr, double growth, double tightening,
-                                uint32_t max_filters, const lfb_options* options, lfb_scalable** out);
-LFB_API void lfb_scalable_free(lfb_scalable* filter);
-/** 1 if the key was new, 0 if some sub-filter already reports it (cuckoo: it stored one more
- *  copy), LFB_ERR_FULL (nothing changed) when the newest is full and the cap forbids another;
- *  cuckoo sub-filters also LFB_ERR_TOO_MANY_DUPLICATES, as lfb_add. */
-LFB_API int lfb_scalable_add(lfb_scalable* filter, const void* key, uint64_t len);
-LFB_API int lfb_scalable_contains(const lfb_scalable* filter, const void* key, uint64_t len);
-/** As lfb_filter_add_many, except that on LFB_ERR_FULL (or LFB_ERR_TOO_MANY_DUPLICATES) the keys
- *  before the refused one were added (and counted in *added) and the rest were not. */
-LFB_API int lfb_scalable_add_many(lfb_scalable* filter, const void* data, const uint64_t* offsets, uint64_t count,
-                                  uint8_t* results, uint64_t* added);
-LFB_API int lfb_scalable_contains_many(const lfb_scalable* filter, const void* data, const uint64_t* offsets,
-                                       uint64_t count, uint8_t* results, uint64_t* found);
-LFB_API int lfb_scalable_add_keys(lfb_scalable* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
-                                  uint64_t* added);
-LFB_API int lfb_scalable_contains_keys(const lfb_scalable* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
-                                       uint64_t* found);
-/** The number of sub-filters (>= 1), or an error. */
-LFB_API int lfb_scalable_filters(const lfb_scalable* filter);
-/** The whole filter: sums over sub-filters; target_fpr is the configured bound; near_capacity is 1
- *  once the newest is near capacity and no further sub-filter is allowed. */
-LFB_API int lfb_scalable_stats(const lfb_scalable* filter, lfb_stats* out);
-/** Sub-filter `index` (0 = oldest), and in *items (if not NULL) the adds it counted as new
- *  (cuckoo: the copies stored in it, less those removed). */
-LFB_API int lfb_scalable_filter_stats(const lfb_scalable* filter, uint32_t index, lfb_stats* out, uint64_t* items);
-/**
- * Cuckoo sub-filters (since 1.6): 1 if one copy of the key was removed or its removal deferred, 0
- * if no sub-filter holds one (nothing changed). A key may also match in a sub-filter other than
- * the one holding its copy, through another key of the same fingerprint and buckets there (about
- * the sum of the sub-filters' rates), or through its own second copy added while the first one's
- * sub-filter had no room: removing a copy there would lose that other key. Then (since 1.10) the
- * remove is deferred and returns 1: it is done, do not repeat it. The key stays, a false positive,
- * until it matches in one sub-filter (mostly once the other key is removed; later removes retry
- * the waiting ones), or until as many removes wait for its copies as there are copies (a key's own
- * two copies go with its second remove); an add of the key meanwhile takes the waiting remove
- * instead of storing a copy. Only when too many removes wait already (max(64, capacity / 256))
- * is nothing removed and the call returns LFB_ERR_AMBIGUOUS (the key stays, a false positive;
- * lfb_scalable_ambiguous_removes counts them; up to 1.9 every such remove did this). Removing a
- * key that was never added, or whose add has not returned yet, can remove another key's copy, and
- * here for good (the late add lands in another sub-filter): call it only after the add it
- * cancels. Since 1.7 the slots removes free take later adds (the oldest sub-filter with room
- * takes each), and since 1.10 deferred removes complete, so under churn the chain grows only
- * while the live set (and the few removes waiting) outgrows it. Blocked sub-filters:
- * LFB_ERR_INCOMPATIBLE. Thread-safe; blocks only on writers of the same bucket stripe, and to defer
- * a remove on the filter's list of waiting removes.
- */
-LFB_API int lfb_scalable_remove(lfb_scalable* filter, const void* key, uint64_t len);
-/** Removes refused with LFB_ERR_AMBIGUOUS so far, in *out (always 0 for Bloom sub-filters). */
-LFB_API int lfb_scalable_ambiguous_removes(const lfb_scalable* filter, uint64_t* out);
-
-/* ---- rotating (time-window) filters (since 1.1) ------------------------------------------------ */
-/*
- * A ring of `generations` (G, 2..64) blocked filters covering a window W = G * period: keys
- * expire. Each rotation makes the next generation current after clearing it. A key is reported
- * present if at most G-1 rotations overlap the time from the start of its add to the end of the
- * query (with timed rotation: every key added in the last W - W/G), and no longer once G
- * rotations have completed after its add (a key older than W). `capacity` is the most keys added
- * in one period; a whole query's false-positive rate stays <= fpr.
- * period_ns: 0 = rotate only in lfb_rotating_rotate; otherwise rotate every period_ns on
- * CLOCK_MONOTONIC, performed by the first add or query after a deadline (never waiting: if
- * another thread is rotating, it goes on), unless LFB_ROTATING_MANUAL_TICK.
- * options: seed and memory_limit (the sum over the ring); layout LFB_LAYOUT_BLOCKED, flags 0.
- */
-LFB_API int lfb_rotating_create(uint64_t capacity, double fpr, uint32_t generations, uint64_t period_ns, uint32_t flags,
-                                const lfb_options* options, lfb_rotating** out);
-LFB_API void lfb_rotating_free(lfb_rotating* filter);
-LFB_API int lfb_rotating_add(lfb_rotating* filter, const void* key, uint64_t len);
-LFB_API int lfb_rotating_contains(const lfb_rotating* filter, const void* key, uint64_t len);
-LFB_API int lfb_rotating_add_many(lfb_rotating* filter, const void* data, const uint64_t* offsets, uint64_t count,
-                                  uint8_t* results, uint64_t* added);
-LFB_API int lfb_rotating_contains_many(const lfb_rotating* filter, const void* data, const uint64_t* offsets,
-                                       uint64_t count, uint8_t* results, uint64_t* found);
-LFB_API int lfb_rotating_add_keys(lfb_rotating* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
-                                  uint64_t* added);
-LFB_API int lfb_rotating_contains_keys(const lfb_rotating* filter, const lfb_key* keys, uint64_t count, uint8_t* results,
-                                       uint64_t* found);
-/** One rotation now. Waits only for another rotation in progress; adds and queries never wait. */
-LFB_API int lfb_rotating_rotate(lfb_rotating* filter);
-/** The rotations due at now_ns (one per period passed, at most G); a no-op without a period.
- *  now_ns is CLOCK_MONOTONIC, or with LFB_ROTATING_MANUAL_TICK the caller's clock from creation. */
-LFB_API int lfb_rotating_tick(lfb_rotating* filter, uint64_t now_ns);
-/** Rotations so far. */
-LFB_API int lfb_rotating_rotations(const lfb_rotating* filter, uint64_t* out);
-/** Ring filter `age`: 0 = current, 1 = the one before...; G+1 filters with LFB_ROTATING_DOUBLE_WRITE
- *  (the last is the next generation), else G. */
-LFB_API int lfb_rotating_stats(const lfb_rotating* filter, uint32_t age, lfb_stats* out);
-
-/* ---- hot-swappable filters (since 1.1) --------------------------------------------------------- */
-/*
- * A swap of an lfb_filter (lfb_create_swap over any Bloom or counting filter is the same handle):
- * a handle whose filter is replaced atomically while other threads use it: every call sees
- * the old or the new filter, never a freed one (readers count themselves in per-thread stripes;
- * a replace waits for readers of the old filter, then frees it). Adds and queries never wait.
- * Rebuilding without a gap: lfb_swap_stage(next) makes every add also go to next; fill next with
- * lfb_swap_add_staged from your source of truth (which must record each key before its add), then
- * lfb_swap_publish. Functions that take an lfb_filter* take ownership of it on success (the caller
- * must not use or free it afterwards); on failure it stays the caller's.
- */
-LFB_API int lfb_swap_create(lfb_filter* initial, lfb_swap** out);
-/** Frees the handle, its filter and any staged one. No other thread may be using it. */
-LFB_API void lfb_swap_free(lfb_swap* swap);
-/** Adds to the current filter (and the staged one); returns the current one's answer. */
-LFB_API int lfb_swap_add(lfb_swap* swap, const void* key, uint64_t len);
-LFB_API int lfb_swap_contains(const lfb_swap* swap, const void* key, uint64_t len);
-LFB_API int lfb_swap_add_many(lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count,
-                              uint8_t* results, uint64_t* added);
-LFB_API int lfb_swap_contains_many(const lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count,
-                                   uint8_t* results, uint64_t* found);
-LFB_API int lfb_swap_add_keys(lfb_swap* swap, const lfb_key* keys, uint64_t count, uint8_t* results, uint64_t* added);
-LFB_API int lfb_swap_contains_keys(const lfb_swap* swap, const lfb_key* keys, uint64_t count, uint8_t* results,
-                                   uint64_t* found);
-/** Stages next (replacing and freeing an earlier staged filter); waits for readers of that one. */
-LFB_API int lfb_swap_stage(lfb_swap* swap, lfb_filter* next);
-/** Adds to the staged filter only; LFB_ERR_INVALID_ARGUMENT if nothing is staged. */
-LFB_API int lfb_swap_add_staged(lfb_swap* swap, const void* key, uint64_t len);
-LFB_API int lfb_swap_add_many_staged(lfb_swap* swap, const void* data, const uint64_t* offsets, uint64_t count,
-                                     uint64_t* added);
-/** Makes the staged filter current; frees the old one after its readers leave (waiting for them). */
-LFB_API int lfb_swap_publish(lfb_swap* swap);
-/** Stage + publish of a complete filter. */
-LFB_API int lfb_swap_replace(lfb_swap* swap, lfb_filter* next);
-/** Statistics of the current filter. */
-LFB_API int lfb_swap_stats(const lfb_swap* swap, lfb_stats* out);
-/** Replacements so far. */
-LFB_API int lfb_swap_generation(const lfb_swap* swap, uint64_t* out);
+/** "1.0.0". */
+LFB_API const char* lfb_version_string(void);
+/** major * 10000 + minor * 100 + patch of the loaded library. */
+LFB_API uint32_t lfb_version(void);
+/** LFB_ABI_VERSION of the loaded library. */
+LFB_API uint32_t lfb_abi_version(void);
+/** Since 1.9: the status's name without its prefix, lower case ("ok", "invalid_argument", "full",
+ *  ...: LFB_ERR_FULL is "full"), or NULL for a value that is no status. Static. */
+LFB_API const char* lfb_status_name(int code);
+/** Since 1.9: the enum lfb_status_class of a status; LFB_CLASS_BUG for a value that is no status. */
+LFB_API int lfb_status_class(int code);
+/** Since 1.9: the kind's name ("classic", "blocked", "counting", "split-block", "one-word",
+ *  "two-word", "cuckoo", "scalable", "rotating", "swappable"), or NULL for a value that is no kind. Static. */
+LFB_API const char* lfb_kind_name(uint32_t kind);
+/** Since 1.9: the enum lfb_kind named `name` (lfb_kind_name's spelling), or LFB_ERR_INVALID_ARGUMENT. */
+LFB_API int lfb_kind_parse(const char* name);
 
 #ifdef __cplusplus
 }
 #endif
+
+/* The per-kind calls of 1.0 to 1.6, for their callers. */
+#include "lfbloom_legacy.h"
 
 #endif /* LFBLOOM_H */

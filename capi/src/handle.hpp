@@ -22,7 +22,7 @@ struct lfb_handle {
     std::unique_ptr<lfbloom::dynamic_filter> impl;  ///< never null in a handle a caller holds
 };
 
-// The per-kind handles of 1.0 to 1.4 are the one handle under other names (lfbloom.h).
+// The per-kind handles of 1.0 to 1.4 are the one handle under other names (lfbloom_legacy.h).
 struct lfb_filter final : lfb_handle {
     using lfb_handle::lfb_handle;
 };

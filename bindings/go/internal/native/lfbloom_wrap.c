@@ -232,6 +232,210 @@ void *_wrap_Swig_malloc_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
 }
 
 
+intgo _wrap_lfb_create_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
+  lfb_spec *arg1 = (lfb_spec *) 0 ;
+  lfb_handle **arg2 = (lfb_handle **) 0 ;
+  lfb_handle *handle2 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(lfb_spec **)&_swig_go_0; 
+  arg2 = &handle2; 
+  
+  result = (int)lfb_create((struct lfb_spec const *)arg1,arg2);
+  _swig_go_result = result; 
+  if (_swig_go_1) *_swig_go_1 = handle2; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_add_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = *(void **)&_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)lfb_add(arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_contains_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = *(void **)&_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)lfb_contains((struct lfb_handle const *)arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_lfb_free_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  
+  lfb_free(arg1);
+  
+}
+
+
+intgo _wrap_LFB_FORMAT_NATIVE_native_d1c8dc9ff6b400fa() {
+  enum lfb_format result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_FORMAT_NATIVE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_FORMAT_GUAVA_native_d1c8dc9ff6b400fa() {
+  enum lfb_format result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_FORMAT_GUAVA;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_serialized_size_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  uint32_t arg2 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = (uint64_t *)_swig_go_2; 
+  
+  result = (int)lfb_serialized_size((struct lfb_handle const *)arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_save_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  uint32_t arg2 ;
+  void *arg3 = (void *) 0 ;
+  uint64_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = (void *)_swig_go_2.array; arg4 = (uint64_t)_swig_go_2.len; 
+  arg5 = (uint64_t *)_swig_go_3; 
+  
+  result = (int)lfb_save((struct lfb_handle const *)arg1,arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_save_fd_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  uint32_t arg2 ;
+  int arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  result = (int)lfb_save_fd((struct lfb_handle const *)arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_load_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+  uint32_t arg1 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  uint64_t arg4 ;
+  lfb_handle **arg5 = (lfb_handle **) 0 ;
+  lfb_handle *handle5 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg4 = (uint64_t)_swig_go_2; 
+  arg5 = &handle5; 
+  
+  result = (int)lfb_load(arg1,(void const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  if (_swig_go_3) *_swig_go_3 = handle5; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_load_fd_native_d1c8dc9ff6b400fa(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+  uint32_t arg1 ;
+  int arg2 ;
+  uint64_t arg3 ;
+  lfb_handle **arg4 = (lfb_handle **) 0 ;
+  lfb_handle *handle4 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  arg2 = (int)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = &handle4; 
+  
+  result = (int)lfb_load_fd(arg1,arg2,arg3,arg4);
+  _swig_go_result = result; 
+  if (_swig_go_3) *_swig_go_3 = handle4; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_load_size_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3, int *_swig_go_4) {
+  uint32_t arg1 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  uint64_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  uint32_t *arg6 = (uint32_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg4 = (uint64_t)_swig_go_2; 
+  arg5 = (uint64_t *)_swig_go_3; 
+  arg6 = (uint32_t *)_swig_go_4; 
+  
+  result = (int)lfb_load_size(arg1,(void const *)arg2,arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_LFB_OK_native_d1c8dc9ff6b400fa() {
   enum lfb_status result;
   intgo _swig_go_result;
@@ -412,86 +616,26 @@ intgo _wrap_LFB_ERR_TIMEOUT_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_CLASS_OK_native_d1c8dc9ff6b400fa() {
-  enum lfb_status_class result;
-  intgo _swig_go_result;
+_gostring_ _wrap_lfb_strerror_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
+  int arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
   
+  arg1 = (int)_swig_go_0; 
   
-  result = LFB_CLASS_OK;
-  
-  _swig_go_result = (intgo)result; 
+  result = (char *)lfb_strerror(arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_LFB_CLASS_ARGUMENT_native_d1c8dc9ff6b400fa() {
-  enum lfb_status_class result;
-  intgo _swig_go_result;
+_gostring_ _wrap_lfb_last_error_native_d1c8dc9ff6b400fa() {
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
   
   
-  result = LFB_CLASS_ARGUMENT;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_LFB_CLASS_REFUSAL_native_d1c8dc9ff6b400fa() {
-  enum lfb_status_class result;
-  intgo _swig_go_result;
-  
-  
-  result = LFB_CLASS_REFUSAL;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_LFB_CLASS_DATA_native_d1c8dc9ff6b400fa() {
-  enum lfb_status_class result;
-  intgo _swig_go_result;
-  
-  
-  result = LFB_CLASS_DATA;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_LFB_CLASS_RESOURCE_native_d1c8dc9ff6b400fa() {
-  enum lfb_status_class result;
-  intgo _swig_go_result;
-  
-  
-  result = LFB_CLASS_RESOURCE;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_LFB_CLASS_STATE_native_d1c8dc9ff6b400fa() {
-  enum lfb_status_class result;
-  intgo _swig_go_result;
-  
-  
-  result = LFB_CLASS_STATE;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_LFB_CLASS_BUG_native_d1c8dc9ff6b400fa() {
-  enum lfb_status_class result;
-  intgo _swig_go_result;
-  
-  
-  result = LFB_CLASS_BUG;
-  
-  _swig_go_result = (intgo)result; 
+  result = (char *)lfb_last_error();
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
   return _swig_go_result;
 }
 
@@ -610,30 +754,6 @@ intgo _wrap_LFB_KIND_SWAP_native_d1c8dc9ff6b400fa() {
   
   
   result = LFB_KIND_SWAP;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_LFB_FORMAT_NATIVE_native_d1c8dc9ff6b400fa() {
-  enum lfb_format result;
-  intgo _swig_go_result;
-  
-  
-  result = LFB_FORMAT_NATIVE;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_LFB_FORMAT_GUAVA_native_d1c8dc9ff6b400fa() {
-  enum lfb_format result;
-  intgo _swig_go_result;
-  
-  
-  result = LFB_FORMAT_GUAVA;
   
   _swig_go_result = (intgo)result; 
   return _swig_go_result;
@@ -1096,6 +1216,53 @@ void _wrap_delete_lfb_spec_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) 
   
   free((char *) arg1);
   
+}
+
+
+intgo _wrap_lfb_kind_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  
+  result = (int)lfb_kind((struct lfb_handle const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_remove_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = *(void **)&_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)lfb_remove(arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_count_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = *(void **)&_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)lfb_count((struct lfb_handle const *)arg1,(void const *)arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
 }
 
 
@@ -1806,217 +1973,6 @@ void _wrap_delete_lfb_info_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_d1c8dc9ff6b400fa() {
-  char *result = 0 ;
-  _gostring_ _swig_go_result;
-  
-  
-  result = (char *)lfb_version_string();
-  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_abi_version_native_d1c8dc9ff6b400fa() {
-  uint32_t result;
-  intgo _swig_go_result;
-  
-  
-  result = (uint32_t)lfb_abi_version();
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_lfb_strerror_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
-  int arg1 ;
-  char *result = 0 ;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (int)_swig_go_0; 
-  
-  result = (char *)lfb_strerror(arg1);
-  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_lfb_last_error_native_d1c8dc9ff6b400fa() {
-  char *result = 0 ;
-  _gostring_ _swig_go_result;
-  
-  
-  result = (char *)lfb_last_error();
-  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_lfb_status_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
-  int arg1 ;
-  char *result = 0 ;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (int)_swig_go_0; 
-  
-  result = (char *)lfb_status_name(arg1);
-  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_status_class_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
-  int arg1 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (int)_swig_go_0; 
-  
-  result = (int)lfb_status_class(arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_lfb_kind_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
-  uint32_t arg1 ;
-  char *result = 0 ;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (uint32_t)_swig_go_0; 
-  
-  result = (char *)lfb_kind_name(arg1);
-  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_kind_parse_native_d1c8dc9ff6b400fa(_gostring_ _swig_go_0) {
-  char *arg1 = (char *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  
-  arg1 = (char *)malloc(_swig_go_0.n + 1);
-  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
-  arg1[_swig_go_0.n] = '\0';
-  
-  
-  result = (int)lfb_kind_parse((char const *)arg1);
-  _swig_go_result = result; 
-  free(arg1); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_create_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
-  lfb_spec *arg1 = (lfb_spec *) 0 ;
-  lfb_handle **arg2 = (lfb_handle **) 0 ;
-  lfb_handle *handle2 = NULL ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(lfb_spec **)&_swig_go_0; 
-  arg2 = &handle2; 
-  
-  result = (int)lfb_create((struct lfb_spec const *)arg1,arg2);
-  _swig_go_result = result; 
-  if (_swig_go_1) *_swig_go_1 = handle2; 
-  return _swig_go_result;
-}
-
-
-void _wrap_lfb_free_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  
-  lfb_free(arg1);
-  
-}
-
-
-intgo _wrap_lfb_kind_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  
-  result = (int)lfb_kind((struct lfb_handle const *)arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_add_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = *(void **)&_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)lfb_add(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_contains_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = *(void **)&_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)lfb_contains((struct lfb_handle const *)arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_remove_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = *(void **)&_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)lfb_remove(arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_count_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = *(void **)&_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)lfb_count((struct lfb_handle const *)arg1,(void const *)arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
 intgo _wrap_lfb_info_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
@@ -2032,6 +1988,38 @@ intgo _wrap_lfb_info_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, struct 
 }
 
 
+intgo _wrap_lfb_geometry_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  lfb_info *arg2 = (lfb_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = *(lfb_info **)&_swig_go_1; 
+  
+  result = (int)lfb_geometry_get((struct lfb_handle const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_part_info_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, struct lfb_info *_swig_go_2) {
+  lfb_handle *arg1 = (lfb_handle *) 0 ;
+  uint32_t arg2 ;
+  lfb_info *arg3 = (lfb_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (lfb_handle *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = *(lfb_info **)&_swig_go_2; 
+  
+  result = (int)lfb_part_info((struct lfb_handle const *)arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_lfb_plan_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_spec *arg1 = (lfb_spec *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
@@ -2042,125 +2030,6 @@ intgo _wrap_lfb_plan_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, struct
   arg2 = *(lfb_info **)&_swig_go_1; 
   
   result = (int)lfb_plan((struct lfb_spec const *)arg1,arg2);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_serialized_size_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  uint32_t arg2 ;
-  uint64_t *arg3 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
-  arg3 = (uint64_t *)_swig_go_2; 
-  
-  result = (int)lfb_serialized_size((struct lfb_handle const *)arg1,arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_save_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  uint32_t arg2 ;
-  void *arg3 = (void *) 0 ;
-  uint64_t arg4 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
-  arg3 = (void *)_swig_go_2.array; arg4 = (uint64_t)_swig_go_2.len; 
-  arg5 = (uint64_t *)_swig_go_3; 
-  
-  result = (int)lfb_save((struct lfb_handle const *)arg1,arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_save_fd_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  uint32_t arg2 ;
-  int arg3 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
-  arg3 = (int)_swig_go_2; 
-  
-  result = (int)lfb_save_fd((struct lfb_handle const *)arg1,arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_load_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
-  uint32_t arg1 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  uint64_t arg4 ;
-  lfb_handle **arg5 = (lfb_handle **) 0 ;
-  lfb_handle *handle5 = NULL ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (uint32_t)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
-  arg4 = (uint64_t)_swig_go_2; 
-  arg5 = &handle5; 
-  
-  result = (int)lfb_load(arg1,(void const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  if (_swig_go_3) *_swig_go_3 = handle5; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_load_fd_native_d1c8dc9ff6b400fa(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
-  uint32_t arg1 ;
-  int arg2 ;
-  uint64_t arg3 ;
-  lfb_handle **arg4 = (lfb_handle **) 0 ;
-  lfb_handle *handle4 = NULL ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (uint32_t)_swig_go_0; 
-  arg2 = (int)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  arg4 = &handle4; 
-  
-  result = (int)lfb_load_fd(arg1,arg2,arg3,arg4);
-  _swig_go_result = result; 
-  if (_swig_go_3) *_swig_go_3 = handle4; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_load_size_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3, int *_swig_go_4) {
-  uint32_t arg1 ;
-  void *arg2 = (void *) 0 ;
-  uint64_t arg3 ;
-  uint64_t arg4 ;
-  uint64_t *arg5 = (uint64_t *) 0 ;
-  uint32_t *arg6 = (uint32_t *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (uint32_t)_swig_go_0; 
-  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
-  arg4 = (uint64_t)_swig_go_2; 
-  arg5 = (uint64_t *)_swig_go_3; 
-  arg6 = (uint32_t *)_swig_go_4; 
-  
-  result = (int)lfb_load_size(arg1,(void const *)arg2,arg3,arg4,arg5,arg6);
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -2284,21 +2153,6 @@ intgo _wrap_lfb_intersect_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_ha
 }
 
 
-intgo _wrap_lfb_geometry_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  lfb_info *arg2 = (lfb_info *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = *(lfb_info **)&_swig_go_1; 
-  
-  result = (int)lfb_geometry_get((struct lfb_handle const *)arg1,arg2);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
 intgo _wrap_lfb_clear_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
@@ -2307,23 +2161,6 @@ intgo _wrap_lfb_clear_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
   arg1 = (lfb_handle *)_swig_go_0; 
   
   result = (int)lfb_clear(arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_lfb_part_info_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, struct lfb_info *_swig_go_2) {
-  lfb_handle *arg1 = (lfb_handle *) 0 ;
-  uint32_t arg2 ;
-  lfb_info *arg3 = (lfb_info *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (lfb_handle *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
-  arg3 = *(lfb_info **)&_swig_go_2; 
-  
-  result = (int)lfb_part_info((struct lfb_handle const *)arg1,arg2,arg3);
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -2430,6 +2267,169 @@ intgo _wrap_lfb_replace_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_hand
   
   result = (int)lfb_replace(arg1,arg2);
   _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_CLASS_OK_native_d1c8dc9ff6b400fa() {
+  enum lfb_status_class result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_CLASS_OK;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_CLASS_ARGUMENT_native_d1c8dc9ff6b400fa() {
+  enum lfb_status_class result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_CLASS_ARGUMENT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_CLASS_REFUSAL_native_d1c8dc9ff6b400fa() {
+  enum lfb_status_class result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_CLASS_REFUSAL;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_CLASS_DATA_native_d1c8dc9ff6b400fa() {
+  enum lfb_status_class result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_CLASS_DATA;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_CLASS_RESOURCE_native_d1c8dc9ff6b400fa() {
+  enum lfb_status_class result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_CLASS_RESOURCE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_CLASS_STATE_native_d1c8dc9ff6b400fa() {
+  enum lfb_status_class result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_CLASS_STATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_CLASS_BUG_native_d1c8dc9ff6b400fa() {
+  enum lfb_status_class result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_CLASS_BUG;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_lfb_version_string_native_d1c8dc9ff6b400fa() {
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  
+  result = (char *)lfb_version_string();
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_abi_version_native_d1c8dc9ff6b400fa() {
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  
+  result = (uint32_t)lfb_abi_version();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_lfb_status_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
+  int arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  result = (char *)lfb_status_name(arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_status_class_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
+  int arg1 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  result = (int)lfb_status_class(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_lfb_kind_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
+  uint32_t arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  
+  result = (char *)lfb_kind_name(arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lfb_kind_parse_native_d1c8dc9ff6b400fa(_gostring_ _swig_go_0) {
+  char *arg1 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  result = (int)lfb_kind_parse((char const *)arg1);
+  _swig_go_result = result; 
+  free(arg1); 
   return _swig_go_result;
 }
 
