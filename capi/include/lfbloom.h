@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 11
+#define LFB_VERSION_MINOR 12
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -79,15 +79,19 @@ enum lfb_format {
 /*
  * Saving and loading. A save may run while other threads add: it holds every add that completed
  * before the save began (a cuckoo filter's adds and removes wait while it is written, its writer
- * gate, docs/FORMAT.md). A swap saves its current filter; scalable and rotating filters have no
- * file format (LFB_ERR_INCOMPATIBLE). Loads validate everything (and the memory limit, 0 = none)
- * before allocating; they fail with LFB_ERR_CORRUPT, LFB_ERR_UNSUPPORTED_VERSION,
- * LFB_ERR_TOO_LARGE or LFB_ERR_IO.
+ * gate, docs/FORMAT.md). A swap saves its current filter. Since 1.12 scalable and rotating filters
+ * save and load too, with every part (a scalable cuckoo filter's pending removes, a rotating
+ * filter's ring and the time left to its next rotation: a clocked one counts the wall-clock time
+ * between save and load, a manual-tick one goes on in the caller's time); a scalable filter's save
+ * holds its sub-filters of when it began, and a rotating filter's rotations wait for it. Loads
+ * validate everything (and the memory limit, 0 = none) before allocating; they fail with
+ * LFB_ERR_CORRUPT, LFB_ERR_UNSUPPORTED_VERSION, LFB_ERR_TOO_LARGE or LFB_ERR_IO.
  */
 /** The exact number of bytes lfb_save writes in `format` (LFB_FORMAT_NATIVE for every layout;
  *  LFB_FORMAT_GUAVA for classic filters of seed 0). A swap's is its current filter's, which a
- *  replace racing with the two calls can change: lfb_save then fails, LFB_ERR_INVALID_ARGUMENT,
- *  if the new one does not fit the buffer. */
+ *  replace racing with the two calls can change, as a scalable filter growing between them
+ *  changes its own: lfb_save then fails, LFB_ERR_INVALID_ARGUMENT, if it no longer fits the
+ *  buffer (ask again). */
 LFB_API int lfb_serialized_size(const lfb_handle* handle, uint32_t format, uint64_t* size);
 /** Writes the filter into buffer[0 .. capacity); *written (if not NULL) gets the byte count. */
 LFB_API int lfb_save(const lfb_handle* handle, uint32_t format, void* buffer, uint64_t capacity, uint64_t* written);

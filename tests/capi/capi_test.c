@@ -56,8 +56,8 @@ static lfb_stats stats_of_counting(const lfb_counting* c) {
 static void test_library(void) {
     lfb_options o;
     int code;
-    CHECK(strcmp(lfb_version_string(), "1.11.0") == 0);
-    CHECK(lfb_version() == 11100);
+    CHECK(strcmp(lfb_version_string(), "1.12.0") == 0);
+    CHECK(lfb_version() == 11200);
     CHECK(lfb_abi_version() == LFB_ABI_VERSION);
     for (code = LFB_ERR_TIMEOUT; code <= LFB_OK; ++code) CHECK(strcmp(lfb_strerror(code), "unknown status") != 0);
     CHECK(strcmp(lfb_strerror(1234), "unknown status") == 0);

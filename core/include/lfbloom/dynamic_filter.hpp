@@ -238,7 +238,8 @@ public:
     /// Throws invalid_argument past info().parts.
     virtual filter_info part_info(std::uint32_t index) const;
 
-    /// The bytes save(format) writes. Composites have no file format: incompatible.
+    /// The bytes save(format) writes now (a scalable filter that grows, or a swap that is replaced,
+    /// writes more after). Guava's format: classic filters only, else incompatible.
     virtual std::uint64_t serialized_size(file_format format) const;
     /// Writes the filter to sink; holds every add that completed before the call began.
     virtual void save(file_format format, const byte_sink& sink) const;
