@@ -932,6 +932,10 @@ inline std::unique_ptr<dynamic_filter> open_shared(const std::string& path, cons
         return make_dynamic(detail::map_shared_file(path, memory_limit, writable), !writable);
     }
     if (spec->process_shared) throw error(errc::invalid_argument, "a shared file is shared already: process_shared must be false");
+    if (!is_layout(spec->kind))  // docs/FORMAT.md: composites in shared files
+        throw error(errc::invalid_argument, std::string("a ") + kind_name(spec->kind) +
+                                                " filter does not live in a shared file (its growth or rotation would have to be shared "
+                                                "between processes): save and load it instead");
     const filter_options o = detail::options_of(*spec);
     return detail::with_layout<std::unique_ptr<dynamic_filter>>(spec->kind, [&]<class F>() {
         const geometry g = detail::spec_geometry<F>(*spec);
