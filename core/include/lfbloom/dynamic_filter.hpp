@@ -387,14 +387,169 @@ constexpr bool removes = requires(F& f, key_view k) { f.remove(k); };
 /// A scalable cuckoo filter: its remove can be deferred or refused as ambiguous (erase tells).
 template <class F>
 constexpr bool erases = requires(F& f, key_view k) { f.erase(k); };
+/// Filters of one-bit slots whose words may be handed out (bit_array).
+template <class F>
+constexpr bool bit_filter = requires(const F& f) {
+    requires F::counter_bits() == 1;
+    f.words();
+    f.probes();
+};
 
-/// dynamic_filter over one F.
+// ---- what each kind says of itself: the overloads held<F> forwards to -----------------------------
+// describe(f): info() (O(size)); describe_shape(f): geometry() (O(1) per part); describe_part(f, i):
+// part_info(i) of the kinds with parts. A new kind adds its overloads here, or none if a layout's
+// stats() and shape() say all.
+
+/// A Bloom or counting filter.
+template <class F>
+filter_info describe(const F& f) {
+    return info_of(f.stats(), kind_traits<F>::kind, f.seed());
+}
+template <class F>
+filter_info describe_shape(const F& f) {
+    return shape_of(f);
+}
+
+inline filter_info describe(const cuckoo_filter& f) {
+    const cuckoo_stats s = f.stats();
+    filter_info v = info_of(as_filter_stats(s), filter_kind::cuckoo, f.seed());
+    v.kicks = s.kicks;
+    v.failed_adds = s.failed_inserts;
+    v.duplicate_refusals = s.duplicate_refusals;
+    v.reader_retries = s.reader_retries;
+    v.reader_gave_up = s.reader_gave_up;
+    return v;
+}
+
+/// A composite's own fields; the sums start at 0.
+inline filter_info composite(filter_kind kind, std::uint64_t seed, double fpr, std::uint32_t parts) {
+    filter_info v;
+    v.kind = kind;
+    v.seed = seed;
+    v.target_fpr = fpr;
+    v.parts = parts;
+    return v;
+}
+
+template <class Sub>
+filter_info describe(const basic_scalable_filter<Sub>& f) {
+    filter_info v = info_of(f.stats(), filter_kind::scalable, f.seed());
+    v.parts = f.filters();
+    if constexpr (Sub::kind == layout::cuckoo) v.ambiguous_removes = f.ambiguous_removes();
+    return v;
+}
+template <class Sub>
+filter_info describe_shape(const basic_scalable_filter<Sub>& f) {
+    filter_info v = composite(filter_kind::scalable, f.seed(), f.fpr(), f.filters());
+    for (std::uint32_t i = 0; i < v.parts; ++i) {
+        const filter_info part = shape_of(f.filter(i));
+        add_part(v, part);
+        v.capacity += part.capacity;
+    }
+    if constexpr (Sub::kind == layout::cuckoo) v.ambiguous_removes = f.ambiguous_removes();
+    return v;
+}
+template <class Sub>
+filter_info describe_part(const basic_scalable_filter<Sub>& f, std::uint32_t index) {
+    const sub_filter_stats s = f.stats(index);
+    filter_info v = info_of(s.filter, kind_of(s.filter.kind), f.seed());
+    v.items = s.items;
+    return v;
+}
+
+inline filter_info describe_shape(const rotating_bloom_filter& f) {
+    filter_info v = composite(filter_kind::rotating, f.seed(), f.fpr(), f.ring_size());
+    v.capacity = f.capacity();
+    v.generation = f.rotations();
+    for (std::uint32_t age = 0; age < v.parts; ++age) add_part(v, shape_of(f.filter_at(age)));
+    return v;
+}
+inline filter_info describe(const rotating_bloom_filter& f) {
+    filter_info v = describe_shape(f);
+    v.slots_set = v.saturated = 0;
+    double miss = 1.0;
+    for (std::uint32_t age = 0; age < f.ring_size(); ++age) {
+        const filter_stats s = f.stats(age);
+        v.slots_set += s.slots_set;
+        if (age == 0) {
+            v.estimated_count = s.estimated_count;
+            v.near_capacity = s.near_capacity;
+        }
+        if (age < f.queried()) miss *= 1.0 - s.estimated_fpr;
+    }
+    v.fill_ratio = static_cast<double>(v.slots_set) / static_cast<double>(v.slots);
+    v.expected_fpr = 1.0 - miss;
+    return v;
+}
+inline filter_info describe_part(const rotating_bloom_filter& f, std::uint32_t age) {
+    return info_of(f.stats(age), filter_kind::blocked, f.seed());
+}
+
+/// A swappable filter's info or geometry: its current filter's, under its own kind.
+inline filter_info as_swap(const dynamic_swappable& f, filter_info v, const dynamic_swappable::guard& pinned) {
+    v.sub_kind = v.kind;
+    v.kind = filter_kind::swappable;
+    v.parts = pinned.staged() != nullptr && pinned.staged() != &*pinned ? 2 : 1;
+    v.generation = f.generation();
+    return v;
+}
+inline filter_info describe(const dynamic_swappable& f) {
+    const auto pinned = f.pin();
+    return as_swap(f, pinned->info(), pinned);
+}
+inline filter_info describe_shape(const dynamic_swappable& f) {
+    const auto pinned = f.pin();
+    return as_swap(f, pinned->geometry(), pinned);
+}
+inline filter_info describe_part(const dynamic_swappable& f, std::uint32_t index) {
+    const auto pinned = f.pin();
+    if (index == 0) return pinned->info();
+    if (index == 1 && pinned.staged() != nullptr) return pinned.staged()->info();
+    throw error(errc::invalid_argument, index == 1 ? "nothing is staged" : "a swappable filter has parts 0 and 1 only");
+}
+
+// A swappable filter's batches and file: its current filter's, and a swap's adds go to its
+// staged filter too.
+template <class Keys>
+void run_batch(const dynamic_swappable& f, batch_op op, std::size_t n, const Keys& keys, std::uint8_t* results, batch_progress& p) {
+    const auto pinned = f.pin();
+    dynamic_filter* staged = pinned.staged();
+    switch (op) {
+        case batch_op::contains: return pinned->run(op, n, keys, results, p);
+        case batch_op::add: {
+            // During a publish a writer may see staged == current (swappable_filter::add): one add then.
+            batch_progress ignored;
+            if (staged != nullptr && staged != &*pinned) staged->run(op, n, keys, nullptr, ignored);
+            return pinned->run(op, n, keys, results, p);
+        }
+        case batch_op::add_staged:
+            if (staged == nullptr) throw error(errc::invalid_argument, "nothing is staged to rebuild");
+            return staged->run(batch_op::add, n, keys, results, p);
+        case batch_op::remove: throw error(errc::incompatible, "swappable filters do not offer remove");
+    }
+    throw error(errc::invalid_argument, "not a batch operation: " + std::to_string(static_cast<std::uint32_t>(op)));
+}
+template <class Keys>
+void run_bulk_batch(const dynamic_swappable& f, batch_op op, std::size_t n, const Keys& keys, const bulk_options& o, batch_progress& p) {
+    const auto pinned = f.pin();
+    dynamic_filter* staged = pinned.staged();
+    if (op == batch_op::add_staged) {
+        if (staged == nullptr) throw error(errc::invalid_argument, "nothing is staged to rebuild");
+        return staged->run_bulk(batch_op::add, n, keys, o, p);
+    }
+    batch_progress ignored;  // as run_batch: the staged filter first, then the current one
+    if (staged != nullptr && staged != &*pinned) staged->run_bulk(op, n, keys, o, ignored);
+    return pinned->run_bulk(op, n, keys, o, p);
+}
+inline std::uint64_t serialized_size(const dynamic_swappable& f, file_format format) { return f.pin()->serialized_size(format); }
+inline void save(const dynamic_swappable& f, file_format format, const byte_sink& sink) { f.pin()->save(format, sink); }
+inline void flush(const dynamic_swappable& f) { f.pin()->flush(); }  // its current filter may be a shared file
+
+/// dynamic_filter over one F: plain forwarding to F's members and the overloads above, by what F
+/// offers (no kind is named here).
 template <class F>
 class held final : public dynamic_filter {
     static constexpr filter_kind kind_v = kind_traits<F>::kind;
-    static constexpr bool layout_v = is_layout(kind_v);
-    static constexpr bool bloom_v = layout_v && kind_v != filter_kind::counting && kind_v != filter_kind::cuckoo;
-    static constexpr bool swap_v = kind_v == filter_kind::swappable;
 
 public:
     template <class... Args>
@@ -438,100 +593,28 @@ public:
         bulk_keys(op, n, keys, o, p);
     }
 
-    filter_info info() const override {
-        if constexpr (swap_v) {
-            const auto pinned = f_.pin();
-            filter_info v = pinned->info();
-            return as_swap(v, pinned);
-        } else if constexpr (kind_v == filter_kind::scalable) {
-            filter_info v = info_of(f_.stats(), kind_v, f_.seed());
-            v.parts = f_.filters();
-            if constexpr (F::removes) v.ambiguous_removes = f_.ambiguous_removes();
-            return v;
-        } else if constexpr (kind_v == filter_kind::rotating) {
-            filter_info v = rotating_shape();
-            v.slots_set = v.saturated = 0;
-            double miss = 1.0;
-            for (std::uint32_t age = 0; age < f_.ring_size(); ++age) {
-                const filter_stats s = f_.stats(age);
-                v.slots_set += s.slots_set;
-                if (age == 0) {
-                    v.estimated_count = s.estimated_count;
-                    v.near_capacity = s.near_capacity;
-                }
-                if (age < f_.queried()) miss *= 1.0 - s.estimated_fpr;
-            }
-            v.fill_ratio = static_cast<double>(v.slots_set) / static_cast<double>(v.slots);
-            v.expected_fpr = 1.0 - miss;
-            return v;
-        } else if constexpr (kind_v == filter_kind::cuckoo) {
-            const cuckoo_stats s = f_.stats();
-            filter_info v = info_of(as_filter_stats(s), kind_v, f_.seed());
-            v.kicks = s.kicks;
-            v.failed_adds = s.failed_inserts;
-            v.duplicate_refusals = s.duplicate_refusals;
-            v.reader_retries = s.reader_retries;
-            v.reader_gave_up = s.reader_gave_up;
-            return v;
-        } else {
-            return info_of(f_.stats(), kind_v, f_.seed());
-        }
-    }
-
-    filter_info geometry() const override {
-        if constexpr (swap_v) {
-            const auto pinned = f_.pin();
-            filter_info v = pinned->geometry();
-            return as_swap(v, pinned);
-        } else if constexpr (kind_v == filter_kind::scalable) {
-            filter_info v = composite(f_.fpr());
-            for (std::uint32_t i = 0; i < v.parts; ++i) {
-                const filter_info part = shape_of(f_.filter(i));
-                add_part(v, part);
-                v.capacity += part.capacity;
-            }
-            if constexpr (F::removes) v.ambiguous_removes = f_.ambiguous_removes();
-            return v;
-        } else if constexpr (kind_v == filter_kind::rotating) {
-            return rotating_shape();
-        } else {
-            return shape_of(f_);
-        }
-    }
-
+    filter_info info() const override { return describe(f_); }
+    filter_info geometry() const override { return describe_shape(f_); }
     filter_info part_info(std::uint32_t index) const override {
-        if constexpr (swap_v) {
-            const auto pinned = f_.pin();
-            if (index == 0) return pinned->info();
-            if (index == 1 && pinned.staged() != nullptr) return pinned.staged()->info();
-            throw error(errc::invalid_argument, index == 1 ? "nothing is staged" : "a swappable filter has parts 0 and 1 only");
-        } else if constexpr (kind_v == filter_kind::scalable) {
-            const sub_filter_stats s = f_.stats(index);
-            filter_info v = info_of(s.filter, kind_of(s.filter.kind), f_.seed());
-            v.items = s.items;
-            return v;
-        } else if constexpr (kind_v == filter_kind::rotating) {
-            return info_of(f_.stats(index), filter_kind::blocked, f_.seed());
-        } else {
-            return dynamic_filter::part_info(index);
-        }
+        if constexpr (requires { describe_part(f_, index); }) return describe_part(f_, index);
+        else return dynamic_filter::part_info(index);
     }
 
     std::uint64_t serialized_size(file_format format) const override {
-        if constexpr (swap_v) return f_.pin()->serialized_size(format);
+        if constexpr (requires { detail::serialized_size(f_, format); }) return detail::serialized_size(f_, format);
         else return format == file_format::native ? lfbloom::serialized_size(f_) : guava_size(guava_filter(format));
     }
     void save(file_format format, const byte_sink& sink) const override {
-        if constexpr (swap_v) f_.pin()->save(format, sink);
+        if constexpr (requires { detail::save(f_, format, sink); }) detail::save(f_, format, sink);
         else format == file_format::native ? lfbloom::save(f_, sink) : save_guava(guava_filter(format), sink);
     }
 
     std::unique_ptr<dynamic_filter> copy() const override {
-        if constexpr (layout_v) return std::make_unique<held>(false, f_.copy());
+        if constexpr (requires { f_.copy(); }) return std::make_unique<held>(false, f_.copy());
         else return dynamic_filter::copy();
     }
     bool equals(const dynamic_filter& other) const override {
-        if constexpr (layout_v) {
+        if constexpr (requires { f_ == f_; }) {
             const F* o = other.get<F>();
             return o != nullptr && f_ == *o;
         } else {
@@ -539,7 +622,7 @@ public:
         }
     }
     void merge(const dynamic_filter& other) override {
-        if constexpr (layout_v && kind_v != filter_kind::cuckoo) {
+        if constexpr (requires(F& f) { f.merge(f_); }) {
             writable();
             f_.merge(same_kind(other));
         } else {
@@ -547,7 +630,7 @@ public:
         }
     }
     void intersect(const dynamic_filter& other) override {
-        if constexpr (layout_v && kind_v != filter_kind::cuckoo) {
+        if constexpr (requires(F& f) { f.intersect(f_); }) {
             writable();
             f_.intersect(same_kind(other));
         } else {
@@ -555,7 +638,7 @@ public:
         }
     }
     void clear() override {
-        if constexpr (layout_v) {
+        if constexpr (requires(F& f) { f.clear(); }) {
             writable();
             f_.clear();
         } else {
@@ -563,11 +646,11 @@ public:
         }
     }
     void flush() const override {
-        if constexpr (layout_v) f_.flush();
-        else if constexpr (swap_v) f_.pin()->flush();  // its current filter may be a shared file
+        if constexpr (requires { detail::flush(f_); }) detail::flush(f_);
+        else if constexpr (requires { f_.flush(); }) f_.flush();
     }
     bit_words bit_array() const override {
-        if constexpr (bloom_v) {
+        if constexpr (bit_filter<F>) {
             writable();  // whoever takes the words may add through them
             return {f_.words().data(), f_.shape().slots, f_.seed(), f_.shape().hashes, f_.probes(), kind_v};
         } else {
@@ -588,22 +671,8 @@ private:
     template <class Keys>
     void run_keys(batch_op op, std::size_t n, const Keys& keys, std::uint8_t* results, batch_progress& p) {
         p = {};
-        if constexpr (swap_v) {
-            const auto pinned = f_.pin();
-            dynamic_filter* staged = pinned.staged();
-            switch (op) {
-                case batch_op::contains: return pinned->run(op, n, keys, results, p);
-                case batch_op::add: {
-                    // During a publish a writer may see staged == current (swappable_filter::add): one add then.
-                    batch_progress ignored;
-                    if (staged != nullptr && staged != &*pinned) staged->run(op, n, keys, nullptr, ignored);
-                    return pinned->run(op, n, keys, results, p);
-                }
-                case batch_op::add_staged:
-                    if (staged == nullptr) throw error(errc::invalid_argument, "nothing is staged to rebuild");
-                    return staged->run(batch_op::add, n, keys, results, p);
-                case batch_op::remove: not_offered("remove");
-            }
+        if constexpr (requires { run_batch(f_, op, n, keys, results, p); }) {
+            return run_batch(f_, op, n, keys, results, p);
         } else {
             switch (op) {
                 case batch_op::contains:
@@ -640,16 +709,8 @@ private:
         if (op != batch_op::add && op != batch_op::add_staged)
             throw error(errc::invalid_argument, "a bulk build adds keys (add or add_staged), not operation " +
                                                     std::to_string(static_cast<std::uint32_t>(op)));
-        if constexpr (swap_v) {
-            const auto pinned = f_.pin();
-            dynamic_filter* staged = pinned.staged();
-            if (op == batch_op::add_staged) {
-                if (staged == nullptr) throw error(errc::invalid_argument, "nothing is staged to rebuild");
-                return staged->run_bulk(batch_op::add, n, keys, o, p);
-            }
-            batch_progress ignored;  // as run_keys: the staged filter first, then the current one
-            if (staged != nullptr && staged != &*pinned) staged->run_bulk(op, n, keys, o, ignored);
-            return pinned->run_bulk(op, n, keys, o, p);
+        if constexpr (requires { run_bulk_batch(f_, op, n, keys, o, p); }) {
+            return run_bulk_batch(f_, op, n, keys, o, p);
         } else {
             if (op == batch_op::add_staged) not_offered("a staged filter (swappable filters do)");
             writable();
@@ -663,40 +724,10 @@ private:
         }
     }
 
-    /// A swappable filter's info or geometry: its current filter's, under its own kind.
-    filter_info as_swap(filter_info v, const typename dynamic_swappable::guard& pinned) const {
-        v.sub_kind = v.kind;
-        v.kind = kind_v;
-        v.parts = pinned.staged() != nullptr && pinned.staged() != &*pinned ? 2 : 1;
-        v.generation = f_.generation();
-        return v;
-    }
-
-    /// A composite's own fields; the sums start at 0.
-    filter_info composite(double fpr) const {
-        filter_info v;
-        v.kind = kind_v;
-        v.seed = f_.seed();
-        v.target_fpr = fpr;
-        if constexpr (kind_v == filter_kind::scalable) v.parts = f_.filters();
-        return v;
-    }
-
-    filter_info rotating_shape() const
-        requires(kind_v == filter_kind::rotating)
-    {
-        filter_info v = composite(f_.fpr());
-        v.parts = f_.ring_size();
-        v.capacity = f_.capacity();
-        v.generation = f_.rotations();
-        for (std::uint32_t age = 0; age < v.parts; ++age) add_part(v, shape_of(f_.filter_at(age)));
-        return v;
-    }
-
     const classic_bloom_filter& guava_filter(file_format format) const {
         if (format != file_format::guava && format != file_format::native)
             throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
-        if constexpr (kind_v == filter_kind::classic) return f_;
+        if constexpr (requires(const byte_sink& sink) { save_guava(f_, sink); }) return f_;
         else throw error(errc::incompatible, "only classic-layout filters can be saved in Guava's format");
     }
 
