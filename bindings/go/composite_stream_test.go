@@ -629,3 +629,29 @@ func TestMarshalBinaryOfAScalableGrowingMeanwhile(t *testing.T) {
 		f.Close()
 	}
 }
+
+// A Rotating on the real clock counts the time between its encoding and its load: saved with
+// its first deadline a period (200 ms) away and loaded 450 ms later, it has rotated twice (three
+// times if this machine stalled past 600 ms) before any Add or Test; with ManualClock the same
+// wait rotates nothing.
+func TestRotatingClockRunsBetweenSaveAndLoad(t *testing.T) {
+	for _, manual := range []bool{false, true} {
+		f, _ := NewRotating(1000, 0.01, RotatingConfig{Generations: 3, Period: 200 * time.Millisecond, ManualClock: manual})
+		f.AddString("k")
+		data, err := f.MarshalBinary()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(450 * time.Millisecond)
+		back, err := Load(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := back.Geometry()
+		if manual && g.Generation != 0 || !manual && (g.Generation < 2 || g.Generation > 3) {
+			t.Fatalf("manual clock %v: %d rotations at the load", manual, g.Generation)
+		}
+		back.Close()
+	}
+}

@@ -348,4 +348,28 @@ class CompositeFilesTest {
             }
         }
     }
+
+    /**
+     * A rotating filter on the real clock counts the time between save and load: saved with its
+     * first deadline a period (200 ms) away and loaded 450 ms later, it has rotated twice (three
+     * times if this machine stalled past 600 ms) before any put or query; on a manual clock the
+     * same wait rotates nothing.
+     */
+    @Test
+    void theRealClockRunsBetweenSaveAndLoad() throws Exception {
+        for (boolean manual : new boolean[] {false, true}) {
+            byte[] data;
+            try (RotatingBloomFilter f = RotatingBloomFilter.create(1000, 0.01,
+                    RotatingBloomFilter.Options.defaults().generations(3).period(Duration.ofMillis(200)).manualClock(manual))) {
+                f.put("k");
+                data = saved(f);
+            }
+            Thread.sleep(450);
+            try (RotatingBloomFilter back = RotatingBloomFilter.load(new ByteArrayInputStream(data))) {
+                long rotations = back.rotations();
+                if (manual) assertEquals(0, rotations);
+                else assertTrue(rotations == 2 || rotations == 3, rotations + " rotations at the load");
+            }
+        }
+    }
 }
