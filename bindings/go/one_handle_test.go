@@ -169,6 +169,12 @@ func encodingLike(t *testing.T, f Interface) []byte {
 		fresh, _ = NewCounting(100, 0.01)
 	case *Cuckoo:
 		fresh, _ = NewCuckoo(100, 0.01)
+	case *ScalableCuckoo:
+		fresh, _ = NewScalableCuckoo(100, 0.01, ScalableConfig{})
+	case *Scalable:
+		fresh, _ = NewScalable(100, 0.01, ScalableConfig{})
+	case *Rotating:
+		fresh, _ = NewRotating(100, 0.01, RotatingConfig{})
 	default:
 		fresh, _ = New(100, 0.01)
 	}

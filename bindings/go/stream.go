@@ -14,32 +14,64 @@ import (
 // the streams run through a pipe to lfb_save_fd and lfb_load_fd, so that neither WriteTo nor
 // ReadFrom holds the whole filter in Go memory.
 
+// The layouts (Filter, CountingFilter, Cuckoo) and the composites (Scalable, ScalableCuckoo,
+// Rotating) save and load alike: their MarshalBinary, UnmarshalBinary, WriteTo and ReadFrom are
+// filter's marshal, unmarshal, writeTo and readFrom (the composites' are in composite_stream.go).
+
 // MarshalBinary encodes the filter. A filter may be marshaled while others add: the result holds
 // every add that completed before it began (a Cuckoo's adds and removes wait while it is copied).
-func (l layout) MarshalBinary() ([]byte, error) {
-	p, s, ok := l.h.acquire()
-	if !ok {
-		return nil, ErrClosed
-	}
-	defer l.h.release(s)
-	var size, written uint64
-	if _, err := nativeCall(func() int { return native.Lfb_serialized_size(p, formatNative, &size) }); err != nil {
-		return nil, err
-	}
-	out := make([]byte, size)
-	if _, err := nativeCall(func() int { return native.Lfb_save(p, formatNative, out, &written) }); err != nil {
-		return nil, err
-	}
-	return out[:written], nil
-}
+func (l layout) MarshalBinary() ([]byte, error) { return l.marshal() }
 
 // UnmarshalBinary replaces the filter with the one encoded in data (by MarshalBinary, in any
 // language), which must be of this type: a Filter takes any Bloom layout, the others their own
 // kind (else ErrIncompatible). Corrupt, foreign or truncated data returns an error wrapping
 // ErrCorrupt (or ErrUnsupportedVersion, ErrTooLarge past the filter's WithMemoryLimit) and leaves
 // the filter as it was.
-func (l layout) UnmarshalBinary(data []byte) error {
-	if l.h.ptr.Load() == 0 { // before loading for nothing; replace checks again
+func (l layout) UnmarshalBinary(data []byte) error { return l.unmarshal(data) }
+
+// WriteTo writes the filter's encoding to w (io.WriterTo), streamed: the filter is never copied
+// into Go memory whole. It holds what MarshalBinary's result would; a Cuckoo's adds and removes
+// wait until w has taken it all.
+func (l layout) WriteTo(w io.Writer) (int64, error) { return l.writeTo(w) }
+
+// ReadFrom replaces the filter with one read from r (io.ReaderFrom), of this type as
+// UnmarshalBinary says: it reads exactly one encoded filter and nothing past it, streamed (the
+// header's declared size is checked, against the filter's WithMemoryLimit too, before anything is
+// allocated). On an error the filter is as it was.
+func (l layout) ReadFrom(r io.Reader) (int64, error) { return l.readFrom(r) }
+
+// saveTries bounds marshal's attempts at a filter that keeps growing while it is saved.
+const saveTries = 8
+
+// marshal is MarshalBinary: lfb_serialized_size, then lfb_save into a slice of that size. A filter
+// that grew in between (a Scalable's new sub-filter: lfb_save refuses the slice as too small) is
+// saved again at its new size, up to saveTries times.
+func (f *filter) marshal() ([]byte, error) {
+	p, s, ok := f.h.acquire()
+	if !ok {
+		return nil, ErrClosed
+	}
+	defer f.h.release(s)
+	var size, written uint64
+	for attempt := 1; ; attempt++ {
+		if _, err := nativeCall(func() int { return native.Lfb_serialized_size(p, formatNative, &size) }); err != nil {
+			return nil, err
+		}
+		out := make([]byte, size)
+		_, err := nativeCall(func() int { return native.Lfb_save(p, formatNative, out, &written) })
+		if err == nil {
+			return out[:written], nil
+		}
+		var now uint64
+		if !errors.Is(err, ErrInvalidArgument) || attempt == saveTries || native.Lfb_serialized_size(p, formatNative, &now) < 0 || now <= size {
+			return nil, err
+		}
+	}
+}
+
+// unmarshal is UnmarshalBinary.
+func (f *filter) unmarshal(data []byte) error {
+	if f.h.ptr.Load() == 0 { // before loading for nothing; replace checks again
 		return ErrClosed
 	}
 	if len(data) == 0 {
@@ -48,28 +80,26 @@ func (l layout) UnmarshalBinary(data []byte) error {
 	if len(data) >= headerBytes { // another kind is refused from its header, before it is loaded
 		var total uint64
 		var kind uint32
-		if _, err := nativeCall(func() int { return native.Lfb_load_size(formatNative, data[:headerBytes], l.limit, &total, &kind) }); err == nil {
-			if err := l.takes(int(kind)); err != nil {
+		if _, err := nativeCall(func() int { return native.Lfb_load_size(formatNative, data[:headerBytes], f.limit, &total, &kind) }); err == nil {
+			if err := f.takes(int(kind)); err != nil {
 				return err
 			}
 		}
 	}
 	var p uintptr
-	if _, err := nativeCall(func() int { return native.Lfb_load(formatNative, data, l.limit, &p) }); err != nil {
+	if _, err := nativeCall(func() int { return native.Lfb_load(formatNative, data, f.limit, &p) }); err != nil {
 		return err
 	}
-	return l.replace(p)
+	return f.replace(p)
 }
 
-// WriteTo writes the filter's encoding to w (io.WriterTo), streamed: the filter is never copied
-// into Go memory whole. It holds what MarshalBinary's result would; a Cuckoo's adds and removes
-// wait until w has taken it all.
-func (l layout) WriteTo(w io.Writer) (int64, error) {
-	p, s, ok := l.h.acquire()
+// writeTo is WriteTo: lfb_save_fd into a pipe that w drains, so nothing is sized in advance.
+func (f *filter) writeTo(w io.Writer) (int64, error) {
+	p, s, ok := f.h.acquire()
 	if !ok {
 		return 0, ErrClosed
 	}
-	defer l.h.release(s)
+	defer f.h.release(s)
 	r, pw, err := os.Pipe()
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrIO, err)
@@ -88,24 +118,21 @@ func (l layout) WriteTo(w io.Writer) (int64, error) {
 	return n, err
 }
 
-// ReadFrom replaces the filter with one read from r (io.ReaderFrom), of this type as
-// UnmarshalBinary says: it reads exactly one encoded filter and nothing past it, streamed (the
-// header's declared size is checked, against the filter's WithMemoryLimit too, before anything is
-// allocated). On an error the filter is as it was.
-func (l layout) ReadFrom(r io.Reader) (int64, error) {
-	if l.h.ptr.Load() == 0 { // before reading r for nothing; replace checks again
+// readFrom is ReadFrom.
+func (f *filter) readFrom(r io.Reader) (int64, error) {
+	if f.h.ptr.Load() == 0 { // before reading r for nothing; replace checks again
 		return 0, ErrClosed
 	}
-	p, n, err := load(r, l.limit, l.takes)
+	p, n, err := load(r, f.limit, f.takes)
 	if err != nil {
 		return n, err
 	}
-	return n, l.replace(p)
+	return n, f.replace(p)
 }
 
-// Load reads one filter of any kind that has a file format (a layout: Filter, CountingFilter or
-// Cuckoo) from r, exactly as ReadFrom does, and returns it; a type switch or assertion gives its
-// type. Options: WithMemoryLimit, the most the filter may take: a larger one is refused
+// Load reads one filter of any kind that has a file format (Filter, CountingFilter, Cuckoo,
+// Scalable, ScalableCuckoo or Rotating; not a Swappable, which saves its current Filter) from r,
+// exactly as ReadFrom does, and returns it; a type switch or assertion gives its type. Options: WithMemoryLimit, the most the filter may take: a larger one is refused
 // (ErrTooLarge) from its header, before anything is allocated.
 func Load(r io.Reader, opts ...Option) (Interface, error) {
 	o := optionsOf(opts)
@@ -190,13 +217,14 @@ func (c *countingReader) Read(b []byte) (int, error) {
 }
 
 // takes says whether data of kind may replace this filter: its own kind, or for a Filter any
-// Bloom layout (else ErrIncompatible; ErrClosed once closed).
-func (l layout) takes(kind int) error {
-	p, s, ok := l.h.acquire()
+// Bloom layout (else ErrIncompatible; ErrClosed once closed). A header tells a Scalable's kind
+// but not its sub-filters': replace checks those.
+func (f *filter) takes(kind int) error {
+	p, s, ok := f.h.acquire()
 	if !ok {
 		return ErrClosed
 	}
-	defer l.h.release(s)
+	defer f.h.release(s)
 	return kindFits(native.Lfb_kind(p), kind)
 }
 
@@ -207,22 +235,46 @@ func kindFits(was, kind int) error {
 	return nil
 }
 
-// replace makes the loaded C handle p this filter's if it is of this filter's type (takes),
-// freeing the old one once no call uses it; else it frees p.
-func (l layout) replace(p uintptr) error {
+// subKindFits refuses a Scalable of other sub-filters (blocked or cuckoo) than was's: the one
+// difference of kind that a header does not tell (lfb_load_size answers "scalable" for both).
+func subKindFits(was, p uintptr) error {
+	if native.Lfb_kind(was) != kindScalable {
+		return nil
+	}
+	if had, got := subKindOf(was), subKindOf(p); had != got {
+		return fmt.Errorf("%w: the data holds a scalable filter of %s sub-filters, not of %s ones", ErrIncompatible, kindName(got), kindName(had))
+	}
+	return nil
+}
+
+// subKindOf is lfb_geometry_get's sub_kind of the handle p (0 if it fails).
+func subKindOf(p uintptr) int {
+	info := native.NewLfb_info()
+	defer native.DeleteLfb_info(info)
+	if native.Lfb_geometry_get(p, info) < 0 {
+		return 0
+	}
+	return int(info.GetSub_kind())
+}
+
+// replace makes the loaded C handle p this filter's if it is of this filter's type (takes, and a
+// Scalable's sub-filters), freeing the old one once no call uses it; else it frees p.
+func (f *filter) replace(p uintptr) error {
 	kind := native.Lfb_kind(p)
 	var bits *bitArray
 	if Layout(kind).bloom() {
 		bits, _ = bitArrayOf(p) // nil: Add and Test call C
 	}
 	var err error
-	l.h.exclusive(func(old uintptr) uintptr {
+	f.h.exclusive(func(old uintptr) uintptr {
 		if old == 0 {
 			err = ErrClosed
 		} else if err = kindFits(native.Lfb_kind(old), kind); err == nil {
-			native.Lfb_free(old)
-			l.bits = bits
-			return p
+			if err = subKindFits(old, p); err == nil {
+				native.Lfb_free(old)
+				f.bits = bits
+				return p
+			}
 		}
 		native.Lfb_free(p)
 		return old

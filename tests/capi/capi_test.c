@@ -2037,7 +2037,8 @@ static void test_one_handle_composites(void) {
     CHECK(lfb_part_info(h, 0, &i) == LFB_OK && i.kind == LFB_KIND_BLOCKED && i.capacity == 100 && i.items >= 100);
     CHECK(lfb_part_info(h, 99, &i) == LFB_ERR_INVALID_ARGUMENT);
     CHECK(lfb_remove(h, &key, sizeof key) == LFB_ERR_INCOMPATIBLE && lfb_rotate(h) == LFB_ERR_INCOMPATIBLE);
-    CHECK(lfb_serialized_size(h, LFB_FORMAT_NATIVE, &total) == LFB_ERR_INCOMPATIBLE && lfb_copy(h, &loaded) == LFB_ERR_INCOMPATIBLE);
+    /* saved since the composites' format (test_composite_saves); still no copy */
+    CHECK(lfb_serialized_size(h, LFB_FORMAT_NATIVE, &total) == LFB_OK && total > 0 && lfb_copy(h, &loaded) == LFB_ERR_INCOMPATIBLE);
     lfb_free(h);
     /* scalable cuckoo sub-filters remove */
     spec.sub_kind = LFB_KIND_CUCKOO;
@@ -2107,7 +2108,204 @@ static void test_one_handle_composites(void) {
     lfb_free(h);
 }
 
-int main(void) {
+/* ---- the composites' file format: scalable (blocked, cuckoo) and rotating filters --------------- */
+
+/* Keys prefix + "0" ... prefix + (n - 1), end to end in data with n + 1 offsets. */
+static void prefixed_keys(const char* prefix, uint64_t n, char* data, uint64_t* offsets) {
+    uint64_t i;
+    offsets[0] = 0;
+    for (i = 0; i < n; ++i)
+        offsets[i + 1] = offsets[i] + (uint64_t)sprintf(data + offsets[i], "%s%llu", prefix, (unsigned long long)i);
+}
+
+/* Keys [from, to) of a prefixed_keys buffer: how many answer "maybe". */
+static uint64_t present_of(const lfb_handle* h, const char* data, const uint64_t* offsets, uint64_t from, uint64_t to) {
+    uint64_t i, n = 0;
+    for (i = from; i < to; ++i) n += lfb_contains(h, data + offsets[i], offsets[i + 1] - offsets[i]) == 1;
+    return n;
+}
+
+/* Whether a and b answer every key [0, n) alike. */
+static int same_answers(const lfb_handle* a, const lfb_handle* b, const char* data, const uint64_t* offsets, uint64_t n) {
+    uint64_t i;
+    for (i = 0; i < n; ++i)
+        if (lfb_contains(a, data + offsets[i], offsets[i + 1] - offsets[i]) != lfb_contains(b, data + offsets[i], offsets[i + 1] - offsets[i]))
+            return 0;
+    return 1;
+}
+
+static int same_shape(const lfb_handle* a, const lfb_handle* b) {
+    const lfb_info x = info_of(a), y = info_of(b);
+    return x.kind == y.kind && x.sub_kind == y.sub_kind && x.parts == y.parts && x.generation == y.generation && x.seed == y.seed &&
+           x.capacity == y.capacity && x.target_fpr == y.target_fpr && x.slots == y.slots && x.slots_set == y.slots_set &&
+           x.bytes == y.bytes;
+}
+
+/* A saved filter's bytes (lfb_serialized_size, lfb_save); the caller frees them. */
+static unsigned char* saved_bytes(const lfb_handle* h, uint64_t* size) {
+    unsigned char* data;
+    uint64_t written = 0;
+    *size = 0;
+    CHECK(lfb_serialized_size(h, LFB_FORMAT_NATIVE, size) == LFB_OK && *size >= LFB_NATIVE_HEADER_BYTES);
+    data = (unsigned char*)malloc(*size);
+    CHECK(data != NULL);
+    CHECK(lfb_save(h, LFB_FORMAT_NATIVE, data, *size, &written) == LFB_OK && written == *size);
+    CHECK(lfb_save(h, LFB_FORMAT_NATIVE, data, *size - 1, &written) == LFB_ERR_INVALID_ARGUMENT); /* one byte short */
+    return data;
+}
+
+/* Scalable (blocked and cuckoo sub-filters) and rotating (manual and real clock) handles: lfb_save
+ * writes lfb_serialized_size's bytes; lfb_load_size tells their exact length and kind from the
+ * first LFB_NATIVE_HEADER_BYTES bytes; lfb_load (and the file and descriptor forms) gives a
+ * filter of the same kind, parts and fill that answers every key, added or not, as the original; a
+ * manual clock's deadline goes on in the caller's time. */
+static void test_composite_saves(void) {
+    static char data[8 * 2000];
+    static uint64_t offsets[2001];
+    lfb_spec spec;
+    unsigned c;
+    prefixed_keys("k", 2000, data, offsets); /* 0-999 added, 1000-1999 not */
+    for (c = 0; c < 4; ++c) {
+        lfb_handle *h = NULL, *back = NULL, *from_file = NULL, *from_fd = NULL;
+        unsigned char* bytes;
+        uint64_t size = 0, total = 0, i;
+        uint32_t kind = 0, want = c < 2 ? LFB_KIND_SCALABLE : LFB_KIND_ROTATING;
+        char path[] = "/tmp/lfbloom-capi-composite-XXXXXX";
+        int fd;
+        lfb_spec_init_size(&spec, sizeof spec);
+        spec.kind = want;
+        spec.fpr = 0.01;
+        spec.seed = 9;
+        if (c < 2) {
+            spec.capacity = 100;
+            spec.sub_kind = c == 0 ? LFB_KIND_BLOCKED : LFB_KIND_CUCKOO;
+        } else {
+            spec.capacity = 1000;
+            spec.generations = 3;
+            spec.period_ns = c == 2 ? 1000 : 3600000000000ull;
+            spec.rotating_flags = c == 2 ? LFB_ROTATING_MANUAL_TICK : LFB_ROTATING_DOUBLE_WRITE;
+        }
+        CHECK(lfb_create(&spec, &h) == LFB_OK);
+        for (i = 0; i < 1000; ++i) {
+            if (i == 500 && c == 2) CHECK(lfb_tick(h, 1500) == LFB_OK);
+            if (i == 500 && c == 3) CHECK(lfb_rotate(h) == LFB_OK);
+            CHECK(lfb_add(h, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+        }
+        if (c == 1) { /* a second copy of k7 in a later sub-filter: its remove waits, and is saved */
+            CHECK(lfb_add(h, "k7", 2) == 0 && lfb_remove(h, "k7", 2) == 1);
+        }
+        CHECK(c >= 2 ? info_of(h).generation == 1 : info_of(h).parts >= 4);
+        bytes = saved_bytes(h, &size);
+        CHECK(lfb_load_size(LFB_FORMAT_NATIVE, bytes, LFB_NATIVE_HEADER_BYTES, 0, &total, &kind) == LFB_OK && total == size && kind == want);
+        CHECK(lfb_load_size(LFB_FORMAT_NATIVE, bytes, LFB_NATIVE_HEADER_BYTES, size - 1, &total, &kind) == LFB_ERR_TOO_LARGE);
+        CHECK(lfb_load(LFB_FORMAT_NATIVE, bytes, size, 0, &back) == LFB_OK && lfb_kind(back) == (int)want);
+        CHECK(lfb_load(LFB_FORMAT_NATIVE, bytes, size - 1, 0, &from_file) == LFB_ERR_CORRUPT && from_file == NULL);
+        CHECK(same_shape(h, back) && same_answers(h, back, data, offsets, 2000));
+        CHECK(present_of(back, data, offsets, 0, 1000) == 1000);
+        bytes[size / 2] ^= 1;
+        CHECK(lfb_load(LFB_FORMAT_NATIVE, bytes, size, 0, &from_file) == LFB_ERR_CORRUPT && from_file == NULL);
+        free(bytes);
+        /* a file and a descriptor */
+        fd = mkstemp(path);
+        CHECK(fd >= 0);
+        CHECK(lfb_save_fd(h, LFB_FORMAT_NATIVE, fd) == LFB_OK && lseek(fd, 0, SEEK_SET) == 0);
+        CHECK(lfb_load_fd(LFB_FORMAT_NATIVE, fd, 0, &from_fd) == LFB_OK && same_shape(h, from_fd) && same_answers(h, from_fd, data, offsets, 2000));
+        close(fd);
+        CHECK(lfb_save_file(h, LFB_FORMAT_NATIVE, path, 0600) == LFB_OK);
+        CHECK(lfb_load_file(LFB_FORMAT_NATIVE, path, 0, &from_file) == LFB_OK && same_shape(h, from_file) &&
+              same_answers(h, from_file, data, offsets, 2000));
+        unlink(path);
+        if (c == 2) { /* the copies go on from the saved deadline, 2000, in the caller's time */
+            static const uint64_t ticks[] = {1999, 2000, 2999, 3000, 4500};
+            for (i = 0; i < 5; ++i) {
+                CHECK(lfb_tick(h, ticks[i]) == LFB_OK && lfb_tick(back, ticks[i]) == LFB_OK);
+                CHECK(same_shape(h, back) && same_answers(h, back, data, offsets, 2000));
+            }
+            CHECK(info_of(back).generation == 4 && present_of(back, data, offsets, 0, 1000) < 50);
+        }
+        lfb_free(h);
+        lfb_free(back);
+        lfb_free(from_file);
+        lfb_free(from_fd);
+    }
+}
+
+/* The C++ core's golden composites (tests/data/format-v1, seed 7): scalable.lfb and
+ * scalable-cuckoo.lfb (capacity 200, keys "golden:0" to "golden:999": three sub-filters) and
+ * rotating.lfb (capacity 500, 3 generations, period 1000 ns on a manual clock; "golden:0" to
+ * "golden:299", a tick at 1500, "golden:300" to "golden:599"). */
+static void test_golden_composites(void) {
+    static char data[16 * 1000];
+    static uint64_t offsets[1001];
+    static const char* const names[] = {"scalable.lfb", "scalable-cuckoo.lfb", "rotating.lfb"};
+    char path[512];
+    unsigned n;
+    prefixed_keys("golden:", 1000, data, offsets);
+    for (n = 0; n < 3; ++n) {
+        lfb_handle* h = NULL;
+        lfb_info i;
+        snprintf(path, sizeof path, "%s/format-v1/%s", LFBLOOM_TEST_DATA, names[n]);
+        CHECK(lfb_load_file(LFB_FORMAT_NATIVE, path, 0, &h) == LFB_OK);
+        if (h == NULL) continue;
+        i = info_of(h);
+        CHECK(i.seed == 7 && i.target_fpr == 0.01 && i.parts == 3);
+        if (n < 2) {
+            CHECK(i.kind == LFB_KIND_SCALABLE && i.sub_kind == (n == 0 ? LFB_KIND_BLOCKED : LFB_KIND_CUCKOO) && i.capacity == 1400);
+            CHECK(present_of(h, data, offsets, 0, 1000) == 1000);
+        } else {
+            CHECK(i.kind == LFB_KIND_ROTATING && i.sub_kind == LFB_KIND_BLOCKED && i.capacity == 500 && i.generation == 1);
+            CHECK(present_of(h, data, offsets, 0, 600) == 600);
+            CHECK(lfb_tick(h, 1999) == LFB_OK && info_of(h).generation == 1);
+            CHECK(lfb_tick(h, 2000) == LFB_OK && info_of(h).generation == 2 && present_of(h, data, offsets, 0, 600) == 600);
+            CHECK(lfb_tick(h, 3000) == LFB_OK && info_of(h).generation == 3);
+            CHECK(present_of(h, data, offsets, 0, 300) <= 15 && present_of(h, data, offsets, 300, 600) == 300);
+        }
+        lfb_free(h);
+    }
+}
+
+/* Go -> C (ctest go.to_c): the files the Go test TestWriteCompositesForC wrote in dir, seed 5:
+ * scalable.lfb and scalable-cuckoo.lfb (capacity 100, keys "go:0" to "go:1999") and rotating.lfb
+ * (capacity 1000, 3 generations, period 1000 ns on a manual clock; "go:0" to "go:999", a tick at
+ * 1500, "go:1000" to "go:1999"). */
+static void test_go_composites(const char* dir) {
+    static char data[8 * 2000];
+    static uint64_t offsets[2001];
+    static const char* const names[] = {"scalable.lfb", "scalable-cuckoo.lfb", "rotating.lfb"};
+    char path[4096];
+    unsigned n;
+    prefixed_keys("go:", 2000, data, offsets);
+    for (n = 0; n < 3; ++n) {
+        lfb_handle* h = NULL;
+        lfb_info i;
+        snprintf(path, sizeof path, "%s/%s", dir, names[n]);
+        CHECK(lfb_load_file(LFB_FORMAT_NATIVE, path, 0, &h) == LFB_OK);
+        if (h == NULL) continue;
+        i = info_of(h);
+        CHECK(i.seed == 5 && i.target_fpr == 0.01);
+        CHECK(present_of(h, data, offsets, 0, 2000) == 2000);
+        if (n < 2) {
+            CHECK(i.kind == LFB_KIND_SCALABLE && i.sub_kind == (n == 0 ? LFB_KIND_BLOCKED : LFB_KIND_CUCKOO) && i.parts == 5);
+        } else {
+            CHECK(i.kind == LFB_KIND_ROTATING && i.parts == 3 && i.generation == 1 && i.capacity == 1000);
+            CHECK(lfb_tick(h, 2000) == LFB_OK && info_of(h).generation == 2 && present_of(h, data, offsets, 0, 2000) == 2000);
+            CHECK(lfb_tick(h, 3000) == LFB_OK && info_of(h).generation == 3);
+            CHECK(present_of(h, data, offsets, 0, 1000) <= 50 && present_of(h, data, offsets, 1000, 2000) == 1000);
+        }
+        lfb_free(h);
+    }
+}
+
+int main(int argc, char** argv) {
+    if (argc == 3 && strcmp(argv[1], "--go-composites") == 0) { /* ctest go.to_c: that check alone */
+        test_go_composites(argv[2]);
+        printf("%d passed, %d failed\n", passed, failed);
+        return failed == 0 && passed > 0 ? 0 : 1;
+    }
+    if (argc != 1) {
+        fprintf(stderr, "usage: %s [--go-composites DIR]\n", argv[0]);
+        return 2;
+    }
     test_library();
     test_filter(LFB_LAYOUT_BLOCKED);
     test_filter(LFB_LAYOUT_CLASSIC);
@@ -2139,6 +2337,8 @@ int main(void) {
     test_swap_any();
     test_one_handle_composites();
     test_bulk_build();
+    test_composite_saves();
+    test_golden_composites();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

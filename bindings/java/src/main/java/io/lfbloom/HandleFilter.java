@@ -462,19 +462,38 @@ abstract class HandleFilter implements Filter {
         handle.callWith(other.handle, LfbNative::lfb_intersect);
     }
 
-    /** Writes the filter in {@code format} (enum lfb_format): its exact size, a direct buffer, lfb_save, then the stream. */
+    /** Saves a filter that grows while it is saved tries at most this many times (write). */
+    static final int SAVE_TRIES = 8;
+
+    /**
+     * Writes the filter in {@code format} (enum lfb_format): its exact size, a direct buffer,
+     * lfb_save, then the stream. A filter that grew between the size and the save (a scalable
+     * filter's new sub-filter: lfb_save refuses the buffer as too small) is saved again at its new
+     * size, up to SAVE_TRIES times.
+     */
     final void write(OutputStream out, int format) throws IOException {
         handle.ensureOpen();
         if (out == null) throw new IllegalArgumentException("out is null");
-        long[] size = new long[1];
+        long[] size = new long[1], written = new long[1];
         ByteBuffer buffer;
         long h = handle.acquire();
         try {
-            Native.check(LfbNative.lfb_serialized_size(h, format, size));
-            if (size[0] > Integer.MAX_VALUE - 16)
-                throw new IOException("filter too large for one stream buffer: " + size[0] + " bytes");
-            buffer = ByteBuffer.allocateDirect((int) size[0]);
-            Native.check(LfbNative.lfb_save(h, format, buffer, null));
+            for (int attempt = 1; ; attempt++) {
+                Native.check(LfbNative.lfb_serialized_size(h, format, size));
+                if (size[0] > Integer.MAX_VALUE - 16)
+                    throw new IOException("filter too large for one stream buffer: " + size[0] + " bytes");
+                buffer = ByteBuffer.allocateDirect((int) size[0]);
+                int status = LfbNative.lfb_save(h, format, buffer, written);
+                if (status == lfb_status_enum.LFB_ERR_INVALID_ARGUMENT && attempt < SAVE_TRIES) {
+                    RuntimeException refused = Native.failure(status, -1);  // this thread's message, before another call
+                    long[] now = new long[1];
+                    if (LfbNative.lfb_serialized_size(h, format, now) >= 0 && now[0] > size[0]) continue;  // it grew
+                    throw refused;
+                }
+                Native.check(status);
+                buffer.limit((int) written[0]);
+                break;
+            }
         } finally {
             handle.release();
         }

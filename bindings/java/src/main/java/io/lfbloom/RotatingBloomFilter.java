@@ -1,5 +1,8 @@
 package io.lfbloom;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Duration;
 
 /**
@@ -19,7 +22,8 @@ import java.time.Duration;
  *
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once; puts
  * and queries never wait for a rotation. {@link #close()} as for BloomFilter. A rotating filter
- * has no copy, comparison or file format: it equals only itself.
+ * has no copy or comparison: it equals only itself. It saves and loads ({@link #save},
+ * {@link #load}) in lfbloom's own format, which every language reads.
  */
 public final class RotatingBloomFilter extends HandleFilter {
     /** Creation options; immutable. */
@@ -136,5 +140,35 @@ public final class RotatingBloomFilter extends HandleFilter {
      */
     public Stats stats(int age) {
         return part(age, Stats::of);
+    }
+
+    // ---- streams ------------------------------------------------------------------------------
+
+    /**
+     * Writes the filter in lfbloom's own format (docs/FORMAT.md; the composites' part is described
+     * in core/include/lfbloom/composite_format.hpp): its settings, every generation and the time
+     * left to the next rotation; any process or language loads it. Any thread: it
+     * holds every put that completed before it began; rotations wait for it, puts and queries do
+     * not.
+     */
+    public void save(OutputStream out) throws IOException {
+        write(out, lfb_format_enum.LFB_FORMAT_NATIVE);
+    }
+
+    /**
+     * Reads a rotating filter written by {@link #save} (in any language), exactly its bytes; corrupt
+     * data, or a filter of another kind, throws IOException. With a manual clock the filter goes on
+     * in your time: the next rotation is due when {@link #tick(long)} reaches the deadline it had
+     * at the save. With the real clock the wall-clock time between the save and the load counts:
+     * the rotations due meanwhile (at most G) are performed as it loads. Any thread.
+     */
+    public static RotatingBloomFilter load(InputStream in) throws IOException {
+        return load(in, Native.defaultReadLimit());
+    }
+
+    /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes} (positive, else IllegalArgumentException), and a filter of another kind, from the header alone. Any thread. */
+    public static RotatingBloomFilter load(InputStream in, long maxBytes) throws IOException {
+        return new RotatingBloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a rotating filter",
+                lfb_kind_enum.LFB_KIND_ROTATING));
     }
 }

@@ -1,5 +1,9 @@
 package io.lfbloom;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+
 /**
  * A Bloom filter that grows when more keys arrive than expected: a list of sub-filters, each
  * {@code growth} times larger than the last with a rate {@code tightening} times smaller, so the
@@ -15,7 +19,8 @@ package io.lfbloom;
  *
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once. Growth
  * is lock-free: nobody waits; one successor is installed per sub-filter. {@link #close()} as for
- * BloomFilter. A scalable filter has no copy, comparison or file format: it equals only itself.
+ * BloomFilter. A scalable filter has no copy or comparison: it equals only itself. It saves and
+ * loads ({@link #save}, {@link #load}) in lfbloom's own format, which every language reads.
  */
 public final class ScalableBloomFilter extends HandleFilter {
     /**
@@ -86,5 +91,59 @@ public final class ScalableBloomFilter extends HandleFilter {
     @Override
     public Stats stats() {
         return super.stats();
+    }
+
+    // ---- streams ------------------------------------------------------------------------------
+
+    /**
+     * Writes the filter in lfbloom's own format (docs/FORMAT.md; the composites' part is described
+     * in core/include/lfbloom/composite_format.hpp): its settings and every sub-filter; any process
+     * or language loads it. Any thread: it holds every put that completed before it began, also
+     * while the filter grows (a sub-filter added between the size and the copy is saved again at
+     * the new size).
+     */
+    public void save(OutputStream out) throws IOException {
+        write(out, lfb_format_enum.LFB_FORMAT_NATIVE);
+    }
+
+    /**
+     * Reads a scalable Bloom filter written by {@link #save} (in any language), exactly its bytes:
+     * the same sub-filters, growth, tightening and cap. Corrupt data, or a filter of another kind,
+     * throws IOException; a {@link ScalableCuckooFilter}'s data too (its kind, scalable, is refused
+     * from the header only once its sub-filters' kind is read: after loading). Any thread.
+     */
+    public static ScalableBloomFilter load(InputStream in) throws IOException {
+        return load(in, Native.defaultReadLimit());
+    }
+
+    /**
+     * As {@link #load(InputStream)}, refusing filters over {@code maxBytes} (positive, else
+     * IllegalArgumentException), and a filter of another kind but a scalable cuckoo filter, from
+     * the header alone. Any thread.
+     */
+    public static ScalableBloomFilter load(InputStream in, long maxBytes) throws IOException {
+        return new ScalableBloomFilter(loadedScalable(in, maxBytes, lfb_kind_enum.LFB_KIND_BLOCKED, "a scalable Bloom filter"));
+    }
+
+    /**
+     * As HandleFilter.loaded, for a scalable filter whose sub-filters are of {@code subKind}: the
+     * header tells only "scalable" (lfb_load_size gives no sub-filters' kind), so a scalable filter
+     * of the other sub-filters is refused once loaded (freed, IOException).
+     */
+    static long loadedScalable(InputStream in, long maxBytes, int subKind, String what) throws IOException {
+        long h = loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, what, lfb_kind_enum.LFB_KIND_SCALABLE);
+        lfb_info info = new lfb_info();
+        try {
+            Native.check(LfbNative.lfb_geometry_get(h, info));  // no other thread has the handle yet
+            if (info.getSub_kind() == subKind) return h;
+            LfbNative.lfb_free(h);
+            throw Native.loadFailure(new LfbloomException(lfb_status_enum.LFB_ERR_INCOMPATIBLE, "the stream holds a scalable filter of "
+                    + Native.kindName(info.getSub_kind()) + " sub-filters, not " + what, -1));
+        } catch (RuntimeException e) {
+            LfbNative.lfb_free(h);
+            throw e;
+        } finally {
+            info.delete();
+        }
     }
 }

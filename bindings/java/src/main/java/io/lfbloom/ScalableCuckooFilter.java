@@ -1,5 +1,9 @@
 package io.lfbloom;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+
 /**
  * A cuckoo filter that grows, and removes keys: {@link ScalableBloomFilter}'s list of
  * sub-filters, each a {@link CuckooFilter} of the fingerprint width with the fewest bytes for its
@@ -21,8 +25,9 @@ package io.lfbloom;
  *
  * <p><b>Thread safety.</b> Every method may be called from any number of threads at once. Queries
  * never lock; puts and removes lock one stripe of buckets of one sub-filter at a time; growth is
- * lock-free. {@link #close()} as for BloomFilter. It has no copy, comparison or file format: it
- * equals only itself.
+ * lock-free. {@link #close()} as for BloomFilter. It has no copy or comparison: it equals only
+ * itself. It saves and loads ({@link #save}, {@link #load}) in lfbloom's own format, which every
+ * language reads.
  */
 public final class ScalableCuckooFilter extends RemovingFilter {
     private ScalableCuckooFilter(long nativeHandle) {
@@ -110,5 +115,38 @@ public final class ScalableCuckooFilter extends RemovingFilter {
     @Override
     public Stats stats() {
         return super.stats();
+    }
+
+    // ---- streams ------------------------------------------------------------------------------
+
+    /**
+     * Writes the filter in lfbloom's own format (docs/FORMAT.md; the composites' part is described
+     * in core/include/lfbloom/composite_format.hpp): its settings, every sub-filter and the removes
+     * waiting; any process or language loads it. Any thread: it holds every put
+     * that completed before it began, also while the filter grows; puts and removes wait while a
+     * sub-filter is copied, and the list of waiting removes is held still through the save.
+     */
+    public void save(OutputStream out) throws IOException {
+        write(out, lfb_format_enum.LFB_FORMAT_NATIVE);
+    }
+
+    /**
+     * Reads a scalable cuckoo filter written by {@link #save} (in any language), exactly its bytes:
+     * the same sub-filters, waiting removes and settings. Corrupt data, or a filter of another
+     * kind, throws IOException; a {@link ScalableBloomFilter}'s data too (refused once loaded, as
+     * the header tells only "scalable"). Any thread.
+     */
+    public static ScalableCuckooFilter load(InputStream in) throws IOException {
+        return load(in, Native.defaultReadLimit());
+    }
+
+    /**
+     * As {@link #load(InputStream)}, refusing filters over {@code maxBytes} (positive, else
+     * IllegalArgumentException), and a filter of another kind but a scalable Bloom filter, from
+     * the header alone. Any thread.
+     */
+    public static ScalableCuckooFilter load(InputStream in, long maxBytes) throws IOException {
+        return new ScalableCuckooFilter(
+                ScalableBloomFilter.loadedScalable(in, maxBytes, lfb_kind_enum.LFB_KIND_CUCKOO, "a scalable cuckoo filter"));
     }
 }
