@@ -336,6 +336,8 @@ public:
     static constexpr layout kind = layout::blocked;
     static constexpr std::uint32_t line_bits = 512;
     static constexpr std::uint64_t slot_multiple = line_bits;  ///< m is a whole number of lines
+    /// The hash and probe rules a file of this layout (or a counting one) may record: 1 (lfbloom 1.0-1.3) or 2.
+    static constexpr bool takes_rule(probe_rule r) noexcept { return r == probe_rule::fields || r == probe_rule::distinct; }
 
     static geometry size_for(std::uint64_t n, double p) { return blocked_geometry(n, p, line_bits); }
     static double expected_fpr(double n, std::uint64_t m, std::uint32_t k) {

@@ -129,6 +129,12 @@ public:
     /// shape g, as its constructor from a geometry checks (a loader checks a header with it
     /// before allocating). slot_bits is the file's slot width, 1 here. Pure.
     static void validate(const geometry& g, std::uint32_t /*slot_bits*/) { (void)valid(g); }
+    /// What a file of this class records (serialization.hpp checks a header with them): the
+    /// probe rules it may name, its slot width, and the slots of one line or block (of that
+    /// width), of which its count is a whole number. Pure.
+    static constexpr bool takes_rule(probe_rule r) noexcept { return Layout::takes_rule(r); }
+    static constexpr bool takes_slot_bits(std::uint32_t slot_bits) noexcept { return slot_bits == 1; }
+    static constexpr std::uint64_t line_slots(std::uint32_t /*slot_bits*/) noexcept { return Layout::slot_multiple; }
 
     /// From a full geometry (e.g. read back from a file); validated like with_geometry.
     bloom_filter(const geometry& g, const filter_options& options)

@@ -24,6 +24,8 @@ class classic_layout {
 public:
     static constexpr layout kind = layout::classic;
     static constexpr std::uint64_t slot_multiple = 64;  ///< m is a whole number of words
+    /// The hash and probe rules a file of this layout may record (docs/FORMAT.md): Guava's only.
+    static constexpr bool takes_rule(probe_rule r) noexcept { return r == probe_rule::fields; }
 
     static geometry size_for(std::uint64_t n, double p) { return classic_geometry(n, p); }
     static double expected_fpr(double n, std::uint64_t m, std::uint32_t k) { return classic_fpr(n, m, k); }

@@ -47,12 +47,9 @@
 
 namespace lfbloom {
 
-inline constexpr std::uint8_t composite_scalable = 16;  ///< the layout byte of a scalable filter's data
-inline constexpr std::uint8_t composite_rotating = 17;  ///< the layout byte of a rotating filter's data
-
 /// A composite's header, validated (the top of this file).
 struct composite_header {
-    std::uint8_t kind = composite_scalable;
+    filter_kind kind = filter_kind::scalable;  ///< scalable or rotating
     layout parts_layout = layout::blocked;
     std::uint64_t seed = 0;
     std::uint64_t capacity = 0;
@@ -74,13 +71,13 @@ inline native_head encode_composite(const composite_header& c) {
     native_head h{};
     std::memcpy(h.data(), magic, 8);
     put_le<std::uint16_t>(&h[8], format_version);
-    h[10] = c.kind;
+    h[10] = static_cast<unsigned char>(c.kind);
     h[11] = static_cast<unsigned char>(c.parts_layout);
     put_le<std::uint64_t>(&h[16], c.seed);
     put_le<std::uint64_t>(&h[24], c.capacity);
     put_le<std::uint64_t>(&h[32], std::bit_cast<std::uint64_t>(c.fpr));
     put_le<std::uint64_t>(&h[40], c.bytes);
-    if (c.kind == composite_scalable) {
+    if (c.kind == filter_kind::scalable) {
         h[13] = static_cast<unsigned char>(c.scalable.max_filters);
         h[14] = static_cast<unsigned char>(c.parts);
         put_le<std::uint64_t>(&h[48], std::bit_cast<std::uint64_t>(c.scalable.growth));
@@ -106,8 +103,8 @@ inline composite_header decode_composite(const native_head& h) {
         throw error(errc::unsupported_version, "filter format version " + std::to_string(version) + " is not supported");
     if (get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) corrupt("header checksum mismatch");
     composite_header c;
-    c.kind = h[10];
-    if (c.kind != composite_scalable && c.kind != composite_rotating) throw error(errc::unsupported_version, "unknown layout in the header");
+    c.kind = static_cast<filter_kind>(h[10]);
+    if (c.kind != filter_kind::scalable && c.kind != filter_kind::rotating) throw error(errc::unsupported_version, "unknown layout in the header");
     c.parts_layout = static_cast<layout>(h[11]);
     c.seed = get_le<std::uint64_t>(&h[16]);
     c.capacity = get_le<std::uint64_t>(&h[24]);
@@ -115,7 +112,7 @@ inline composite_header decode_composite(const native_head& h) {
     c.bytes = get_le<std::uint64_t>(&h[40]);
     if (h[15] != 0) corrupt("non-zero reserved bytes");
     try {
-        if (c.kind == composite_scalable) {
+        if (c.kind == filter_kind::scalable) {
             if (c.parts_layout != layout::blocked && c.parts_layout != layout::cuckoo) corrupt("a scalable filter's parts are blocked or cuckoo");
             if (h[12] != 0) corrupt("non-zero reserved bytes");
             c.scalable.max_filters = h[13];
@@ -135,6 +132,7 @@ inline composite_header decode_composite(const native_head& h) {
             c.rotating.generations = h[13];
             c.rotating.period_ns = get_le<std::uint64_t>(&h[48]);
             c.rotations = get_le<std::uint64_t>(&h[56]);
+            if (c.rotations > (std::uint64_t{1} << 62)) corrupt("more rotations than a filter can have made");
             (void)rotating_bloom_filter::check_options(c.capacity, c.fpr, c.rotating);
             c.parts = c.rotating.generations + (c.rotating.double_write ? 1 : 0);
         }
@@ -191,14 +189,15 @@ std::pair<std::vector<Part>, std::vector<std::uint64_t>> read_composite(const co
     for (std::uint32_t i = 0; i < c.parts; ++i) {
         const file_header p = file_header_of(read_head(in), memory_limit);
         if (p.kind != Part::kind || p.seed != c.seed) corrupt("part " + std::to_string(i) + " is of another layout or seed");
-        if (!parts.empty() && c.kind == composite_rotating && !(p.shape == parts[0].shape() && p.probes == parts[0].probes()))
+        if (!parts.empty() && c.kind == filter_kind::rotating && !(p.shape == parts[0].shape() && p.probes == parts[0].probes()))
             corrupt("the generations differ in shape");
-        const std::uint64_t left = body - counted.taken;  // the part's header is read already
-        if (p.payload_bytes + trailer_size > left) corrupt("part " + std::to_string(i) + " is longer than the declared length");
+        // the part's header is read already, and may itself have passed the declared length
+        if (counted.taken > body || p.payload_bytes + trailer_size > body - counted.taken)
+            corrupt("part " + std::to_string(i) + " is longer than the declared length");
         parts.push_back(load_payload<Part>(p, in, memory_limit, available == unknown_length ? unknown_length : available - counted.taken));
     }
     const std::uint64_t words = tail_words(parts);
-    if (body - counted.taken != words * 8 + trailer_size) corrupt("the declared length does not match the parts");
+    if (counted.taken > body || body - counted.taken != words * 8 + trailer_size) corrupt("the declared length does not match the parts");
     std::vector<std::uint64_t> tail(words);
     xxh3_state hash;
     read_words(std::span<std::uint64_t>(tail), in, little, hash.state);
@@ -266,7 +265,7 @@ template <class Sub, class Make>
 auto load_scalable_with(const composite_header& c, const byte_source& source, std::uint64_t memory_limit, std::uint64_t available,
                         Make make) {
     using filter = basic_scalable_filter<Sub>;
-    if (c.kind != composite_scalable || c.parts_layout != Sub::kind)
+    if (c.kind != filter_kind::scalable || c.parts_layout != Sub::kind)
         throw error(errc::incompatible, "the data holds another kind of filter");
     auto [parts, tail] = detail::read_composite<Sub>(c, source, memory_limit, available,
                                                      [&](const auto& p) { return p.size() + c.pending * 3; });
@@ -307,7 +306,7 @@ inline std::uint64_t serialized_size(const rotating_bloom_filter& f) {
 inline void save(const rotating_bloom_filter& f, const byte_sink& sink) {
     f.with_rotations_paused([&](std::uint64_t rotations, std::uint64_t remaining, std::uint64_t wall) {
         composite_header c;
-        c.kind = composite_rotating;
+        c.kind = filter_kind::rotating;
         c.seed = f.seed();
         c.capacity = f.capacity();
         c.fpr = f.fpr();
@@ -329,7 +328,7 @@ inline void save(const rotating_bloom_filter& f, const byte_sink& sink) {
 template <class Make>
 auto load_rotating_with(const composite_header& c, const byte_source& source, std::uint64_t memory_limit, std::uint64_t available,
                         const rotating_options& clocks, Make make) {
-    if (c.kind != composite_rotating) throw error(errc::incompatible, "the data holds another kind of filter");
+    if (c.kind != filter_kind::rotating) throw error(errc::incompatible, "the data holds another kind of filter");
     auto [ring, tail] = detail::read_composite<rotating_bloom_filter::generation>(c, source, memory_limit, available,
                                                                                   [](const auto&) { return 2; });
     rotating_options o = c.rotating;

@@ -136,6 +136,10 @@ public:
     /// shape g with `counter_bits`-bit counters, as the constructors check (a loader checks a
     /// header with it before allocating). Pure.
     static void validate(const geometry& g, std::uint32_t counter_bits) { (void)valid(g, counter_bits); }
+    /// What a file of this class records (as bloom_filter's): blocked's rules, lines of 512 bits. Pure.
+    static constexpr bool takes_rule(probe_rule r) noexcept { return blocked_layout::takes_rule(r); }
+    static constexpr bool takes_slot_bits(std::uint32_t counter_bits) noexcept { return counter_bits == 4 || counter_bits == 8; }
+    static constexpr std::uint64_t line_slots(std::uint32_t counter_bits) noexcept { return blocked_layout::line_bits / counter_bits; }
 
     basic_counting_bloom_filter(const geometry& g, std::uint32_t counter_bits, const filter_options& options)
         : basic_counting_bloom_filter(g, counter_bits, options,

@@ -271,6 +271,11 @@ public:
         shape.slot_bits = slot_bits;
         (void)checked_shape(shape);
     }
+    /// What a file of this class records (as bloom_filter's): rule 4, fingerprints of 14, 16 or
+    /// 17 bits, whole buckets of 4 or 5 slots. Pure.
+    static constexpr bool takes_rule(probe_rule r) noexcept { return r == probe_rule::cuckoo; }
+    static constexpr bool takes_slot_bits(std::uint32_t slot_bits) noexcept { return slots_for(slot_bits) != 0; }
+    static constexpr std::uint64_t line_slots(std::uint32_t slot_bits) noexcept { return slots_for(slot_bits); }
 
     /// A filter of shape `g` as shape() reports it (loading a file): g.slots / N buckets of the
     /// format of g.slot_bits (0 for 16), two hashes (buckets per key), and the capacity and rate it

@@ -32,6 +32,7 @@
 #include "lfbloom/cuckoo_filter.hpp"
 #include "lfbloom/error.hpp"
 #include "lfbloom/key.hpp"
+#include "lfbloom/kinds.hpp"
 #include "lfbloom/rotating_bloom_filter.hpp"
 #include "lfbloom/scalable_bloom_filter.hpp"
 #include "lfbloom/serialization.hpp"
@@ -39,52 +40,6 @@
 #include "lfbloom/swappable_filter.hpp"
 
 namespace lfbloom {
-
-/// Every kind of filter: the layouts of saved filters (their numbers, options.hpp) and the
-/// composites built from them. The numbers are the C ABI's enum lfb_kind: never renumbered.
-enum class filter_kind : std::uint32_t {
-    classic = 1,
-    blocked = 2,
-    counting = 3,
-    split_block = 4,
-    one_word = 5,
-    two_word = 6,
-    cuckoo = 7,
-    scalable = 16,   ///< grows by sub-filters (blocked or cuckoo): scalable_bloom_filter.hpp
-    rotating = 17,   ///< a ring of blocked generations whose keys expire: rotating_bloom_filter.hpp
-    swappable = 18,  ///< a filter replaced atomically while in use: swappable_filter.hpp
-};
-
-constexpr filter_kind kind_of(layout l) noexcept { return static_cast<filter_kind>(l); }
-/// True for the kinds a file can hold (the layouts), false for the composites.
-constexpr bool is_layout(filter_kind k) noexcept { return k >= filter_kind::classic && k <= filter_kind::cuckoo; }
-
-namespace detail {
-struct kind_name_entry {
-    filter_kind kind;
-    const char* name;
-};
-inline constexpr kind_name_entry kind_names[] = {
-    {filter_kind::classic, "classic"},       {filter_kind::blocked, "blocked"},   {filter_kind::counting, "counting"},
-    {filter_kind::split_block, "split-block"}, {filter_kind::one_word, "one-word"}, {filter_kind::two_word, "two-word"},
-    {filter_kind::cuckoo, "cuckoo"},         {filter_kind::scalable, "scalable"}, {filter_kind::rotating, "rotating"},
-    {filter_kind::swappable, "swappable"},
-};
-}  // namespace detail
-
-/// The kind's name as the command-line tool and the bindings spell it ("split-block"), or null.
-inline const char* kind_name(filter_kind kind) noexcept {
-    for (const auto& e : detail::kind_names)
-        if (e.kind == kind) return e.name;
-    return nullptr;
-}
-
-/// The kind named `name` (kind_name's spelling), if there is one.
-inline std::optional<filter_kind> parse_kind(std::string_view name) noexcept {
-    for (const auto& e : detail::kind_names)
-        if (name == e.name) return e.kind;
-    return std::nullopt;
-}
 
 /// Formats a filter is saved in: lfbloom's own (docs/FORMAT.md, every layout) or Guava's
 /// BloomFilter.writeTo (classic filters of seed 0). The numbers are the C ABI's enum lfb_format.
@@ -318,7 +273,7 @@ namespace detail {
 
 template <class F>
 struct kind_traits {
-    static constexpr filter_kind kind = kind_of(F::kind);
+    static constexpr filter_kind kind = F::kind;
 };
 template <class Sub>
 struct kind_traits<basic_scalable_filter<Sub, default_sync>> {
@@ -337,7 +292,7 @@ struct kind_traits<dynamic_swappable> {
 inline filter_info info_of(const filter_stats& s, filter_kind kind, std::uint64_t seed) {
     filter_info v;
     v.kind = kind;
-    v.sub_kind = kind_of(s.kind);
+    v.sub_kind = s.kind;
     v.slots = s.slots;
     v.slot_bits = s.slot_bits;
     v.hashes = s.hashes;
@@ -359,7 +314,7 @@ template <class F>
 filter_info shape_of(const F& f) {
     const geometry g = f.shape();
     filter_info v;
-    v.kind = v.sub_kind = kind_of(F::kind);
+    v.kind = v.sub_kind = F::kind;
     v.seed = f.seed();
     v.slots = g.slots;
     v.slot_bits = f.counter_bits();
@@ -452,7 +407,7 @@ filter_info describe_shape(const basic_scalable_filter<Sub>& f) {
 template <class Sub>
 filter_info describe_part(const basic_scalable_filter<Sub>& f, std::uint32_t index) {
     const sub_filter_stats s = f.stats(index);
-    filter_info v = info_of(s.filter, kind_of(s.filter.kind), f.seed());
+    filter_info v = info_of(s.filter, s.filter.kind, f.seed());
     v.items = s.items;
     return v;
 }
@@ -782,7 +737,7 @@ template <class R, class Fn>
 R with_layout(filter_kind kind, Fn fn) {
     if (!is_layout(kind))
         throw error(errc::invalid_argument, "not a layout: " + std::to_string(static_cast<std::uint32_t>(kind)));
-    return with_file_layout<R>(static_cast<layout>(kind), fn);
+    return with_file_layout<R>(kind, fn);
 }
 
 inline std::uint32_t counting_width(const filter_spec& s) { return s.counter_bits == 0 ? 4 : s.counter_bits; }
@@ -898,21 +853,21 @@ inline std::unique_ptr<dynamic_filter> load_filter(file_format format, const byt
     const native_head head = read_head(source);
     if (is_composite(head)) {
         const composite_header c = composite_header_of(head, memory_limit, available);
-        detail::check_accepted(static_cast<filter_kind>(c.kind), accepted);
+        detail::check_accepted(c.kind, accepted);
         const std::uint64_t rest = available == unknown_length ? available : available - header_size;
         auto make = [&]<class F>() {
             return [](auto&&... args) -> std::unique_ptr<dynamic_filter> { return std::make_unique<detail::held<F>>(false, std::move(args)...); };
         };
-        if (c.kind == composite_rotating)
+        if (c.kind == filter_kind::rotating)
             return load_rotating_with(c, source, memory_limit, rest, {}, make.template operator()<rotating_bloom_filter>());
         if (c.parts_layout == layout::cuckoo)
             return load_scalable_with<cuckoo_filter>(c, source, memory_limit, rest, make.template operator()<scalable_cuckoo_filter>());
         return load_scalable_with<blocked_bloom_filter>(c, source, memory_limit, rest, make.template operator()<scalable_bloom_filter>());
     }
     const file_header h = file_header_of(head, memory_limit, available);
-    detail::check_accepted(kind_of(h.kind), accepted);
+    detail::check_accepted(h.kind, accepted);
     return detail::with_layout<std::unique_ptr<dynamic_filter>>(
-        kind_of(h.kind), [&]<class F>() { return make_dynamic(load_payload<F>(h, source, memory_limit, available)); });
+        h.kind, [&]<class F>() { return make_dynamic(load_payload<F>(h, source, memory_limit, available)); });
 }
 
 /// What the header of a saved filter says (saved_header_of).
@@ -934,10 +889,10 @@ inline saved_header saved_header_of(file_format format, std::span<const std::byt
     const native_head first = read_head(span_source(head));
     if (is_composite(first)) {
         const composite_header c = composite_header_of(first, memory_limit);
-        return {c.bytes, static_cast<filter_kind>(c.kind)};
+        return {c.bytes, c.kind};
     }
     const file_header h = file_header_of(first, memory_limit);
-    return {header_size + h.payload_bytes + trailer_size, kind_of(h.kind)};
+    return {header_size + h.payload_bytes + trailer_size, h.kind};
 }
 
 /// How open_shared treats the file (shared_memory.hpp says what each does).

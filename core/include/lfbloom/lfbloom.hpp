@@ -2,10 +2,12 @@
 #pragma once
 
 #include "lfbloom/bloom_filter.hpp"
+#include "lfbloom/composite_format.hpp"
 #include "lfbloom/counting_bloom_filter.hpp"
 #include "lfbloom/cuckoo_filter.hpp"
 #include "lfbloom/error.hpp"
 #include "lfbloom/key.hpp"
+#include "lfbloom/kinds.hpp"
 #include "lfbloom/murmur3.hpp"
 #include "lfbloom/options.hpp"
 #include "lfbloom/rotating_bloom_filter.hpp"

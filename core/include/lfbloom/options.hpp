@@ -5,8 +5,11 @@
 
 namespace lfbloom {
 
-/// The layouts, numbered as in serialized filters (values never change).
-enum class layout : std::uint8_t {
+/// Every kind of filter, the one list: the layouts, numbered as in serialized filters (byte 10 of
+/// a file's header), and the composites built from them, numbered as in composite files
+/// (composite_format.hpp). The numbers are the C ABI's enum lfb_kind too: never renumbered. The
+/// class of each is in kinds.hpp; its name in dynamic_filter.hpp (kind_name).
+enum class filter_kind : std::uint32_t {
     classic = 1,   ///< k probes anywhere in the array; bit-exact with Guava's MURMUR128_MITZ_64
     blocked = 2,   ///< all k probes in one 64-byte cache line (the default)
     counting = 3,  ///< blocked, with a 4- or 8-bit saturating counter per slot
@@ -14,7 +17,15 @@ enum class layout : std::uint8_t {
     one_word = 5,     ///< all k bits in one 64-bit word: one locked OR per add (word_block_layout.hpp)
     two_word = 6,     ///< all k bits in one aligned pair of 64-bit words: at most two locked ORs per add
     cuckoo = 7,       ///< not a Bloom filter: 4 or 5 fingerprints of 14, 16 or 17 bits per 64-bit bucket (cuckoo_filter.hpp)
+    scalable = 16,    ///< grows by sub-filters (blocked or cuckoo): scalable_bloom_filter.hpp
+    rotating = 17,    ///< a ring of blocked generations whose keys expire: rotating_bloom_filter.hpp
+    swappable = 18,   ///< a filter replaced atomically while in use: swappable_filter.hpp
 };
+/// The kinds a file holds as one array of slots: the first seven (is_layout).
+using layout = filter_kind;
+
+/// True for the kinds a file can hold as one array (the layouts), false for the composites.
+constexpr bool is_layout(filter_kind k) noexcept { return k >= filter_kind::classic && k <= filter_kind::cuckoo; }
 
 /// How blocked and counting filters place a key's probes inside its line, numbered as in
 /// serialized filters (byte 11 of the header, docs/FORMAT.md; values never change). Classic filters

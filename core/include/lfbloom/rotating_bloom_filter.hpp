@@ -62,7 +62,7 @@ struct rotating_options {
     bool manual_clock = false;
     /// Nanoseconds since the Unix epoch, read when a filter with a period is saved and loaded, so
     /// the time between them counts towards its next rotation; empty = CLOCK_REALTIME. Not read
-    /// with manual_clock: no time passes between its save and load.
+    /// with manual_clock (the caller's time goes on across the save).
     std::function<std::uint64_t()> wall_clock;
     filter_options filter;  ///< memory_limit caps the sum over generations
 };
@@ -96,8 +96,9 @@ public:
     /// left at the save (`never`: no deadline) at wall-clock time `saved_at_ns`. The time since
     /// the save (wall_clock) is taken off that; if it has run out, the due rotations (at most G)
     /// are performed here, as a tick would have. With manual_clock, remaining_ns is the deadline
-    /// itself, in the caller's time, which goes on from where the saved filter's was. Throws invalid_argument as the other constructor
-    /// does and for a ring that breaks these rules; the memory limit is the loader's to check.
+    /// itself, in the caller's time, which goes on from where the saved filter's was. Throws
+    /// invalid_argument as the other constructor does and for a ring that breaks these rules; the
+    /// memory limit is the loader's to check.
     basic_rotating_bloom_filter(std::uint64_t capacity, double fpr, rotating_options options, std::vector<generation> ring,
                                 std::uint64_t rotations, std::uint64_t remaining_ns, std::uint64_t saved_at_ns)
         : options_(checked(capacity, fpr, std::move(options))), capacity_(capacity), fpr_(fpr), ring_(std::move(ring)) {

@@ -60,6 +60,7 @@
 #include "lfbloom/counting_bloom_filter.hpp"
 #include "lfbloom/cuckoo_filter.hpp"
 #include "lfbloom/error.hpp"
+#include "lfbloom/kinds.hpp"
 #include "lfbloom/storage.hpp"
 
 namespace lfbloom {
@@ -68,10 +69,6 @@ namespace lfbloom {
 using byte_sink = std::function<void(const void* data, std::size_t size)>;
 /// Reads up to `size` bytes; returns how many (0 only at the end of the data) or throws error(io).
 using byte_source = std::function<std::size_t(void* data, std::size_t size)>;
-
-/// Any filter a file can hold.
-using any_filter = std::variant<blocked_bloom_filter, classic_bloom_filter, counting_bloom_filter, split_block_bloom_filter,
-                                one_word_bloom_filter, two_word_bloom_filter, cuckoo_filter>;
 
 inline constexpr std::uint16_t format_version = 1;
 inline constexpr std::size_t header_size = 80;
@@ -139,36 +136,6 @@ inline void check_available(std::uint64_t declared, std::uint64_t available) {
 inline std::uint64_t expected_payload(layout kind, std::uint64_t slots, std::uint32_t slot_bits) {
     if (kind == layout::cuckoo) return slots / cuckoo_filter::slots_for(slot_bits) * 8;
     return slots * slot_bits / 8;
-}
-
-/// Whether a file of layout `kind` may record hash and probe rule `rule` (docs/FORMAT.md). Pure:
-/// any thread.
-inline bool rule_fits(layout kind, probe_rule rule) {
-    switch (kind) {
-        case layout::classic: return rule == probe_rule::fields;
-        case layout::blocked:
-        case layout::counting: return rule == probe_rule::fields || rule == probe_rule::distinct;
-        case layout::split_block: return rule == probe_rule::parquet;
-        case layout::one_word:
-        case layout::two_word: return rule == probe_rule::distinct;  // new in 1.5: never rule 1
-        case layout::cuckoo: return rule == probe_rule::cuckoo;
-    }
-    return false;
-}
-
-/// The slots of one line or block of `kind`: a file's slot count is a whole number of them. Pure:
-/// any thread.
-inline std::uint64_t line_slots(layout kind, std::uint32_t slot_bits) {
-    switch (kind) {
-        case layout::classic: return 64;
-        case layout::split_block: return split_block_layout::block_bits;
-        case layout::one_word: return one_word_layout::block_bits;
-        case layout::two_word: return two_word_layout::block_bits;
-        case layout::cuckoo: return cuckoo_filter::slots_for(slot_bits);
-        case layout::blocked:
-        case layout::counting: break;
-    }
-    return 512 / slot_bits;
 }
 
 /// Streams the words out in chunks, each word read atomically, converted to `Endian`.
@@ -256,22 +223,6 @@ std::array<unsigned char, header_size> encode_header(const char (&magic_bytes)[8
     return h;
 }
 
-/// Calls fn.template operator()<F>() for the filter class F a file of layout `kind` holds: the one
-/// dispatch from a file's layout to its class (dynamic_filter.hpp's make and load go through it).
-template <class R, class Fn>
-R with_file_layout(layout kind, Fn fn) {
-    switch (kind) {
-        case layout::classic: return fn.template operator()<classic_bloom_filter>();
-        case layout::blocked: return fn.template operator()<blocked_bloom_filter>();
-        case layout::counting: return fn.template operator()<counting_bloom_filter>();
-        case layout::split_block: return fn.template operator()<split_block_bloom_filter>();
-        case layout::one_word: return fn.template operator()<one_word_bloom_filter>();
-        case layout::two_word: return fn.template operator()<two_word_bloom_filter>();
-        case layout::cuckoo: return fn.template operator()<cuckoo_filter>();
-    }
-    throw error(errc::unsupported_version, "unknown layout " + std::to_string(static_cast<int>(kind)));
-}
-
 /// Validates every field of a header with `magic` (see the top of this file) and format version
 /// `version` (shared cuckoo files have their own: shared_memory.hpp).
 inline file_header decode_header(const std::array<unsigned char, header_size>& h, const char (&magic_bytes)[8],
@@ -285,15 +236,16 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
     file_header out;
     if (h[10] < 1 || h[10] > 7) throw error(errc::unsupported_version, "unknown layout in the header");
     out.kind = static_cast<layout>(h[10]);
-    if (!rule_fits(out.kind, static_cast<probe_rule>(h[11])))
-        throw error(errc::unsupported_version, "hash and probe rule " + std::to_string(h[11]) + " is unknown for this layout");
     out.probes = static_cast<probe_rule>(h[11]);
     out.slot_bits = h[12];
-    const bool bits_ok = out.kind == layout::counting ? (out.slot_bits == 4 || out.slot_bits == 8)
-                         : out.kind == layout::cuckoo ? cuckoo_filter::slots_for(out.slot_bits) != 0
-                                                      : out.slot_bits == 1;
+    std::uint64_t line = 0;  // slots of one line or block (a slot count is a whole number of them); 0: a width the class has not
+    with_file_layout<void>(out.kind, [&]<class F>() {  // what the class says a file of it records
+        if (!F::takes_rule(out.probes))
+            throw error(errc::unsupported_version, "hash and probe rule " + std::to_string(h[11]) + " is unknown for this layout");
+        if (F::takes_slot_bits(out.slot_bits)) line = F::line_slots(out.slot_bits);
+    });
     if (out.kind == layout::cuckoo) out.shape.slot_bits = out.slot_bits;  // the bucket format
-    if (!bits_ok || h[13] != 0 || h[14] != 0 || h[15] != 0 || get_le<std::uint32_t>(&h[36]) != 0)
+    if (line == 0 || h[13] != 0 || h[14] != 0 || h[15] != 0 || get_le<std::uint32_t>(&h[36]) != 0)
         corrupt("inconsistent slot width or non-zero reserved bytes");
     out.seed = get_le<std::uint64_t>(&h[16]);
     out.shape.slots = get_le<std::uint64_t>(&h[24]);
@@ -302,7 +254,7 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
     out.shape.target_fpr = std::bit_cast<double>(get_le<std::uint64_t>(&h[48]));
     out.slots_set = get_le<std::uint64_t>(&h[56]);
     out.payload_bytes = get_le<std::uint64_t>(&h[64]);
-    if (out.shape.slots == 0 || out.shape.slots > max_slots || out.shape.slots % line_slots(out.kind, out.slot_bits) != 0)
+    if (out.shape.slots == 0 || out.shape.slots > max_slots || out.shape.slots % line != 0)
         corrupt("slot count " + std::to_string(out.shape.slots) + " is impossible for this layout");
     if (out.shape.hashes == 0 || out.shape.hashes > max_hashes || (out.kind == layout::cuckoo && out.shape.hashes != 2))
         corrupt("hash count out of range");
@@ -415,7 +367,7 @@ Filter load_payload(const file_header& header, const byte_source& source, std::u
 inline any_filter load_any(const byte_source& source, std::uint64_t memory_limit = 0,
                            std::uint64_t available = unknown_length) {
     const file_header h = read_header(source, memory_limit, available);
-    return detail::with_file_layout<any_filter>(h.kind, [&]<class F>() { return any_filter(load_payload<F>(h, source, memory_limit, available)); });
+    return with_file_layout<any_filter>(h.kind, [&]<class F>() { return any_filter(load_payload<F>(h, source, memory_limit, available)); });
 }
 
 template <class Filter>

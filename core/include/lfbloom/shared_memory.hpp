@@ -297,16 +297,9 @@ inline any_filter map_shared_file(const std::string& path, std::uint64_t memory_
     if (version == 0) version = live_version(h.kind);
     check_memory(filter_bytes(h), memory_limit);
     check_live_size(fd.fd, path, h, version);
-    switch (h.kind) {
-        case layout::classic: return map_live<classic_bloom_filter>(h, fd.fd, memory_limit, writable);
-        case layout::counting: return map_live<counting_bloom_filter>(h, fd.fd, memory_limit, writable);
-        case layout::split_block: return map_live<split_block_bloom_filter>(h, fd.fd, memory_limit, writable);
-        case layout::one_word: return map_live<one_word_bloom_filter>(h, fd.fd, memory_limit, writable);
-        case layout::two_word: return map_live<two_word_bloom_filter>(h, fd.fd, memory_limit, writable);
-        case layout::cuckoo: return map_live<cuckoo_filter>(h, fd.fd, memory_limit, false);
-        case layout::blocked: break;
-    }
-    return map_live<blocked_bloom_filter>(h, fd.fd, memory_limit, writable);
+    return with_file_layout<any_filter>(h.kind, [&]<class F>() {  // a writable cuckoo file was opened above, with its locks
+        return any_filter(map_live<F>(h, fd.fd, memory_limit, F::kind == layout::cuckoo ? false : writable));
+    });
 }
 
 /// True if `f`, opened from a file, is what create_live would have made of these arguments.

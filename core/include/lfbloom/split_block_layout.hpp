@@ -60,6 +60,8 @@ public:
     static constexpr std::uint32_t block_bits = 256;
     static constexpr std::uint32_t lanes = 8;
     static constexpr std::uint64_t slot_multiple = block_bits;  ///< m is a whole number of blocks
+    /// The hash and probe rules a file of this layout may record: Parquet's only.
+    static constexpr bool takes_rule(probe_rule r) noexcept { return r == probe_rule::parquet; }
     static constexpr std::uint64_t max_blocks = std::uint64_t{1} << 32;
 
     /// k is 8 (one bit per lane); the fewest blocks whose expected FPR at n keys is <= p.

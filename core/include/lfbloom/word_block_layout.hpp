@@ -43,6 +43,8 @@ public:
     static constexpr layout kind = Words == 1 ? layout::one_word : layout::two_word;
     static constexpr std::uint32_t block_bits = 64 * Words;
     static constexpr std::uint64_t slot_multiple = block_bits;  ///< m is a whole number of blocks
+    /// The hash and probe rules a file of this layout may record: rule 2 only (new in 1.5, never rule 1).
+    static constexpr bool takes_rule(probe_rule r) noexcept { return r == probe_rule::distinct; }
 
     /// The fewest blocks (and their k, at most 16) whose expected FPR at n keys is <= p. Pure and
     /// thread-safe (blocked_geometry's models are shared under their mutex); throws as it does.
