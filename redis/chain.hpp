@@ -32,6 +32,21 @@ struct sub_filter {
     std::uint64_t items = 0;
 };
 
+/// A file being loaded into a chain (BF.LOADCHUNK, LFBF.RESTORE): where the next piece must start,
+/// and the record (a header, a trailer, the tail) that has partly arrived.
+struct file_import {
+    enum class next { part_head, words, trailer, tail, done };
+    next expect = next::part_head;
+    std::uint64_t at = 0;         ///< bytes taken
+    std::uint64_t total = 0;      ///< the file's declared length
+    std::uint32_t parts = 0;      ///< declared
+    bool may_be_nonscaling = false;  ///< max sub-filters 1: part 0 at the whole rate makes it NONSCALING
+    double growth = 0;
+    std::uint64_t words_at = 0;   ///< where the current part's words start
+    std::uint64_t first_capacity = 0;  ///< part 0's, from the file's header
+    std::string record;
+};
+
 /// One BF key. expansion 0 = NONSCALING.
 struct chain : tracked {
     static constexpr std::string_view magic = "LFBRSB01";
@@ -43,6 +58,9 @@ struct chain : tracked {
     double error = 0;
     std::uint32_t expansion = 0;
     std::vector<sub_filter> subs;
+    /// Set while BF.LOADCHUNK loads a file into the chain (not saved: a load that a restart or
+    /// an AOF rewrite interrupts refuses its next pieces).
+    std::unique_ptr<file_import> loading;
 
     chain() { account(bytes()); }
 
@@ -131,7 +149,7 @@ inline std::string chain::serialize(const chain& c) {
     return out;
 }
 
-/// The checks every loaded chain passes (RDB, RESTORE, LOADCHUNK's header): get_head checks its
+/// The checks every loaded chain passes (RDB, LFBF.RESTORE of a value): get_head checks its
 /// parameters and sub-filter count, get_link each sub-filter's place in it. Throw lfbloom::error(corrupt).
 struct head {
     std::uint32_t count;
@@ -151,14 +169,15 @@ struct link {
     std::uint64_t capacity, items;
 };
 /// Sub-filter c.subs.size()'s capacity and items; `before`: the items of the ones before it.
-inline link get_link(reader& r, const chain& c, std::uint32_t count, std::uint64_t before) {
+inline link get_link(reader& r, const chain& c, std::uint64_t before) {
     const auto capacity = r.get<std::uint64_t>();
     const auto items = r.get<std::uint64_t>();
-    // each but the newest was full when the next opened; none holds more than its capacity
+    // none holds more than its capacity (each but the newest was full when the next opened,
+    // unless the chain came from a file of the library, whose growth starts early)
     const std::size_t i = c.subs.size();
     std::uint64_t expected = capacity;
     if ((i > 0 && __builtin_mul_overflow(c.subs.back().capacity, std::uint64_t{c.expansion}, &expected)) || capacity == 0 ||
-        capacity != expected || items > capacity || (i + 1 < count && items != capacity) || items > UINT64_MAX - before)
+        capacity != expected || items > capacity || items > UINT64_MAX - before)
         throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent sub-filter");
     return {capacity, items};
 }
@@ -171,7 +190,7 @@ inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
     const head h = get_head(r, *c);
     c->subs.reserve(h.count);
     for (std::uint32_t i = 0; i < h.count; ++i) {
-        const link l = get_link(r, *c, h.count, c->items());
+        const link l = get_link(r, *c, c->items());
         auto f = r.get_filter<blocked_bloom_filter>(c->bytes() + sizeof(sub_filter));
         check_made_for(f, blocked_bloom_filter::size_for(l.capacity, c->rate(i)));
         c->subs.push_back({std::move(f), l.capacity, l.items});
@@ -190,6 +209,7 @@ inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
 inline void chain::merge(chain& into, const std::vector<const chain*>& sources) {
     std::vector<std::uint64_t> items;
     for (const auto& s : into.subs) items.push_back(s.items);
+    if (into.loading) throw lfbloom::error(lfbloom::errc::incompatible, "the filter is being loaded (BF.LOADCHUNK)");
     for (const chain* c : sources) {
         if (c->error != into.error || c->expansion != into.expansion || c->subs.size() != into.subs.size() ||
             c->subs.front().capacity != into.subs.front().capacity)
@@ -205,69 +225,211 @@ inline void chain::merge(chain& into, const std::vector<const chain*>& sources) 
     for (std::size_t i = 0; i < items.size(); ++i) into.subs[i].items = items[i];
 }
 
-// ---- BF.SCANDUMP and BF.LOADCHUNK: RedisBloom's cursor protocol, our own chunks -------------------
-// Cursor 0 asks for the header (the reply's cursor is 1). Cursor c > 0 asks for the words from
-// word c - 1 of the sub-filters' words laid end to end; the reply holds at most 16 MiB of one
-// sub-filter's words and the cursor 1 + the word after them, or 0 and "" past the end. Every
-// header and chunk ends with an XXH3 of its content (a chunk's: its start and its words), so
-// LOADCHUNK refuses corrupt or misplaced data. Between the header and the last chunk the key
-// exists with some bits missing, as with RedisBloom.
+// ---- lfbloom's file of a chain: BF.SCANDUMP, BF.LOADCHUNK, LFBF.RESTORE of a file -------------
+// A chain is a scalable filter of lfbloom's format (FORMAT.md, "Composites"): blocked parts of
+// seed 0, growth EXPANSION, tightening 1/2 (part i at error / 2^(i+1), the module's rule), at most
+// 64 parts. A NONSCALING chain is one part at the whole error: max sub-filters 1, growth 1.
+//
+// BF.SCANDUMP hands that file out in pieces, in order: the data of its replies, laid end to end,
+// are the file, which the library, the CLI, Java and Go open. A reply's cursor is 1 + the offset
+// of its piece's end (cursor 0 asks for the first piece: the file's header and the first part's;
+// then at most 16 MiB of one part's words, or the records between two parts' words). BF.LOADCHUNK
+// takes any such file back, from BF.SCANDUMP or from the library (`lfbloom build --kind scalable
+// --seed 0`), in the same pieces or any others of whole 8-byte words, in order, the first at
+// least 160 bytes, each with the cursor 1 + the offset of its end; LFBF.RESTORE takes it whole.
+// Every header is checked before its part is allocated (max-bytes too), each part's words against
+// its trailer once they are in, and the tail's add counts against its checksum. Between the first
+// piece and the last the key exists with bits missing, as with RedisBloom; adds to it are refused
+// (the pieces to come would overwrite them), and a piece that fails a check deletes it.
 
-constexpr std::string_view dump_magic = "LFBRSD01";
-constexpr std::uint64_t chunk_words = std::uint64_t{1} << 21;
+constexpr std::uint32_t max_file_parts = lfbloom::scalable_bloom_filter::max_sub_filters;
+constexpr std::uint64_t piece_bytes = std::uint64_t{16} << 20;
+constexpr std::uint64_t first_piece = 2 * lfbloom::header_size;  // the file's and part 0's headers
 
-inline void put_checksum(std::string& out) { put(out, static_cast<std::uint64_t>(XXH3_64bits(out.data(), out.size()))); }
-
-/// The sub-filter holding word `w` of the words laid end to end, and w's index in it; null past the end.
-inline std::pair<sub_filter*, std::uint64_t> locate(chain& c, std::uint64_t w) {
-    for (auto& s : c.subs) {
-        if (w < s.filter.words().size()) return {&s, w};
-        w -= s.filter.words().size();
-    }
-    return {nullptr, 0};
-}
-
-inline std::string dump_header(const chain& c) {
-    std::string out(dump_magic);
-    put_head(out, c);
-    for (const auto& s : c.subs) {
-        put_link(out, s);
-        put(out, static_cast<std::uint64_t>(s.filter.words().size()));
-    }
-    put_checksum(out);
-    return out;
-}
-
-/// The chunk starting at word `start` (which locate() found in `s` at index `at`).
-inline std::string dump_chunk(const sub_filter& s, std::uint64_t at, std::uint64_t start) {
-    const auto words = s.filter.words().subspan(at, std::min<std::uint64_t>(chunk_words, s.filter.words().size() - at));
-    std::string out;
-    out.reserve(8 * (words.size() + 2));
-    put(out, start);
-    for (const auto& w : words) put(out, lfbloom::load_word(w));
-    put_checksum(out);
-    return out.substr(sizeof(std::uint64_t));  // the start is implied by the cursor
-}
-
-/// A chain with zeroed sub-filters of the geometry `header` describes. Throws lfbloom::error
-/// (corrupt, or too_large before allocating past MAX_BYTES).
-inline std::unique_ptr<chain> load_header(std::string_view header) {
+/// The file's header for `c`; throws lfbloom::error(incompatible) if the format cannot hold it.
+inline lfbloom::composite_header file_head(const chain& c) {
     using lfbloom::errc;
-    const auto* end = reinterpret_cast<const unsigned char*>(header.data() + header.size());
-    if (header.size() < dump_magic.size() + 8 || XXH3_64bits(header.data(), header.size() - 8) != lfbloom::detail::get_le<std::uint64_t>(end - 8))
-        throw lfbloom::error(errc::corrupt, "received bad data");
-    reader r(header.substr(0, header.size() - 8), dump_magic);
-    auto c = std::make_unique<chain>();
-    const head h = get_head(r, *c);
-    for (std::uint32_t i = 0; i < h.count; ++i) {
-        const link l = get_link(r, *c, h.count, c->items());
-        const auto words = r.get<std::uint64_t>();
-        c->grow(l.capacity);  // checks MAX_BYTES before allocating
-        if (c->subs.back().filter.words().size() != words) throw lfbloom::error(errc::corrupt, "received bad data");
-        c->subs.back().items = l.items;
+    if (c.subs.size() > max_file_parts)
+        throw lfbloom::error(errc::incompatible, "a filter of more than 64 sub-filters has no lfbloom file");
+    lfbloom::composite_header h;
+    h.parts_layout = lfbloom::layout::blocked;
+    h.capacity = c.subs.front().capacity;
+    h.fpr = c.error;
+    h.scalable.growth = c.expansion == 0 ? 1.0 : c.expansion;
+    h.scalable.tightening = 0.5;
+    h.scalable.max_filters = c.expansion == 0 ? 1 : max_file_parts;
+    h.parts = static_cast<std::uint32_t>(c.subs.size());
+    h.bytes = lfbloom::header_size + 8 * h.parts + lfbloom::trailer_size;
+    for (const auto& s : c.subs) h.bytes += lfbloom::serialized_size(s.filter);
+    return h;
+}
+
+/// The XXH3-64 of a part's words as the file holds them (little-endian).
+inline std::uint64_t words_checksum(const blocked_bloom_filter& f) {
+    lfbloom::detail::xxh3_state hash;
+    lfbloom::detail::write_words(f.words(), [](const void*, std::size_t) {}, lfbloom::detail::little, hash.state);
+    return XXH3_64bits_digest(hash.state);
+}
+
+inline void put_bytes(std::string& out, std::span<const unsigned char> bytes) { out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size()); }
+inline void put_part_head(std::string& out, const blocked_bloom_filter& f) {
+    put_bytes(out, lfbloom::detail::encode_header(lfbloom::detail::magic, f, f.stats().slots_set));
+}
+
+/// The piece of c's file from byte `at` to the end of the piece holding it; `end` is set to that
+/// end. Empty (end 0) past the file. Throws lfbloom::error(incompatible) as file_head.
+inline std::string file_piece(const chain& c, std::uint64_t at, std::uint64_t& end) {
+    const lfbloom::composite_header h = file_head(c);
+    std::string out;
+    std::uint64_t start = 0;  // of the piece being built
+    if (at < first_piece) {  // start 0
+        put_bytes(out, lfbloom::detail::encode_composite(h));
+        put_part_head(out, c.subs.front().filter);
     }
-    if (!r.rest.empty() || c->items() != h.items) throw lfbloom::error(errc::corrupt, "received bad data");
-    return c;
+    std::uint64_t words_at = first_piece;  // where part i's words start
+    for (std::size_t i = 0; out.empty() && i < c.subs.size(); ++i) {
+        const auto words = c.subs[i].filter.words();
+        const std::uint64_t words_end = words_at + words.size_bytes();
+        const bool last = i + 1 == c.subs.size();
+        // after the words: the trailer, then the next part's header or the tail and its checksum
+        const std::uint64_t records = lfbloom::trailer_size + (last ? 8 * h.parts + lfbloom::trailer_size : lfbloom::header_size);
+        if (at >= words_at && at < words_end) {  // at most piece_bytes of words, from a multiple of it
+            start = words_at + (at - words_at) / piece_bytes * piece_bytes;
+            const auto piece = words.subspan((start - words_at) / 8, std::min(piece_bytes, words_end - start) / 8);
+            lfbloom::detail::write_words(piece, [&](const void* d, std::size_t n) { out.append(static_cast<const char*>(d), n); },
+                                         lfbloom::detail::little, nullptr);
+        } else if (at >= words_end && at < words_end + records) {
+            start = words_end;
+            put(out, words_checksum(c.subs[i].filter));
+            if (!last) {
+                put_part_head(out, c.subs[i + 1].filter);
+            } else {
+                std::string tail;
+                for (const auto& s : c.subs) put(tail, s.items);
+                out += tail;
+                put(out, static_cast<std::uint64_t>(XXH3_64bits(tail.data(), tail.size())));
+            }
+        }
+        words_at = words_end + records;
+    }
+    if (out.empty()) {
+        end = 0;
+        return out;
+    }
+    end = start + out.size();
+    return out.substr(at - start);
+}
+/// The part `p` must be to be chain c's next one; throws lfbloom::error(corrupt).
+inline std::uint64_t check_part(const chain& c, const lfbloom::file_header& p, std::uint64_t first_capacity) {
+    std::uint64_t capacity = first_capacity;
+    if (!c.subs.empty() && __builtin_mul_overflow(c.subs.back().capacity, std::uint64_t{c.expansion}, &capacity))
+        throw lfbloom::error(lfbloom::errc::corrupt, "a part's capacity overflows");
+    const lfbloom::geometry g = blocked_bloom_filter::size_for(capacity, c.rate(c.subs.size()));
+    if (p.kind != lfbloom::layout::blocked || p.seed != 0 || p.probes != lfbloom::probe_rule::distinct || p.shape.slots != g.slots ||
+        p.shape.hashes != g.hashes || p.shape.capacity != g.capacity || p.shape.target_fpr != g.target_fpr)
+        throw lfbloom::error(lfbloom::errc::corrupt, "part " + std::to_string(c.subs.size()) +
+                                                         " is not the blocked filter of seed 0 a BF key has there");
+    return capacity;
+}
+
+/// Takes the next bytes of the file into `c` (see the top of this section). Throws lfbloom::error:
+/// corrupt for anything out of place (the chain is then unusable), too_large past max-bytes.
+inline void take(chain& c, file_import& f, std::string_view data) {
+    using lfbloom::errc;
+    using next = file_import::next;
+    auto bad = [](const char* why) { throw lfbloom::error(errc::corrupt, why); };
+    if (data.size() > f.total - f.at) bad("bytes past the file's end");
+    while (!data.empty()) {
+        if (f.expect == next::words) {
+            auto words = c.subs.back().filter.words();
+            const std::uint64_t index = (f.at - f.words_at) / 8, n = std::min<std::uint64_t>(data.size() / 8, words.size() - index);
+            if (n == 0) bad("a piece of the file is not whole words");
+            for (std::uint64_t i = 0; i < n; ++i)
+                lfbloom::store_word(words[index + i], lfbloom::detail::get_le<std::uint64_t>(reinterpret_cast<const unsigned char*>(data.data()) + 8 * i));
+            f.at += 8 * n;
+            data.remove_prefix(8 * n);
+            if (index + n == words.size()) f.expect = next::trailer;
+            continue;
+        }
+        const std::size_t size = f.expect == next::tail ? 8 * std::size_t{f.parts} + lfbloom::trailer_size
+                                 : f.expect == next::trailer ? lfbloom::trailer_size : lfbloom::header_size;
+        const std::size_t n = std::min(size - f.record.size(), data.size());
+        f.record.append(data.substr(0, n));
+        f.at += n;
+        data.remove_prefix(n);
+        if (f.record.size() < size) break;
+        const auto* bytes = reinterpret_cast<const unsigned char*>(f.record.data());
+        if (f.expect == next::part_head) {
+            lfbloom::native_head head;
+            std::memcpy(head.data(), bytes, head.size());
+            const lfbloom::file_header p = lfbloom::file_header_of(head, memory_left(c.bytes() + sizeof(sub_filter)));
+            if (c.subs.empty())  // part 0 decides: NONSCALING if it has the whole rate
+                c.expansion = f.may_be_nonscaling && p.shape.target_fpr == c.error ? 0 : static_cast<std::uint32_t>(f.growth);
+            const std::uint64_t capacity = check_part(c, p, f.first_capacity);
+            if (p.payload_bytes + lfbloom::trailer_size > f.total - f.at) bad("a part is longer than the declared length");
+            c.grow(capacity);
+            f.words_at = f.at;
+            f.expect = next::words;
+        } else if (f.expect == next::trailer) {
+            if (lfbloom::detail::get_le<std::uint64_t>(bytes) != words_checksum(c.subs.back().filter)) bad("a part's checksum does not match its words");
+            f.expect = c.subs.size() < f.parts ? next::part_head : next::tail;
+        } else {
+            if (f.at != f.total) bad("the declared length does not match the parts");
+            if (lfbloom::detail::get_le<std::uint64_t>(bytes + 8 * f.parts) != XXH3_64bits(bytes, 8 * std::size_t{f.parts})) bad("tail checksum mismatch");
+            for (std::uint32_t i = 0; i < f.parts; ++i) {
+                auto& s = c.subs[i];
+                // a filter that more than one thread filled may count a few adds past a part's
+                // capacity: the chain counts it full, which it is
+                s.items = std::min(lfbloom::detail::get_le<std::uint64_t>(bytes + 8 * i), s.capacity);
+            }
+            f.expect = next::done;
+        }
+        f.record.clear();
+    }
+}
+
+/// Starts loading a file: `first` must hold at least the file's header and part 0's. Returns the
+/// chain with part 0 made (zeroed, its words to come) and the import state. Throws lfbloom::error.
+inline std::pair<std::unique_ptr<chain>, std::unique_ptr<file_import>> begin_import(std::string_view first) {
+    using lfbloom::errc;
+    if (first.size() < first_piece || !first.starts_with({lfbloom::detail::magic, 8}))
+        throw lfbloom::error(errc::corrupt, "not the start of an lfbloom file");
+    lfbloom::native_head head;
+    std::memcpy(head.data(), first.data(), head.size());
+    if (!lfbloom::is_composite(head)) throw lfbloom::error(errc::incompatible, "a BF key loads a scalable filter's file (lfbloom build --kind scalable --seed 0)");
+    const lfbloom::composite_header h = lfbloom::composite_header_of(head);
+    if (h.kind != lfbloom::filter_kind::scalable || h.parts_layout != lfbloom::layout::blocked || h.seed != 0 || h.scalable.tightening != 0.5 ||
+        h.scalable.growth != std::floor(h.scalable.growth) || h.parts > max_chain)
+        throw lfbloom::error(errc::incompatible, "a BF key loads a scalable filter of blocked parts, seed 0, tightening 0.5 and whole growth");
+    auto c = std::make_unique<chain>();
+    c->error = h.fpr;
+    auto f = std::make_unique<file_import>();
+    f->at = lfbloom::header_size;
+    f->total = h.bytes;
+    f->parts = h.parts;
+    f->may_be_nonscaling = h.scalable.max_filters == 1;
+    f->growth = h.scalable.growth;
+    f->first_capacity = h.capacity;
+    take(*c, *f, first.substr(lfbloom::header_size));
+    return {std::move(c), std::move(f)};
+}
+
+/// LFBF.RESTORE of a file: the whole of it. Throws lfbloom::error.
+inline std::unique_ptr<chain> import_file(std::string_view file) {
+    auto [c, f] = begin_import(file.substr(0, first_piece));
+    take(*c, *f, file.substr(first_piece));
+    if (f->expect != file_import::next::done) throw lfbloom::error(lfbloom::errc::corrupt, "truncated file");
+    return std::move(c);
+}
+
+/// c's whole file, piece by piece (tests, fuzzing).
+inline std::string file_of(const chain& c) {
+    std::string out;
+    for (std::uint64_t end = 0;;) {
+        const std::string piece = file_piece(c, out.size(), end);
+        if (piece.empty()) return out;
+        out += piece;
+    }
 }
 
 }  // namespace lfbloom_redis

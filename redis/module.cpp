@@ -75,6 +75,9 @@ chain* open_or_create(RedisModuleCtx* ctx, RedisModuleString* name, const creati
         RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
     } else if (c == nullptr && !may_create) {
         RedisModule_ReplyWithError(ctx, "ERR not found");
+    } else if (c != nullptr && c->loading) {  // the pieces to come would overwrite the adds
+        RedisModule_ReplyWithError(ctx, "ERR the filter is being loaded (BF.LOADCHUNK)");
+        c = nullptr;
     } else if (c == nullptr && (c = create(ctx, key, p.error, p.capacity, p.nonscaling ? 0 : p.expansion)) != nullptr) {
         replicate_reserve(ctx, name, *c);
         notify(ctx, "bf.reserve", name);
@@ -290,15 +293,17 @@ int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }
 
 /// LFBF.RESTORE key blob: recreates a key of any of our types from its serialized form (what AOF
-/// rewrite emits); the blob's magic names the type.
+/// rewrite emits), or a BF key from a file of the library (chain.hpp); the blob's magic names the type.
 int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
     if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) return RedisModule_ReplyWithError(ctx, "ERR item exists");
     const std::string_view blob = view(argv[2]);
     try {
-        if (!callbacks<chain>::restore(key, blob) && !callbacks<counter>::restore(key, blob) &&
-            !callbacks<window>::restore(key, blob))
+        if (blob.starts_with({lfbloom::detail::magic, 8}))  // a file of the library's (chain.hpp)
+            RedisModule_ModuleTypeSetValue(key, chain::type, import_file(blob).release());
+        else if (!callbacks<chain>::restore(key, blob) && !callbacks<counter>::restore(key, blob) &&
+                 !callbacks<window>::restore(key, blob))
             throw lfbloom::error(lfbloom::errc::corrupt, "not an lfbloom value");
     } catch (const std::exception& e) {
         live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
@@ -351,7 +356,7 @@ int merge(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 
 // ---- BF.SCANDUMP and BF.LOADCHUNK (the chunks: chain.hpp) ---------------------------------------
 
-/// BF.SCANDUMP key cursor
+/// BF.SCANDUMP key cursor: the piece of the key's lfbloom file from byte cursor - 1 (chain.hpp).
 int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     bool wrong = false;
@@ -362,24 +367,18 @@ int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (RedisModule_StringToLongLong(argv[2], &cursor) != REDISMODULE_OK)
         return RedisModule_ReplyWithError(ctx, "Second argument must be numeric");
     try {
-        std::string data;
-        long long next = 0;
-        if (cursor == 0) {
-            data = dump_header(*c);
-            next = 1;
-        } else if (const auto [s, at] = locate(*c, cursor > 0 ? static_cast<std::uint64_t>(cursor - 1) : UINT64_MAX); s) {
-            data = dump_chunk(*s, at, static_cast<std::uint64_t>(cursor - 1));
-            next = cursor + static_cast<long long>(data.size() / 8 - 1);
-        }
+        std::uint64_t end = 0;
+        const std::string data = cursor < 0 ? std::string() : file_piece(*c, cursor == 0 ? 0 : static_cast<std::uint64_t>(cursor - 1), end);
         RedisModule_ReplyWithArray(ctx, 2);
-        RedisModule_ReplyWithLongLong(ctx, next);
+        RedisModule_ReplyWithLongLong(ctx, data.empty() ? 0 : static_cast<long long>(end + 1));
         return RedisModule_ReplyWithStringBuffer(ctx, data.data(), data.size());
-    } catch (const std::exception& e) {  // bad_alloc
+    } catch (const std::exception& e) {  // incompatible, bad_alloc
         return reply_error(ctx, e);
     }
 }
 
-/// BF.LOADCHUNK key cursor data: cursor 1 creates the key from a header, others write a chunk.
+/// BF.LOADCHUNK key cursor data: the piece of an lfbloom file that ends at byte cursor - 1; the
+/// first creates the key, the others must follow in order (chain.hpp).
 int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 4) return RedisModule_WrongArity(ctx);
     long long cursor = 0;
@@ -389,34 +388,37 @@ int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     bool wrong = false;
     chain* c = lookup<chain>(key, wrong);
     const std::string_view data = view(argv[3]);
-    try {
-        if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-        if (c == nullptr && cursor == 1) {
-            RedisModule_ModuleTypeSetValue(key, chain::type, load_header(data).release());
-        } else if (c == nullptr) {
-            return RedisModule_ReplyWithError(ctx, "ERR not found");
-        } else {
-            const std::uint64_t words = data.size() / 8 - 1;
-            if (cursor <= 1 || data.size() < 16 || data.size() % 8 != 0 || words >= static_cast<std::uint64_t>(cursor))
-                return RedisModule_ReplyWithError(ctx, "ERR received bad data");
-            const std::uint64_t start = static_cast<std::uint64_t>(cursor) - 1 - words;
-            const auto [s, at] = locate(*c, start);
-            if (s == nullptr || at + words > s->filter.words().size())
-                return RedisModule_ReplyWithError(ctx, "ERR invalid offset - no link found");
-            std::string checked;
-            put(checked, start);
-            checked.append(data.substr(0, data.size() - 8));
-            const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
-            if (XXH3_64bits(checked.data(), checked.size()) != lfbloom::detail::get_le<std::uint64_t>(bytes + data.size() - 8))
-                return RedisModule_ReplyWithError(ctx, "ERR received bad data");
-            auto target = s->filter.words().subspan(at, words);
-            for (std::uint64_t i = 0; i < words; ++i) lfbloom::store_word(target[i], lfbloom::detail::get_le<std::uint64_t>(bytes + 8 * i));
-        }
-    } catch (const lfbloom::error& e) {
+    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    // RedisBloom's cursor 1 is the header: so is ours for a new key (a piece that starts the file)
+    const bool starts = c == nullptr && (cursor == 1 || static_cast<std::uint64_t>(cursor - 1) == data.size());
+    if (c == nullptr && !starts) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    if (data.empty() || data.size() % 8 != 0 || cursor <= 1 || data.size() >= static_cast<std::uint64_t>(cursor)) {
         live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
-        return e.code() == lfbloom::errc::corrupt ? RedisModule_ReplyWithError(ctx, "ERR received bad data") : reply_error(ctx, e);
+        return RedisModule_ReplyWithError(ctx, "ERR received bad data");
+    }
+    const std::uint64_t start = static_cast<std::uint64_t>(cursor) - 1 - data.size();
+    if (c != nullptr && (c->loading == nullptr || start != c->loading->at))
+        return RedisModule_ReplyWithError(ctx, "ERR invalid offset - no link found");
+    try {
+        if (c == nullptr) {
+            auto [made, state] = begin_import(data.substr(0, first_piece));
+            c = made.get();
+            c->loading = std::move(state);
+            RedisModule_ModuleTypeSetValue(key, chain::type, made.release());
+            take(*c, *c->loading, data.substr(first_piece));
+        } else {
+            take(*c, *c->loading, data);
+        }
+        if (c->loading->expect == file_import::next::done) c->loading.reset();
     } catch (const std::exception& e) {
-        return reply_error(ctx, e);
+        live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
+        if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {  // half loaded: it goes, on replicas too
+            RedisModule_DeleteKey(key);
+            RedisModule_Replicate(ctx, "DEL", "s", argv[1]);
+        }
+        const auto* lfb = dynamic_cast<const lfbloom::error*>(&e);
+        return lfb != nullptr && lfb->code() == lfbloom::errc::corrupt ? RedisModule_ReplyWithError(ctx, "ERR received bad data")
+                                                                       : reply_error(ctx, e);
     }
     RedisModule_ReplicateVerbatim(ctx);
     notify(ctx, "bf.loadchunk", argv[1]);

@@ -20,7 +20,7 @@ type Scalable struct{ *filter }
 
 // ScalableConfig tunes NewScalable; zero fields take the defaults.
 type ScalableConfig struct {
-	Growth     float64 // capacity ratio of consecutive sub-filters, in [1, 1024]; default 2
+	Growth     float64 // capacity ratio of consecutive sub-filters, in [1, 2^32]; default 2
 	Tightening float64 // rate ratio of consecutive sub-filters, in (0, 1); default 0.5
 	MaxFilters int     // cap on sub-filters, 1..64; default 32
 }

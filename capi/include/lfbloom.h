@@ -185,7 +185,7 @@ struct lfb_spec {
     uint32_t hashes;
     /* Since 1.9: the composites' own parameters (see enum lfb_kind); 0 = the default. */
     uint32_t sub_kind;     /* scalable: LFB_KIND_BLOCKED (2; 0 means it too) or LFB_KIND_CUCKOO sub-filters */
-    double growth;         /* scalable: capacity ratio of consecutive sub-filters, in [1, 1024] (0 = 2) */
+    double growth;         /* scalable: capacity ratio of consecutive sub-filters, in [1, 2^32] (0 = 2) */
     double tightening;     /* scalable: rate ratio of consecutive sub-filters, in (0, 1) (0 = 0.5) */
     uint32_t max_filters;  /* scalable: cap on sub-filters, 1..64 (0 = 32) */
     uint32_t generations;  /* rotating: G, 2..64 (0 = 2) */

@@ -1,6 +1,6 @@
 """Writes seed inputs for the `redis` fuzz target (tests/fuzz/corpus/redis): the values a server
 with the module saves for keys of each type, as the LFBF.RESTORE blobs of a rewritten AOF, and
-BF.SCANDUMP headers. Usage: redis_seeds.py MODULE CORPUS (run once; the seeds are committed)."""
+BF keys' lfbloom files (BF.SCANDUMP). Usage: redis_seeds.py MODULE CORPUS (run once; the seeds are committed)."""
 import pathlib
 import sys
 import time
@@ -45,8 +45,14 @@ def main():
         r.execute_command(*"RBF.MADD w a b".split())
         r.execute_command(*"RBF.ROTATE w".split())
         r.execute_command(*"RBF.ADD t a".split())
-        for key in ("grown", "fixed", "auto"):
-            (corpus / f"seed-dump-header-{key}").write_bytes(b"\x03" + r.execute_command("BF.SCANDUMP", key, 0)[1])
+        for key in ("grown", "fixed", "auto"):  # a BF key's lfbloom file: its BF.SCANDUMP laid end to end
+            dump, cursor = b"\x03", 0
+            while True:
+                cursor, data = r.execute_command("BF.SCANDUMP", key, cursor)
+                if cursor == 0:
+                    break
+                dump += data
+            (corpus / f"seed-dump-{key}").write_bytes(dump)
         r.execute_command("BGREWRITEAOF")
         while r.info("persistence")["aof_rewrite_in_progress"]:
             time.sleep(0.05)

@@ -78,7 +78,7 @@ def main():
             except redis.ResponseError:
                 pass
         raw = redis.Redis(port=port)  # the header is binary
-        raw.execute_command("BF.LOADCHUNK", "e5", 1, raw.execute_command("BF.SCANDUMP", "e1", 0)[1])
+        raw.execute_command("BF.LOADCHUNK", "e5", *raw.execute_command("BF.SCANDUMP", "e1", 0))
         seen = []
         deadline = time.time() + 5
         while len(seen) < 9 and time.time() < deadline:

@@ -164,7 +164,7 @@ void kind_flags::add_to(boost::program_options::options_description& flags) {
         "counter-bits", po::value(&counter_bits)->default_value(4), "counting: 4 or 8")(
         "fingerprint-bits", po::value(&fingerprint_bits)->default_value(0), "cuckoo: 14, 16 or 17 (0: the fewest bytes for the rate)")(
         "sub-kind", po::value(&sub_kind)->default_value("blocked"), "scalable: its sub-filters' kind, blocked or cuckoo")(
-        "growth", po::value(&growth), "scalable: capacity ratio of consecutive sub-filters, 1 to 1024 (default 2)")(
+        "growth", po::value(&growth), "scalable: capacity ratio of consecutive sub-filters, 1 to 2^32 (default 2)")(
         "tightening", po::value(&tightening), "scalable: rate ratio of consecutive sub-filters, in (0, 1) (default 0.5)")(
         "max-filters", po::value(&max_filters), "scalable: most sub-filters; adds past them are refused (default 32)")(
         "generations", po::value(&generations), "rotating: generations in the ring, 2 to 64 (default 2)")(

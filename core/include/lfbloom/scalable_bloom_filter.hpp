@@ -137,7 +137,7 @@
 namespace lfbloom {
 
 struct scalable_options {
-    double growth = 2.0;             ///< capacity ratio of consecutive sub-filters, in [1, 1024]
+    double growth = 2.0;             ///< capacity ratio of consecutive sub-filters, in [1, 2^32] (RedisBloom's EXPANSION range)
     double tightening = 0.5;         ///< rate ratio of consecutive sub-filters, in (0, 1)
     std::uint32_t max_filters = 32;  ///< cap on sub-filters, 1..max_sub_filters
     filter_options filter;           ///< memory_limit caps the sum over sub-filters; seed is shared
@@ -659,7 +659,7 @@ private:
     static const scalable_options& checked(std::uint64_t capacity, double fpr, const scalable_options& o) {
         if (capacity == 0) throw error(errc::invalid_argument, "initial capacity must be positive");
         if (!(fpr > 0.0 && fpr < 1.0)) throw error(errc::invalid_argument, "fpr must be in (0, 1)");
-        if (!(o.growth >= 1.0 && o.growth <= 1024.0)) throw error(errc::invalid_argument, "growth must be in [1, 1024]");
+        if (!(o.growth >= 1.0 && o.growth <= 0x1p32)) throw error(errc::invalid_argument, "growth must be in [1, 2^32]");
         if (!(o.tightening > 0.0 && o.tightening < 1.0))
             throw error(errc::invalid_argument, "tightening must be in (0, 1)");
         if (o.max_filters < 1 || o.max_filters > max_sub_filters)

@@ -40,7 +40,7 @@ public final class ScalableBloomFilter extends HandleFilter {
     }
 
     /**
-     * @param growth      capacity ratio of consecutive sub-filters, in [1, 1024]
+     * @param growth      capacity ratio of consecutive sub-filters, in [1, 2^32]
      * @param tightening  rate ratio of consecutive sub-filters, in (0, 1)
      * @param maxFilters  cap on sub-filters, 1..64
      * @param options     seed, and a memory limit on the sum of sub-filters; layout must be BLOCKED
@@ -56,7 +56,7 @@ public final class ScalableBloomFilter extends HandleFilter {
 
     /** Checked here: the C spec reads 0 as "the default", which these parameters must not mean. */
     static void checkGrowth(double growth, double tightening, int maxFilters) {
-        if (!(growth >= 1 && growth <= 1024)) throw new IllegalArgumentException("growth must be in [1, 1024]");
+        if (!(growth >= 1 && growth <= 0x1p32)) throw new IllegalArgumentException("growth must be in [1, 2^32]");
         if (!(tightening > 0 && tightening < 1)) throw new IllegalArgumentException("tightening must be in (0, 1)");
         if (maxFilters < 1 || maxFilters > 64) throw new IllegalArgumentException("maxFilters must be in 1..64");
     }
