@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -653,5 +654,53 @@ func TestRotatingClockRunsBetweenSaveAndLoad(t *testing.T) {
 			t.Fatalf("manual clock %v: %d rotations at the load", manual, g.Generation)
 		}
 		back.Close()
+	}
+}
+
+// A BF key's BF.SCANDUMP laid end to end, as ctest redis.exchange writes it with the keys it
+// probed and the key's answers: Load reads a Scalable that answers every probe as the key did, and
+// MarshalBinary gives the dump back byte for byte.
+func TestLoadARedisDump(t *testing.T) {
+	dir := os.Getenv("LFBLOOM_REDIS_DUMP")
+	if dir == "" {
+		t.Skip("LFBLOOM_REDIS_DUMP is not set (ctest go.from_redis sets it)")
+	}
+	dump, err := os.ReadFile(filepath.Join(dir, "redis-dump.lfb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes, err := os.ReadFile(filepath.Join(dir, "probes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers, err := os.ReadFile(filepath.Join(dir, "answers.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := strings.Split(strings.TrimSuffix(string(probes), "\n"), "\n")
+	if len(keys) != len(answers) || len(keys) < 1000 {
+		t.Fatalf("%d probes, %d answers", len(keys), len(answers))
+	}
+	f := loadFile(t, filepath.Join(dir, "redis-dump.lfb"))
+	defer f.Close()
+	s, ok := f.(*Scalable)
+	if !ok {
+		t.Fatalf("a %T, not a *lfbloom.Scalable", f)
+	}
+	got, err := s.TestStrings(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, key := range keys {
+		if got[i] != (answers[i] == '1') {
+			t.Fatalf("%q: %v, Redis answered %c", key, got[i], answers[i])
+		}
+	}
+	saved, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(saved, dump) {
+		t.Fatalf("MarshalBinary gives %d bytes that differ from the dump's %d", len(saved), len(dump))
 	}
 }
