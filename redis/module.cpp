@@ -4,7 +4,7 @@
 // file: the BF.* commands, LFBF.*, settings (load arguments, configs, INFO) and RedisModule_OnLoad.
 //
 // Replies, defaults and error strings follow RedisBloom 2.8.2 (tests/redis compares them);
-// BF.INFO's Size reports our bytes and BF.SCANDUMP carries our chunks, which differ. Beyond
+// BF.INFO's Size reports our bytes and BF.SCANDUMP carries the key's lfbloom file, which differ. Beyond
 // RedisBloom: module configs (lfbloom.*), an INFO section, keyspace events, a per-key memory cap.
 //
 // Thread safety: Redis calls the commands and type callbacks one at a time (on its main thread,
