@@ -397,9 +397,9 @@ inline std::pair<std::unique_ptr<chain>, std::unique_ptr<file_import>> begin_imp
     lfbloom::native_head head;
     std::memcpy(head.data(), first.data(), head.size());
     if (!lfbloom::is_composite(head)) throw lfbloom::error(errc::incompatible, "a BF key loads a scalable filter's file (lfbloom build --kind scalable --seed 0)");
-    const lfbloom::composite_header h = lfbloom::composite_header_of(head);
+    const lfbloom::composite_header h = lfbloom::composite_header_of(head, memory_left(0));  // the whole file's bytes
     if (h.kind != lfbloom::filter_kind::scalable || h.parts_layout != lfbloom::layout::blocked || h.seed != 0 || h.scalable.tightening != 0.5 ||
-        h.scalable.growth != std::floor(h.scalable.growth) || h.parts > max_chain)
+        h.scalable.growth != std::floor(h.scalable.growth) || h.scalable.growth > std::numeric_limits<std::uint32_t>::max())
         throw lfbloom::error(errc::incompatible, "a BF key loads a scalable filter of blocked parts, seed 0, tightening 0.5 and whole growth");
     auto c = std::make_unique<chain>();
     c->error = h.fpr;
