@@ -109,26 +109,6 @@ import (
 	"github.com/lfbloom/lfbloom/bindings/go/internal/native"
 )
 
-// The layouts' numbers are their kinds' (enum lfb_kind).
-const (
-	// Classic spreads a key's bits over the whole array, exactly as Guava's BloomFilter, flaw
-	// included: a key whose second hash half is 0 probes one bit k times. Under seed 0 (Guava's,
-	// the default) the empty key is such a key, present in about half of all full classic
-	// filters; give a classic filter never exchanged with Guava a non-zero seed (WithSeed). The
-	// other layouts spread every key's probes whatever the seed.
-	Classic Layout = C.LFB_KIND_CLASSIC
-	// Blocked puts all of a key's bits in one 64-byte cache line: one cache miss per call (default).
-	Blocked Layout = C.LFB_KIND_BLOCKED
-	// SplitBlock is Parquet's split-block filter (XXH64; eight bits in one 256-bit block), so a
-	// Parquet reader can use its words. Add and Test are cgo calls.
-	SplitBlock Layout = C.LFB_KIND_SPLIT_BLOCK
-	// OneWord puts a key's bits in one 64-bit word: the fastest, with the highest rate at equal
-	// memory. Add and Test are cgo calls.
-	OneWord Layout = C.LFB_KIND_ONE_WORD
-	// TwoWord puts them in one pair of words. Add and Test are cgo calls.
-	TwoWord Layout = C.LFB_KIND_TWO_WORD
-)
-
 // The kinds that are no layout, the batch operations, formats and flags of lfbloom.h.
 const (
 	kindCounting = C.LFB_KIND_COUNTING

@@ -146,12 +146,12 @@ LFB_API const char* lfb_last_error(void);
 
 /* Filter kinds: the layouts, numbered as in saved files (docs/FORMAT.md), then the composites. */
 enum lfb_kind {
-    LFB_KIND_CLASSIC = 1,     /* Bloom, k probes anywhere: bit-exact with Guava's BloomFilter (see below) */
-    LFB_KIND_BLOCKED = 2,     /* Bloom, k probes in one cache line: the default */
+    LFB_KIND_CLASSIC = 1,     /* Bloom, k probes anywhere: bit-exact with Guava's BloomFilter, flaws included */
+    LFB_KIND_BLOCKED = 2,     /* Bloom, k probes in one 64-byte cache line: one cache miss per call (the default) */
     LFB_KIND_COUNTING = 3,    /* blocked, with 4- or 8-bit counters: removes */
-    LFB_KIND_SPLIT_BLOCK = 4, /* Bloom, Parquet's split-block filter (XXH64; seed 0 is Parquet's) */
-    LFB_KIND_ONE_WORD = 5,    /* Bloom, k probes in one 64-bit word */
-    LFB_KIND_TWO_WORD = 6,    /* Bloom, k probes in one pair of words */
+    LFB_KIND_SPLIT_BLOCK = 4, /* Bloom, Parquet's split-block filter: 8 bits in one 256-bit block, XXH64 (seed 0 is Parquet's) */
+    LFB_KIND_ONE_WORD = 5,    /* Bloom, k probes in one 64-bit word: the fastest, at the highest rate for its memory */
+    LFB_KIND_TWO_WORD = 6,    /* Bloom, k probes in one pair of 64-bit words */
     LFB_KIND_CUCKOO = 7,      /* cuckoo: removes; smaller than blocked below about 0.2% (14-, 16- or 17-bit fingerprints) */
     LFB_KIND_SCALABLE = 16,   /* since 1.9: grows by sub-filters (blocked, or cuckoo: removes) */
     LFB_KIND_ROTATING = 17,   /* since 1.9: a ring of blocked generations whose keys expire */

@@ -334,6 +334,7 @@ private:
 class blocked_layout {
 public:
     static constexpr layout kind = layout::blocked;
+    static constexpr const char* name = "blocked";  ///< kind_name's
     static constexpr std::uint32_t line_bits = 512;
     static constexpr std::uint64_t slot_multiple = line_bits;  ///< m is a whole number of lines
     /// The hash and probe rules a file of this layout (or a counting one) may record: 1 (lfbloom 1.0-1.3) or 2.

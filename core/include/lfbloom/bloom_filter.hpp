@@ -95,6 +95,7 @@ public:
     using word_type = std::remove_cvref_t<decltype(*std::declval<Storage&>().data())>;
 
     static constexpr layout kind = Layout::kind;
+    static constexpr const char* name = Layout::name;
     static constexpr std::uint32_t counter_bits() noexcept { return 1; }  ///< a bit filter's slot width
 
     /// The geometry for_capacity(capacity, fpr) would use; pure, throws as for_capacity does.

@@ -23,6 +23,7 @@ namespace lfbloom {
 class classic_layout {
 public:
     static constexpr layout kind = layout::classic;
+    static constexpr const char* name = "classic";  ///< kind_name's
     static constexpr std::uint64_t slot_multiple = 64;  ///< m is a whole number of words
     /// The hash and probe rules a file of this layout may record (docs/FORMAT.md): Guava's only.
     static constexpr bool takes_rule(probe_rule r) noexcept { return r == probe_rule::fields; }

@@ -96,6 +96,7 @@ template <class Storage = word_array>
 class basic_counting_bloom_filter : public removable_key_operations<basic_counting_bloom_filter<Storage>> {
 public:
     static constexpr layout kind = layout::counting;
+    static constexpr const char* name = "counting";  ///< kind_name's
     using word_type = std::remove_cvref_t<decltype(*std::declval<Storage&>().data())>;
 
     /// Blocked sizing with 128 (4-bit) or 64 (8-bit) slots per line. Throws invalid_argument

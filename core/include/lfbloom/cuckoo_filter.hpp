@@ -163,6 +163,7 @@ public:
     using word_type = std::remove_cvref_t<decltype(*std::declval<storage&>().data())>;
 
     static constexpr layout kind = layout::cuckoo;  ///< as files record it
+    static constexpr const char* name = "cuckoo";   ///< kind_name's
     static constexpr double max_load = 0.94;        ///< load at capacity when the rate and the table's size allow it
     static constexpr double min_load = 0.5;         ///< below this a Bloom filter is the better tool
     static constexpr unsigned max_search_nodes = 512;

@@ -1,9 +1,13 @@
 // The one list of kinds: the enum (filter_kind, options.hpp) gets its classes, names, variant and
-// dispatch here. Adding a layout: its number in filter_kind, its class in layout_classes, its name
-// in kind_names; the loaders, openers, make_filter, the C ABI and the command-line tool take it
-// from these.
+// dispatch here. Adding a layout takes five files: its class in a header of its own (its kind,
+// name and what its files record as static members), its number in filter_kind, that header
+// included here with the class in layout_classes, its LFB_KIND_ constant in lfbloom.h (a comment
+// starting "Bloom," makes Go's constant: bindings/go/generate.sh), and its constant in Java's
+// BloomFilter.Layout. The loaders, openers, make_filter, the C ABI and the command-line tool take
+// it from these.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,12 +56,14 @@ struct kind_name_entry {
     filter_kind kind;
     const char* name;
 };
-inline constexpr kind_name_entry kind_names[] = {
-    {filter_kind::classic, "classic"},       {filter_kind::blocked, "blocked"},   {filter_kind::counting, "counting"},
-    {filter_kind::split_block, "split-block"}, {filter_kind::one_word, "one-word"}, {filter_kind::two_word, "two-word"},
-    {filter_kind::cuckoo, "cuckoo"},         {filter_kind::scalable, "scalable"}, {filter_kind::rotating, "rotating"},
-    {filter_kind::swappable, "swappable"},
-};
+template <class... F>
+constexpr auto names_of(kind_list<F...>) {
+    return std::array<kind_name_entry, sizeof...(F) + 3>{{{F::kind, F::name}...,  // each layout names itself
+                                                          {filter_kind::scalable, "scalable"},
+                                                          {filter_kind::rotating, "rotating"},
+                                                          {filter_kind::swappable, "swappable"}}};
+}
+inline constexpr auto kind_names = names_of(layout_classes{});
 }  // namespace detail
 
 /// The kind's name as the command-line tool and the bindings spell it ("split-block"), or null.

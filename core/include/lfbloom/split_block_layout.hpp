@@ -57,6 +57,7 @@ inline double split_block_fpr(double n, std::uint64_t blocks) {
 class split_block_layout {
 public:
     static constexpr layout kind = layout::split_block;
+    static constexpr const char* name = "split-block";  ///< kind_name's
     static constexpr std::uint32_t block_bits = 256;
     static constexpr std::uint32_t lanes = 8;
     static constexpr std::uint64_t slot_multiple = block_bits;  ///< m is a whole number of blocks

@@ -41,6 +41,7 @@ class word_block_layout {
 
 public:
     static constexpr layout kind = Words == 1 ? layout::one_word : layout::two_word;
+    static constexpr const char* name = Words == 1 ? "one-word" : "two-word";  ///< kind_name's
     static constexpr std::uint32_t block_bits = 64 * Words;
     static constexpr std::uint64_t slot_multiple = block_bits;  ///< m is a whole number of blocks
     /// The hash and probe rules a file of this layout may record: rule 2 only (new in 1.5, never rule 1).

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.stream.Collector;
 
 /**
@@ -57,21 +59,16 @@ public final class BloomFilter extends HandleFilter {
         /** All of a key's bits in one pair of 64-bit words (since 1.9). */
         TWO_WORD;
 
-        /** The enum lfb_kind number. */
+        /** The enum lfb_kind number: the kind lfb_kind_name spells as this constant's name ("split-block"). */
         int kind() {
-            return switch (this) {
-                case BLOCKED -> lfb_kind_enum.LFB_KIND_BLOCKED;
-                case CLASSIC -> lfb_kind_enum.LFB_KIND_CLASSIC;
-                case SPLIT_BLOCK -> lfb_kind_enum.LFB_KIND_SPLIT_BLOCK;
-                case ONE_WORD -> lfb_kind_enum.LFB_KIND_ONE_WORD;
-                case TWO_WORD -> lfb_kind_enum.LFB_KIND_TWO_WORD;
-            };
+            return Native.check(LfbNative.lfb_kind_parse(name().toLowerCase(Locale.ROOT).replace('_', '-')));
         }
     }
 
     /** Every Bloom layout's enum lfb_kind: what a file opened or loaded as a BloomFilter may hold. */
-    private static final int[] KINDS = {lfb_kind_enum.LFB_KIND_CLASSIC, lfb_kind_enum.LFB_KIND_BLOCKED,
-        lfb_kind_enum.LFB_KIND_SPLIT_BLOCK, lfb_kind_enum.LFB_KIND_ONE_WORD, lfb_kind_enum.LFB_KIND_TWO_WORD};
+    private static int[] kinds() {
+        return Arrays.stream(Layout.values()).mapToInt(Layout::kind).toArray();
+    }
 
     /** Creation options of every kind of filter; immutable. */
     public static final class Options {
@@ -251,7 +248,7 @@ public final class BloomFilter extends HandleFilter {
      * file throws LfbloomException ("incompatible"). Any thread.
      */
     public static BloomFilter openShared(Path path) {
-        return new BloomFilter(existing(path, false, 0, "a Bloom filter", KINDS));
+        return new BloomFilter(existing(path, false, 0, "a Bloom filter", kinds()));
     }
 
     /**
@@ -260,7 +257,7 @@ public final class BloomFilter extends HandleFilter {
      * ({@link LfbloomException#isReadOnly()}). Since 1.9. Any thread.
      */
     public static BloomFilter openSharedReadOnly(Path path) {
-        return new BloomFilter(existing(path, true, 0, "a Bloom filter", KINDS));
+        return new BloomFilter(existing(path, true, 0, "a Bloom filter", kinds()));
     }
 
     /**
@@ -271,7 +268,7 @@ public final class BloomFilter extends HandleFilter {
      */
     public static BloomFilter openShared(Path path, long maxBytes, boolean readOnly) {
         if (maxBytes <= 0) throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
-        return new BloomFilter(existing(path, readOnly, maxBytes, "a Bloom filter", KINDS));
+        return new BloomFilter(existing(path, readOnly, maxBytes, "a Bloom filter", kinds()));
     }
 
     // ---- whole-filter operations --------------------------------------------------------------
@@ -337,7 +334,7 @@ public final class BloomFilter extends HandleFilter {
 
     /** As {@link #readFrom(InputStream)}, refusing filters over {@code maxBytes} (positive, else IllegalArgumentException), and a filter of another kind, from the header alone. Any thread. */
     public static BloomFilter readFrom(InputStream in, long maxBytes) throws IOException {
-        return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_GUAVA, maxBytes, "a Bloom filter", KINDS));
+        return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_GUAVA, maxBytes, "a Bloom filter", kinds()));
     }
 
     /**
@@ -350,6 +347,6 @@ public final class BloomFilter extends HandleFilter {
 
     /** As {@link #load(InputStream)}, refusing filters over {@code maxBytes} (positive, else IllegalArgumentException), and a filter of another kind, from the header alone. Any thread. */
     public static BloomFilter load(InputStream in, long maxBytes) throws IOException {
-        return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a Bloom filter", KINDS));
+        return new BloomFilter(loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, "a Bloom filter", kinds()));
     }
 }
