@@ -220,13 +220,19 @@ inline composite_header composite_header_of(const native_head& head, std::uint64
 
 // ---- scalable filters -----------------------------------------------------------------------------
 
+namespace detail {
+/// The bytes of a scalable filter's file with its first `parts` sub-filters and `pending` removes.
+template <class Sub>
+std::uint64_t scalable_bytes(const basic_scalable_filter<Sub>& f, std::uint32_t parts, std::size_t pending) {
+    std::uint64_t bytes = header_size + trailer_size + pending * pending_entry_bytes;
+    for (std::uint32_t i = 0; i < parts; ++i) bytes += serialized_size(f.filter(i)) + 8;
+    return bytes;
+}
+}  // namespace detail
+
 template <class Sub>
 std::uint64_t serialized_size(const basic_scalable_filter<Sub>& f) {
-    return f.with_pending_paused([&](auto pending) {
-        std::uint64_t bytes = header_size + trailer_size;
-        for (std::uint32_t i = 0; i < f.filters(); ++i) bytes += serialized_size(f.filter(i)) + 8;
-        return bytes + pending.size() * detail::pending_entry_bytes;
-    });
+    return f.with_pending_paused([&](auto pending) { return detail::scalable_bytes(f, f.filters(), pending.size()); });
 }
 
 /// Writes a scalable filter (the top of this file). Thread-safe with its adds and queries, and
@@ -244,14 +250,10 @@ void save(const basic_scalable_filter<Sub>& f, const byte_sink& sink) {
         c.scalable = f.options();
         c.parts = n;
         c.pending = pending.size();
+        c.bytes = detail::scalable_bytes(f, n, pending.size());
         std::vector<std::uint64_t> tail;
-        c.bytes = header_size + trailer_size;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            c.bytes += serialized_size(f.filter(i));
-            tail.push_back(f.items(i));
-        }
+        for (std::uint32_t i = 0; i < n; ++i) tail.push_back(f.items(i));
         for (const auto& p : pending) tail.insert(tail.end(), {p.hash.h1, p.hash.h2, p.retries});
-        c.bytes += tail.size() * 8;
         detail::write_composite(c, sink, [&] {
             for (std::uint32_t i = 0; i < n; ++i) save(f.filter(i), sink);
         }, tail);

@@ -31,6 +31,10 @@ using layout_classes = kind_list<classic_bloom_filter, blocked_bloom_filter, cou
 namespace detail {
 template <class... F>
 std::variant<F...> variant_of(kind_list<F...>);
+template <class... F>
+constexpr bool listed(filter_kind k, kind_list<F...>) noexcept {
+    return ((F::kind == k) || ...);
+}
 
 template <class R, class Fn, class First, class... Rest>
 R dispatch(filter_kind kind, Fn& fn, kind_list<First, Rest...>) {
@@ -39,6 +43,10 @@ R dispatch(filter_kind kind, Fn& fn, kind_list<First, Rest...>) {
     else throw error(errc::unsupported_version, "unknown layout " + std::to_string(static_cast<std::uint32_t>(kind)));
 }
 }  // namespace detail
+
+/// True for the kinds a file can hold as one array (the layouts), false for the composites and
+/// for numbers that name no kind.
+constexpr bool is_layout(filter_kind k) noexcept { return detail::listed(k, layout_classes{}); }
 
 /// Any filter a file can hold.
 using any_filter = decltype(detail::variant_of(layout_classes{}));

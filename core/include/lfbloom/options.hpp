@@ -21,11 +21,8 @@ enum class filter_kind : std::uint32_t {
     rotating = 17,    ///< a ring of blocked generations whose keys expire: rotating_bloom_filter.hpp
     swappable = 18,   ///< a filter replaced atomically while in use: swappable_filter.hpp
 };
-/// The kinds a file holds as one array of slots: the first seven (is_layout).
+/// The kinds a file holds as one array of slots (kinds.hpp: layout_classes, is_layout).
 using layout = filter_kind;
-
-/// True for the kinds a file can hold as one array (the layouts), false for the composites.
-constexpr bool is_layout(filter_kind k) noexcept { return k >= filter_kind::classic && k <= filter_kind::cuckoo; }
 
 /// How blocked and counting filters place a key's probes inside its line, numbered as in
 /// serialized filters (byte 11 of the header, docs/FORMAT.md; values never change). Classic filters
