@@ -234,7 +234,7 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
                                                    " is not supported (this lfbloom reads version " + std::to_string(version) + ")");
     if (get_le<std::uint64_t>(&h[72]) != XXH3_64bits(h.data(), 72)) corrupt("header checksum mismatch");
     file_header out;
-    if (h[10] < 1 || h[10] > 7) throw error(errc::unsupported_version, "unknown layout in the header");
+    if (!is_layout(static_cast<layout>(h[10]))) throw error(errc::unsupported_version, "unknown layout in the header");
     out.kind = static_cast<layout>(h[10]);
     out.probes = static_cast<probe_rule>(h[11]);
     out.slot_bits = h[12];
