@@ -234,9 +234,10 @@ inline void chain::merge(chain& into, const std::vector<const chain*>& sources) 
 // are the file, which the library, the CLI, Java and Go open. A reply's cursor is 1 + the offset
 // of its piece's end (cursor 0 asks for the first piece: the file's header and the first part's;
 // then at most 16 MiB of one part's words, or the records between two parts' words). BF.LOADCHUNK
-// takes any such file back, from BF.SCANDUMP or from the library (`lfbloom build --kind scalable
-// --seed 0`), in the same pieces or any others of whole 8-byte words, in order, the first at
-// least 160 bytes, each with the cursor 1 + the offset of its end; LFBF.RESTORE takes it whole.
+// takes any such file back, from BF.SCANDUMP or from the library (`lfbloom build --kind
+// scalable`, seed 0 by default), in the same pieces or any others of whole 8-byte words, in
+// order, the first at least 160 bytes, each with the cursor 1 + the offset of its end;
+// LFBF.RESTORE takes it whole.
 // Every header is checked before its part is allocated (max-bytes too), each part's words against
 // its trailer once they are in, and the tail's add counts against its checksum. Between the first
 // piece and the last the key exists with bits missing, as with RedisBloom; adds to it are refused
@@ -271,7 +272,9 @@ inline std::uint64_t words_checksum(const blocked_bloom_filter& f) {
     return XXH3_64bits_digest(hash.state);
 }
 
-inline void put_bytes(std::string& out, std::span<const unsigned char> bytes) { out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size()); }
+inline void put_bytes(std::string& out, std::span<const unsigned char> bytes) {
+    out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
 inline void put_part_head(std::string& out, const blocked_bloom_filter& f) {
     put_bytes(out, lfbloom::detail::encode_header(lfbloom::detail::magic, f, f.stats().slots_set));
 }
@@ -319,6 +322,7 @@ inline std::string file_piece(const chain& c, std::uint64_t at, std::uint64_t& e
     end = start + out.size();
     return out.substr(at - start);
 }
+
 /// The part `p` must be to be chain c's next one; throws lfbloom::error(corrupt).
 inline std::uint64_t check_part(const chain& c, const lfbloom::file_header& p, std::uint64_t first_capacity) {
     std::uint64_t capacity = first_capacity;
@@ -396,7 +400,7 @@ inline std::pair<std::unique_ptr<chain>, std::unique_ptr<file_import>> begin_imp
         throw lfbloom::error(errc::corrupt, "not the start of an lfbloom file");
     lfbloom::native_head head;
     std::memcpy(head.data(), first.data(), head.size());
-    if (!lfbloom::is_composite(head)) throw lfbloom::error(errc::incompatible, "a BF key loads a scalable filter's file (lfbloom build --kind scalable --seed 0)");
+    if (!lfbloom::is_composite(head)) throw lfbloom::error(errc::incompatible, "a BF key loads a scalable filter's file (lfbloom build --kind scalable)");
     const lfbloom::composite_header h = lfbloom::composite_header_of(head, memory_left(0));  // the whole file's bytes
     if (h.kind != lfbloom::filter_kind::scalable || h.parts_layout != lfbloom::layout::blocked || h.seed != 0 || h.scalable.tightening != 0.5 ||
         h.scalable.growth != std::floor(h.scalable.growth) || h.scalable.growth > std::numeric_limits<std::uint32_t>::max())

@@ -40,3 +40,13 @@ def ask(r, *command):
         return r.execute_command(*command)
     except redis.ResponseError as e:
         return f"error: {e}"
+
+
+def scandump(r, key):
+    """Every (cursor, data) BF.SCANDUMP gives for key, in order (BF.LOADCHUNK takes them back)."""
+    chunks, cursor = [], 0
+    while True:
+        cursor, data = r.execute_command("BF.SCANDUMP", key, cursor)
+        if cursor == 0:
+            return chunks
+        chunks.append((cursor, bytes(data)))

@@ -16,7 +16,7 @@ import redis
 
 import checks
 import servers
-from checks import check, error
+from checks import check, error, scandump
 
 
 def cli(lfbloom, *args, stdin=None):
@@ -28,15 +28,6 @@ def cli_answers(lfbloom, path, keys):
     out = cli(lfbloom, "query", "--no-progress", str(path), stdin="".join(k + "\n" for k in keys).encode()).decode().splitlines()
     check(f"lfbloom query answers every key ({len(out)} lines)", [line.split("\t", 1)[1] for line in out] == keys)
     return [line.split("\t", 1)[0] == "maybe" for line in out]
-
-
-def scandump(r, key):
-    chunks, cursor = [], 0
-    while True:
-        cursor, data = r.execute_command("BF.SCANDUMP", key, cursor)
-        if cursor == 0:
-            return chunks
-        chunks.append((cursor, bytes(data)))
 
 
 def main():

@@ -7,7 +7,7 @@ import redis
 
 import checks
 import servers
-from checks import check, digest, refused
+from checks import check, digest, refused, scandump
 
 def populate(r):
     """Every way a filter comes to exist, with items present in all of them."""
@@ -27,16 +27,6 @@ def digests(r, keys):
 def members(r):
     return (r.execute_command("BF.MEXISTS reserved " + " ".join(f"r{n}" for n in range(3000))),
             r.execute_command("BF.MEXISTS inserted " + " ".join(f"i{n}" for n in range(100))))
-
-
-def scandump(r, key):
-    """Every (cursor, chunk) of key, header first."""
-    chunks, cursor = [], 0
-    while True:
-        cursor, data = r.execute_command("BF.SCANDUMP", key, cursor)
-        if cursor == 0:
-            return chunks
-        chunks.append((cursor, bytes(data)))
 
 
 def main():
