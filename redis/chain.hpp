@@ -25,6 +25,8 @@ namespace lfbloom_redis {
 
 /// Sub-filters per key. Each halves the rate, so past about 250 the hashes needed exceed 255.
 constexpr std::size_t max_chain = 256;
+/// Sub-filters in a key's lfbloom file (its BF.SCANDUMP): the format's, and the core's, limit.
+constexpr std::uint32_t max_file_parts = lfbloom::scalable_bloom_filter::max_sub_filters;
 
 struct sub_filter {
     blocked_bloom_filter filter;
@@ -58,8 +60,8 @@ struct chain : tracked {
     double error = 0;
     std::uint32_t expansion = 0;
     std::vector<sub_filter> subs;
-    /// Set while BF.LOADCHUNK loads a file into the chain (not saved: a load that a restart or
-    /// an AOF rewrite interrupts refuses its next pieces).
+    /// Set while BF.LOADCHUNK loads a file into the chain; saved with it (put_loading), so the
+    /// load goes on across RDB, AOF rewrites, a replica's sync and COPY.
     std::unique_ptr<file_import> loading;
 
     chain() { account(bytes()); }
@@ -124,8 +126,9 @@ struct chain : tracked {
 
 // ---- serialized form: RDB, AOF (LFBF.RESTORE), DEBUG DIGEST-VALUE ---------------------------------
 // magic(8), the head: error(f64) expansion(u32) items(u64) count(u32), then per sub-filter its
-// link: capacity(u64) items(u64), and length(u64) and FORMAT.md's checksummed bytes.
-// Little-endian. BF.SCANDUMP's header has the same head and links (with word counts).
+// link: capacity(u64) items(u64), and length(u64) and FORMAT.md's checksummed bytes. A key that
+// BF.LOADCHUNK is loading then has its load's state (put_loading), so a replica's sync, an AOF
+// rewrite, DEBUG RELOAD and COPY keep the load going. Little-endian.
 
 inline void put_head(std::string& out, const chain& c) {
     put(out, std::bit_cast<std::uint64_t>(c.error));
@@ -139,6 +142,21 @@ inline void put_link(std::string& out, const sub_filter& s) {
     put(out, s.items);
 }
 
+/// A load's state: at(u64) total(u64) words_at(u64) first_capacity(u64) growth(f64) parts(u32)
+/// expect(u8) may_be_nonscaling(u8), then the partial record's length(u32) and bytes.
+inline void put_loading(std::string& out, const file_import& f) {
+    put(out, f.at);
+    put(out, f.total);
+    put(out, f.words_at);
+    put(out, f.first_capacity);
+    put(out, std::bit_cast<std::uint64_t>(f.growth));
+    put(out, f.parts);
+    put(out, static_cast<std::uint8_t>(f.expect));
+    put(out, static_cast<std::uint8_t>(f.may_be_nonscaling));
+    put(out, static_cast<std::uint32_t>(f.record.size()));
+    out += f.record;
+}
+
 inline std::string chain::serialize(const chain& c) {
     std::string out(magic);
     put_head(out, c);
@@ -146,6 +164,7 @@ inline std::string chain::serialize(const chain& c) {
         put_link(out, s);
         put_filter(out, s.filter);
     }
+    if (c.loading) put_loading(out, *c.loading);
     return out;
 }
 
@@ -182,6 +201,43 @@ inline link get_link(reader& r, const chain& c, std::uint64_t before) {
     return {capacity, items};
 }
 
+/// The bytes of the record `expect` names (a part's header, its trailer, the tail).
+inline std::size_t record_bytes(file_import::next expect, std::uint32_t parts) {
+    return expect == file_import::next::tail      ? 8 * std::size_t{parts} + lfbloom::trailer_size
+           : expect == file_import::next::trailer ? lfbloom::trailer_size
+                                                  : lfbloom::header_size;
+}
+
+/// Reads put_loading's state of a load into `c` (its parts so far), checking that it is one that
+/// take() can go on from: every offset inside the file and the part it names. Throws corrupt.
+inline std::unique_ptr<file_import> get_loading(reader& r, const chain& c) {
+    using next = file_import::next;
+    auto f = std::make_unique<file_import>();
+    f->at = r.get<std::uint64_t>();
+    f->total = r.get<std::uint64_t>();
+    f->words_at = r.get<std::uint64_t>();
+    f->first_capacity = r.get<std::uint64_t>();
+    f->growth = r.get_double();
+    f->parts = r.get<std::uint32_t>();
+    const auto expect = r.get<std::uint8_t>(), nonscaling = r.get<std::uint8_t>();
+    const auto length = r.get<std::uint32_t>();
+    f->expect = static_cast<next>(expect);
+    f->may_be_nonscaling = nonscaling != 0;
+    const std::uint64_t words = c.subs.back().filter.words().size_bytes();
+    const bool fits = expect <= static_cast<std::uint8_t>(next::tail) && nonscaling <= 1 && f->at <= f->total &&
+                      f->parts >= c.subs.size() && f->parts <= max_file_parts && f->first_capacity == c.subs.front().capacity &&
+                      f->growth == static_cast<double>(c.expansion == 0 ? f->growth : c.expansion) &&
+                      length < record_bytes(f->expect, f->parts) && length <= r.rest.size();
+    const bool placed = f->expect == next::words     ? f->words_at <= f->at && f->at - f->words_at < words && (f->at - f->words_at) % 8 == 0 && length == 0
+                        : f->expect == next::trailer ? f->words_at <= f->at && f->at - f->words_at == words + length
+                        : f->expect == next::tail    ? c.subs.size() == f->parts
+                                                     : c.subs.size() < f->parts;
+    if (!fits || !placed) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent load state");
+    f->record.assign(r.rest.substr(0, length));
+    r.rest.remove_prefix(length);
+    return f;
+}
+
 /// Validates everything before and while allocating: lengths against the bytes present, each
 /// sub-filter's checksum, the memory limit. Throws lfbloom::error.
 inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
@@ -196,6 +252,7 @@ inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
         c->subs.push_back({std::move(f), l.capacity, l.items});
         c->account(c->bytes());
     }
+    if (!r.rest.empty()) c->loading = get_loading(r, *c);
     r.end();
     if (c->items() != h.items) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent value");
     return c;
@@ -209,8 +266,8 @@ inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
 inline void chain::merge(chain& into, const std::vector<const chain*>& sources) {
     std::vector<std::uint64_t> items;
     for (const auto& s : into.subs) items.push_back(s.items);
-    if (into.loading) throw lfbloom::error(lfbloom::errc::incompatible, "the filter is being loaded (BF.LOADCHUNK)");
     for (const chain* c : sources) {
+        if (into.loading || c->loading) throw lfbloom::error(lfbloom::errc::incompatible, "a filter is being loaded (BF.LOADCHUNK)");
         if (c->error != into.error || c->expansion != into.expansion || c->subs.size() != into.subs.size() ||
             c->subs.front().capacity != into.subs.front().capacity)
             throw lfbloom::error(lfbloom::errc::incompatible, "the filters have different parameters or sub-filters");
@@ -239,11 +296,12 @@ inline void chain::merge(chain& into, const std::vector<const chain*>& sources) 
 // order, the first at least 160 bytes, each with the cursor 1 + the offset of its end;
 // LFBF.RESTORE takes it whole.
 // Every header is checked before its part is allocated (max-bytes too), each part's words against
-// its trailer once they are in, and the tail's add counts against its checksum. Between the first
+// its trailer once they are in (one pass over the part, as the dump's trailer piece costs), and
+// the tail's add counts against its checksum. A dump is one state of the key: an add between two
+// BF.SCANDUMP calls makes the load fail at that part's trailer. Between the first
 // piece and the last the key exists with bits missing, as with RedisBloom; adds to it are refused
 // (the pieces to come would overwrite them), and a piece that fails a check deletes it.
 
-constexpr std::uint32_t max_file_parts = lfbloom::scalable_bloom_filter::max_sub_filters;
 constexpr std::uint64_t piece_bytes = std::uint64_t{16} << 20;
 constexpr std::uint64_t first_piece = 2 * lfbloom::header_size;  // the file's and part 0's headers
 
@@ -355,8 +413,7 @@ inline void take(chain& c, file_import& f, std::string_view data) {
             if (index + n == words.size()) f.expect = next::trailer;
             continue;
         }
-        const std::size_t size = f.expect == next::tail ? 8 * std::size_t{f.parts} + lfbloom::trailer_size
-                                 : f.expect == next::trailer ? lfbloom::trailer_size : lfbloom::header_size;
+        const std::size_t size = record_bytes(f.expect, f.parts);
         const std::size_t n = std::min(size - f.record.size(), data.size());
         f.record.append(data.substr(0, n));
         f.at += n;

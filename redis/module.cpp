@@ -390,7 +390,7 @@ int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     const std::string_view data = view(argv[3]);
     if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
     // RedisBloom's cursor 1 is the header: so is ours for a new key (a piece that starts the file)
-    const bool starts = c == nullptr && (cursor == 1 || static_cast<std::uint64_t>(cursor - 1) == data.size());
+    const bool starts = c == nullptr && (cursor == 1 || (cursor > 1 && static_cast<std::uint64_t>(cursor) - 1 == data.size()));
     if (c == nullptr && !starts) return RedisModule_ReplyWithError(ctx, "ERR not found");
     if (data.empty() || data.size() % 8 != 0 || cursor <= 1 || data.size() >= static_cast<std::uint64_t>(cursor)) {
         live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
@@ -415,6 +415,7 @@ int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {  // half loaded: it goes, on replicas too
             RedisModule_DeleteKey(key);
             RedisModule_Replicate(ctx, "DEL", "s", argv[1]);
+            RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "del", argv[1]);
         }
         const auto* lfb = dynamic_cast<const lfbloom::error*>(&e);
         return lfb != nullptr && lfb->code() == lfbloom::errc::corrupt ? RedisModule_ReplyWithError(ctx, "ERR received bad data")

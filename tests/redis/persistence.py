@@ -56,6 +56,10 @@ def main():
         # Replication: a replica of this primary converges to equal digests.
         # Keys created after the sync reach it as commands (an explicit BF.RESERVE, then BF.MADD):
         # the replica's other defaults must not change what it builds.
+        # A BF.LOADCHUNK load that the sync cuts into goes on on both, and a failed one leaves neither.
+        pieces = scandump(r, "reserved")
+        for cursor, data in pieces[:2]:
+            r.execute_command("BF.LOADCHUNK", "loading", cursor, data)
         other_defaults = ["ERROR_RATE", "0.2", "INITIAL_SIZE", "7", "EXPANSION", "5"]
         with servers.server([(module, other_defaults)], extra=["--replicaof", "127.0.0.1", str(port)]) as (rport, _):
             replica = redis.Redis(port=rport)
@@ -69,8 +73,17 @@ def main():
             r.execute_command("BF.INSERT new-fixed NONSCALING CAPACITY 3 ERROR 0.3 ITEMS a b c d e")
             r.execute_command("BF.RESERVE new-reserved 0.0001 50 EXPANSION 1")
             r.execute_command("BF.MADD new-reserved " + " ".join(f"m{n}" for n in range(300)))
-            after = keys + ["new-auto", "new-inserted", "new-fixed", "new-reserved"]
+            for cursor, data in pieces[2:]:
+                r.execute_command("BF.LOADCHUNK", "loading", cursor, data)
+            for cursor, data in pieces[:2]:
+                r.execute_command("BF.LOADCHUNK", "failing", cursor, data)
+            cursor, data = pieces[2]  # the first part's trailer, a flipped bit in it
+            check("a corrupt piece fails its load", refused(r, "BF.LOADCHUNK", "failing", cursor, bytes([data[0] ^ 1]) + data[1:])
+                  and not r.exists("failing"))
+            after = keys + ["new-auto", "new-inserted", "new-fixed", "new-reserved", "loading"]
             check("WAIT: the replica acknowledged", r.execute_command("WAIT", 1, 5000) == 1)
+            check("a load the sync cut into finished equal on both", digests(replica, ["loading"]) == digests(r, ["reserved"]))
+            check("... and the failed load's key is on neither", not replica.exists("failing"))
             check("the replica's digests equal the primary's, keys created after the sync included",
                   digests(replica, after) == digests(r, after))
             check("the replica has the add made after the sync", replica.execute_command("BF.EXISTS auto after-sync") == 1)
@@ -110,6 +123,17 @@ def main():
         for cursor, data in chunks[1:]:
             r.execute_command("BF.LOADCHUNK", "reloaded", cursor, data)
         check(f"... and the good chunks then load equal ({len(chunks)} chunks)", digests(r, ["reloaded"]) == digests(r, ["reserved"]))
+        # a load goes on across DEBUG RELOAD (RDB) and in a COPY: the key keeps its load's state
+        for cursor, data in chunks[:2]:
+            r.execute_command("BF.LOADCHUNK", "halfway", cursor, data)
+        r.execute_command("DEBUG RELOAD")
+        r.execute_command("COPY", "halfway", "halfway-copy")
+        check("a half-loaded key refuses LFBF.MERGE as a source", refused(r, "LFBF.MERGE", "reloaded", "halfway"))
+        for key in ("halfway", "halfway-copy"):
+            for cursor, data in chunks[2:]:
+                r.execute_command("BF.LOADCHUNK", key, cursor, data)
+        check("a load goes on after DEBUG RELOAD, and in a COPY",
+              digests(r, ["halfway", "halfway-copy"]) == digests(r, ["reserved"]) * 2)
 
         # Corrupt values are refused, nothing is created, and the server keeps serving.
         # Redis checks a DUMP payload's CRC before the module sees it: skip that, so truncated

@@ -739,7 +739,7 @@ private:
     /// Sizes sub-filter n and discards the result: what makes sizing slow (FPR models) stays
     /// cached in sizing.hpp, so building n later costs microseconds.
     void size_ahead(std::uint32_t n) const noexcept {
-        if (n >= options_.max_filters) return;
+        if (n >= options_.max_filters || !(capacity_of(n) <= 0x1p53)) return;  // as make(n): no such sub-filter
         try {
             (void)sub_filter::size_for(static_cast<std::uint64_t>(capacity_of(n)), rate_of(n));
         } catch (...) {
