@@ -147,6 +147,11 @@ MUTANTS = [
      "        const std::uint32_t copies = held.copies();\n"
      "        if (!settle_from(h, i + 1, n, owed, counted + copies)) return false;\n",
      "composites", "scalable.cuckoo_owed"),
+    ("scalable cuckoo: a save lets the list of pending removes change under it (a pending remove saved without its copy)",
+     "scalable_bloom_filter.hpp",
+     "        std::lock_guard<typename Sync::mutex> held(pending_lock_);\n        return fn(std::span<const pending_remove>(pending_));\n",
+     "        return fn(std::span<const pending_remove>(pending_));\n",
+     "composites", "scalable.cuckoo_save"),
     ("rotating: single write clears the current generation instead of the oldest",
      "rotating_bloom_filter.hpp",
      "at(e + (options_.double_write ? 2 : 1)).clear();",

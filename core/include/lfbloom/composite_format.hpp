@@ -222,24 +222,24 @@ inline composite_header composite_header_of(const native_head& head, std::uint64
 
 namespace detail {
 /// The bytes of a scalable filter's file with its first `parts` sub-filters and `pending` removes.
-template <class Sub>
-std::uint64_t scalable_bytes(const basic_scalable_filter<Sub>& f, std::uint32_t parts, std::size_t pending) {
+template <class Sub, class Sync>
+std::uint64_t scalable_bytes(const basic_scalable_filter<Sub, Sync>& f, std::uint32_t parts, std::size_t pending) {
     std::uint64_t bytes = header_size + trailer_size + pending * pending_entry_bytes;
     for (std::uint32_t i = 0; i < parts; ++i) bytes += serialized_size(f.filter(i)) + 8;
     return bytes;
 }
 }  // namespace detail
 
-template <class Sub>
-std::uint64_t serialized_size(const basic_scalable_filter<Sub>& f) {
+template <class Sub, class Sync>
+std::uint64_t serialized_size(const basic_scalable_filter<Sub, Sync>& f) {
     return f.with_pending_paused([&](auto pending) { return detail::scalable_bytes(f, f.filters(), pending.size()); });
 }
 
 /// Writes a scalable filter (the top of this file). Thread-safe with its adds and queries, and
 /// (cuckoo) removes: those that would defer wait for the save, as each sub-filter's writers wait
 /// while it is written.
-template <class Sub>
-void save(const basic_scalable_filter<Sub>& f, const byte_sink& sink) {
+template <class Sub, class Sync>
+void save(const basic_scalable_filter<Sub, Sync>& f, const byte_sink& sink) {
     f.with_pending_paused([&](auto pending) {
         const std::uint32_t n = f.filters();
         composite_header c;
@@ -263,10 +263,10 @@ void save(const basic_scalable_filter<Sub>& f, const byte_sink& sink) {
 /// Reads a scalable filter after composite_header_of, with the same `available`; make(capacity,
 /// fpr, options, parts, pending) builds it (the filter cannot move: the caller places it). Throws
 /// corrupt, unsupported_version or too_large, and incompatible if the data holds another kind.
-template <class Sub, class Make>
+template <class Sub, class Sync = default_sync, class Make>
 auto load_scalable_with(const composite_header& c, const byte_source& source, std::uint64_t memory_limit, std::uint64_t available,
                         Make make) {
-    using filter = basic_scalable_filter<Sub>;
+    using filter = basic_scalable_filter<Sub, Sync>;
     if (c.kind != filter_kind::scalable || c.parts_layout != Sub::kind)
         throw error(errc::incompatible, "the data holds another kind of filter");
     auto [parts, tail] = detail::read_composite<Sub>(c, source, memory_limit, available,
@@ -288,13 +288,14 @@ auto load_scalable_with(const composite_header& c, const byte_source& source, st
     }
 }
 
-/// Loads a scalable filter with Sub sub-filters (blocked_bloom_filter or cuckoo_filter).
-template <class Sub>
-std::unique_ptr<basic_scalable_filter<Sub>> load_scalable(const byte_source& source, std::uint64_t memory_limit = 0,
-                                                          std::uint64_t available = unknown_length) {
+/// Loads a scalable filter with Sub sub-filters (blocked_bloom_filter or cuckoo_filter, or their
+/// forms over another Sync's storage).
+template <class Sub, class Sync = default_sync>
+std::unique_ptr<basic_scalable_filter<Sub, Sync>> load_scalable(const byte_source& source, std::uint64_t memory_limit = 0,
+                                                                std::uint64_t available = unknown_length) {
     const composite_header c = composite_header_of(read_head(source), memory_limit, available);
-    return load_scalable_with<Sub>(c, source, memory_limit, available == unknown_length ? available : available - header_size,
-                                   [](auto&&... args) { return std::make_unique<basic_scalable_filter<Sub>>(std::move(args)...); });
+    return load_scalable_with<Sub, Sync>(c, source, memory_limit, available == unknown_length ? available : available - header_size,
+                                         [](auto&&... args) { return std::make_unique<basic_scalable_filter<Sub, Sync>>(std::move(args)...); });
 }
 
 // ---- rotating filters -----------------------------------------------------------------------------

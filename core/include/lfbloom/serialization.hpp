@@ -138,9 +138,10 @@ inline std::uint64_t expected_payload(layout kind, std::uint64_t slots, std::uin
     return slots * slot_bits / 8;
 }
 
-/// Streams the words out in chunks, each word read atomically, converted to `Endian`.
-template <class Convert>
-void write_words(std::span<const std::uint64_t> words, const byte_sink& sink, Convert convert, XXH3_state_t* hash) {
+/// Streams the words out in chunks, each word read atomically, converted to `Endian`. `words`: a
+/// span (or vector) of 64-bit words, plain or as a Sync's storage holds them (load_word reads both).
+template <class Words, class Convert>
+void write_words(const Words& words, const byte_sink& sink, Convert convert, XXH3_state_t* hash) {
     std::vector<std::uint64_t> chunk(std::min<std::size_t>(chunk_words, words.size()));
     for (std::size_t base = 0; base < words.size(); base += chunk.size()) {
         const std::size_t n = std::min(chunk.size(), words.size() - base);
@@ -150,9 +151,10 @@ void write_words(std::span<const std::uint64_t> words, const byte_sink& sink, Co
     }
 }
 
-/// Streams words in, converted from `Endian`, into a filter no other thread sees yet.
-template <class Convert>
-void read_words(std::span<std::uint64_t> words, const byte_source& source, Convert convert, XXH3_state_t* hash) {
+/// Streams words in, converted from `Endian`, into a filter no other thread sees yet. `words`: a
+/// span of 64-bit words, plain or as a Sync's storage holds them (store_word writes both).
+template <class Words, class Convert>
+void read_words(Words words, const byte_source& source, Convert convert, XXH3_state_t* hash) {
     std::vector<std::uint64_t> chunk(std::min<std::size_t>(chunk_words, words.size()));
     for (std::size_t base = 0; base < words.size(); base += chunk.size()) {
         const std::size_t n = std::min(chunk.size(), words.size() - base);
@@ -178,7 +180,7 @@ auto read_filter(Make make, std::uint64_t payload_words, std::uint64_t available
         at += staged.back().size();
     }
     auto filter = make();
-    const std::span<std::uint64_t> words = filter.words();
+    const auto words = filter.words();
     std::uint64_t i = 0;
     for (std::vector<std::uint64_t>& chunk : staged) {
         if (hash != nullptr) XXH3_64bits_update(hash, chunk.data(), chunk.size() * 8);
@@ -295,7 +297,7 @@ Filter make_for(const file_header& h, std::uint64_t memory_limit, Storage&&... s
 /// could otherwise be caught half done, its fingerprint in neither bucket the save read).
 template <class Filter>
 void save(const Filter& filter, const byte_sink& sink) {
-    auto write = [&](std::span<const std::uint64_t> words, std::uint64_t set) {
+    auto write = [&](auto words, std::uint64_t set) {
         const auto h = detail::encode_header(detail::magic, filter, set);
         sink(h.data(), h.size());
         detail::xxh3_state payload;
@@ -305,7 +307,7 @@ void save(const Filter& filter, const byte_sink& sink) {
         sink(trailer.data(), trailer.size());
     };
     if constexpr (Filter::kind == layout::cuckoo)
-        filter.with_writers_paused([&](std::span<const std::uint64_t> table) { write(table, filter.stats().fingerprints); });
+        filter.with_writers_paused([&](auto table) { write(table, filter.stats().fingerprints); });
     else
         write(filter.words(), filter.stats().slots_set);
 }
