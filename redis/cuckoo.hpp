@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include <xxhash.h>
+
 #include "common.hpp"
 
 namespace lfbloom_redis {
@@ -43,7 +45,7 @@ struct cuckoo_chain : tracked {
     /// The rate each sub-filter is sized for: any rate above 0.057% gives the 14-bit format at 0.94.
     static constexpr double sub_rate = 0.01;
     static constexpr std::size_t max_filters = 32;  ///< RedisBloom's cap
-    static constexpr std::size_t head_bytes = 8 + 8 + 4 + 4 + 4 + 8 + 8 + 4 + 8;
+    static constexpr std::size_t head_bytes = 8 + 8 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8;
 
     std::uint64_t capacity = 0;  ///< sub-filter 0's
     std::uint32_t bucket_size = 2, max_iterations = 20, expansion = 1;
@@ -118,7 +120,8 @@ struct cuckoo_chain : tracked {
 
     // ---- the value's bytes: RDB, AOF (LFBF.RESTORE), digest, copy, CF.SCANDUMP's dump ----
     // magic(7) '1', the head: capacity(u64) bucket_size(u32) max_iterations(u32) expansion(u32)
-    // items(u64) deletes(u64) count(u32) total(u64, the whole value's bytes), then per sub-filter
+    // items(u64) deletes(u64) count(u32) total(u64, the whole value's bytes), the XXH3-64 of the
+    // head's bytes before it (the sub-filters carry their own checksums), then per sub-filter
     // length(u64) and its FORMAT.md bytes (lfbloom::save: header, bucket words, checksum).
     // Little-endian. A value being loaded is magic(7) 'L', the dump's length(u64) and its bytes so far.
 
@@ -140,6 +143,7 @@ struct cuckoo_chain : tracked {
         put(head, deletes);
         put(head, static_cast<std::uint32_t>(subs.size()));
         put(head, serialized_size());
+        put(head, static_cast<std::uint64_t>(XXH3_64bits(head.data(), head.size())));
         sink(head.data(), head.size());
         for (const auto& f : subs) {
             std::string length;
@@ -172,6 +176,7 @@ struct cuckoo_chain : tracked {
         c.deletes = r.get<std::uint64_t>();
         const auto count = r.get<std::uint32_t>();
         const auto total = r.get<std::uint64_t>();
+        if (r.get<std::uint64_t>() != XXH3_64bits(blob.data(), head_bytes - 8)) throw lfbloom::error(lfbloom::errc::corrupt, "head checksum mismatch");
         if (c.capacity < 2 * std::uint64_t{c.bucket_size} || c.bucket_size < 1 || c.bucket_size > 255 || c.max_iterations < 1 ||
             c.max_iterations > 65535 || c.expansion > 32768 || std::popcount(c.expansion) > 1 || count == 0 || count > max_filters ||
             (c.expansion == 0 && count != 1) || total < head_bytes)
@@ -325,26 +330,28 @@ inline cuckoo_chain* writable(RedisModuleCtx* ctx, RedisModuleString* name, cons
     return c != nullptr ? c : create(ctx, key, name, p);
 }
 
-enum class outcome { stored, present, full };
+enum class outcome { stored, present, full, refused };
 
-/// Adds each item (unless `nx` and present), calling reply(outcome) per item or stopping at the
-/// first error (`single`: CF.ADD, CF.ADDNX); replicates the stored items as CF.INSERT NOCREATE.
+/// Adds each item (unless `nx` and present), calling reply(outcome, why) per item until it returns
+/// false (`why`: the error when a new sub-filter could not be made, refused); replicates the
+/// stored items as CF.INSERT NOCREATE ITEMS.
 template <class Reply>
 void add_items(RedisModuleCtx* ctx, RedisModuleString* name, cuckoo_chain& c, RedisModuleString** items, int n, bool nx, Reply&& reply) {
     std::vector<RedisModuleString*> stored;
     for (int i = 0; i < n; ++i) {
         const auto h = cuckoo_chain::hash(view(items[i]));
         outcome o = outcome::present;
+        std::string why;
         if (!nx || !c.contains(h)) {
             try {
                 o = c.add(h) ? outcome::stored : outcome::full;
-            } catch (const std::exception& e) {  // max-bytes, the cap on sub-filters: as full, said why in the log
-                RedisModule_Log(ctx, "verbose", "lfbloom: CF add refused: %s", e.what());
-                o = outcome::full;
+            } catch (const std::exception& e) {  // max-bytes, the cap on sub-filters: nothing changed
+                o = outcome::refused;
+                why = "ERR " + std::string(e.what());
             }
         }
         if (o == outcome::stored) stored.push_back(items[i]);
-        if (!reply(o)) break;
+        if (!reply(o, why)) break;
     }
     if (stored.empty()) return;
     // argv: name NOCREATE ITEMS items...
@@ -362,8 +369,9 @@ int add_one(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     cuckoo_chain* c = writable(ctx, argv[1], creation{}, true);
     if (c == nullptr) return REDISMODULE_OK;
-    add_items(ctx, argv[1], *c, argv + 2, 1, NX, [&](outcome o) {
+    add_items(ctx, argv[1], *c, argv + 2, 1, NX, [&](outcome o, const std::string& why) {
         if (o == outcome::full) return RedisModule_ReplyWithError(ctx, "Filter is full"), false;
+        if (o == outcome::refused) return RedisModule_ReplyWithError(ctx, why.c_str()), false;
         return reply_bool(ctx, o == outcome::stored), true;
     });
     return REDISMODULE_OK;
@@ -392,8 +400,9 @@ int insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (c == nullptr) return REDISMODULE_OK;
     const bool resp3 = RedisModule_GetContextFlags(ctx) & REDISMODULE_CTX_FLAGS_RESP3;
     RedisModule_ReplyWithArray(ctx, argc - i - 1);
-    add_items(ctx, argv[1], *c, argv + i + 1, argc - i - 1, NX, [&](outcome o) {
-        // RedisBloom: CF.INSERT answers 1 / -1 (RESP3: true / false), CF.INSERTNX 1 / 0 / -1 in both
+    add_items(ctx, argv[1], *c, argv + i + 1, argc - i - 1, NX, [&](outcome o, const std::string&) {
+        // RedisBloom: CF.INSERT answers 1 / -1 (RESP3: true / false), CF.INSERTNX 1 / 0 / -1 in
+        // both; ours answers -1 too where a new sub-filter could not be made (max-bytes)
         if (!NX && resp3) reply_bool(ctx, o == outcome::stored);
         else RedisModule_ReplyWithLongLong(ctx, o == outcome::stored ? 1 : o == outcome::present ? 0 : -1);
         return true;
@@ -490,7 +499,7 @@ inline int debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 /// CF.SCANDUMP key cursor: pieces of the key's dump (its value's bytes, whose sub-filters are the
 /// core's files). Cursor 0 asks for the head, answered with cursor 1 (RedisBloom's header cursor);
 /// cursor 1 for the piece after it; cursor c > 1 for the piece from byte c - 1, answered with 1 +
-/// its end. [0, ""] past the end.
+/// its end. [0, nil] past the end.
 inline int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ);
@@ -506,7 +515,8 @@ inline int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         const std::uint64_t at = cursor == 0 ? 0 : cursor == 1 ? cuckoo_chain::head_bytes : static_cast<std::uint64_t>(cursor - 1);
         const std::string data = dump_piece(*c, at, end);
         RedisModule_ReplyWithArray(ctx, 2);
-        RedisModule_ReplyWithLongLong(ctx, data.empty() ? 0 : cursor == 0 ? 1 : static_cast<long long>(end + 1));
+        if (data.empty()) return RedisModule_ReplyWithLongLong(ctx, 0), RedisModule_ReplyWithNull(ctx);  // RedisBloom's end: nil
+        RedisModule_ReplyWithLongLong(ctx, cursor == 0 ? 1 : static_cast<long long>(end + 1));
         return RedisModule_ReplyWithStringBuffer(ctx, data.data(), data.size());
     } catch (const std::exception& e) {
         return reply_error(ctx, e);
