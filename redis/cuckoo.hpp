@@ -268,7 +268,7 @@ inline cuckoo_chain* create(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModul
         c->grow();
         cuckoo_chain* raw = c.release();
         RedisModule_ModuleTypeSetValue(key, cuckoo_chain::type, raw);
-        RedisModule_Replicate(ctx, "CF.RESERVE", "sllll", name, p.capacity, "BUCKETSIZE", p.bucket_size, "MAXITERATIONS",
+        RedisModule_Replicate(ctx, "CF.RESERVE", "slclclcl", name, p.capacity, "BUCKETSIZE", p.bucket_size, "MAXITERATIONS",
                               p.max_iterations, "EXPANSION", p.expansion);
         notify(ctx, "cf.reserve", name);
         return raw;
