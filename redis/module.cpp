@@ -1,7 +1,8 @@
 // lfbloom's Redis/Valkey module: RedisBloom's BF.* commands served by the core's blocked filter
-// (chain.hpp), and beyond them CBF.* counting filters (counting.hpp), RBF.* time-window filters
-// (rotating.hpp), LFBF.MERGE and LFBF.RESTORE; common.hpp has what the three types share. This
-// file: the BF.* commands, LFBF.*, settings (load arguments, configs, INFO) and RedisModule_OnLoad.
+// (chain.hpp) and its CF.* commands by the core's cuckoo filter (cuckoo.hpp), and beyond them
+// CBF.* counting filters (counting.hpp), RBF.* time-window filters (rotating.hpp), LFBF.MERGE and
+// LFBF.RESTORE; common.hpp has what the four types share. This file: the BF.* commands (BF.DEBUG
+// too), LFBF.*, settings (load arguments, configs, INFO) and RedisModule_OnLoad.
 //
 // Replies, defaults and error strings follow RedisBloom 2.8.2 (tests/redis compares them);
 // BF.INFO's Size reports our bytes and BF.SCANDUMP carries the key's lfbloom file, which differ. Beyond
