@@ -12,17 +12,7 @@ import redis
 
 import checks
 import servers
-from checks import check, digest, refused
-
-
-def cf_scandump(r, key):
-    """Every (cursor, data) CF.SCANDUMP gives for key, in order (CF.LOADCHUNK takes them back)."""
-    chunks, cursor = [], 0
-    while True:
-        cursor, data = r.execute_command("CF.SCANDUMP", key, cursor)
-        if cursor == 0:
-            return chunks
-        chunks.append((cursor, bytes(data)))
+from checks import check, digest, refused, scandump
 
 
 def populate(r):
@@ -130,7 +120,7 @@ def main():
 
         # Replication to a replica with another max-bytes (small: it must not refuse what its
         # primary stored), through a sync that cuts into a CF.LOADCHUNK load.
-        pieces = cf_scandump(r, "grown")
+        pieces = scandump(r, "grown", "CF")
         r.execute_command("CF.LOADCHUNK", "loading", *pieces[0])
         with servers.server([(module, ["MAX_BYTES", "4096"])], extra=["--replicaof", "127.0.0.1", str(port)]) as (rport, _):
             replica = redis.Redis(port=rport)
@@ -156,8 +146,8 @@ def main():
         # CF.SCANDUMP / CF.LOADCHUNK: 16 MiB pieces, a load across DEBUG RELOAD and in a COPY
         r.execute_command("CF.RESERVE big 11000000")  # about 18.7 MB of buckets: two pieces after the head
         r.execute_command("CF.INSERT big ITEMS " + " ".join(f"b{n}" for n in range(1000)))
-        chunks = cf_scandump(r, "big")
-        big_head, small_head = chunks[0], cf_scandump(r, "auto")[0]
+        chunks = scandump(r, "big", "CF")
+        big_head, small_head = chunks[0], scandump(r, "auto", "CF")[0]
         for cursor, data in chunks[:2]:
             r.execute_command("CF.LOADCHUNK", "halfway", cursor, data)
         r.execute_command("DEBUG RELOAD")
@@ -169,7 +159,7 @@ def main():
         check(f"a load in {len(chunks)} pieces goes on after DEBUG RELOAD, and in a COPY",
               len(chunks) >= 3 and digests(r, ["halfway", "halfway-copy"]) == digests(r, ["big"]) * 2)
 
-        chunks = cf_scandump(r, "grown")
+        chunks = scandump(r, "grown", "CF")
         flips = [(i, data[:at] + bytes([data[at] ^ 1 << rng.randrange(8)]) + data[at + 1:])
                  for i, (_, data) in enumerate(chunks) for at in rng.sample(range(len(data)), 20)]
 
@@ -241,13 +231,7 @@ def main():
     with servers.server([(module, [])], extra=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]) as (port, directory):
         r = redis.Redis(port=port)
         keys = populate(r)
-        r.execute_command("BGREWRITEAOF")
-        for _ in range(200):
-            p = r.info("persistence")
-            if p["aof_rewrite_in_progress"] == 0 and p["aof_rewrite_scheduled"] == 0:
-                break
-            time.sleep(0.05)
-        base = b"".join(f.read_bytes() for f in servers.pathlib.Path(directory).rglob("*.base.aof"))
+        base = checks.rewrite_aof(r, directory)
         check("the rewritten AOF holds LFBF.RESTORE commands", base.count(b"LFBF.RESTORE") == len(keys))
         r.execute_command("CF.ADD auto after-rewrite")
         r.execute_command("CF.DEL inserted i1")

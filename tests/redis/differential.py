@@ -121,45 +121,44 @@ def run(port, protocol):
     return replies
 
 
+def copy_by_dump(client, kind, key):
+    """Dumps key with {kind}.SCANDUMP and loads the pieces into copy-key with {kind}.LOADCHUNK,
+    the way RedisBloom's documentation does it; returns the copy's name."""
+    chunks, cursor = [], 0
+    while True:
+        cursor, data = client.execute_command(f"{kind}.SCANDUMP", key, cursor)
+        if cursor == 0:
+            break
+        chunks.append((cursor, data))
+    for cursor, data in chunks:
+        client.execute_command(f"{kind}.LOADCHUNK", "copy-" + key, cursor, data)
+    return "copy-" + key
+
+
 def round_trip(port, protocol):
-    """Each key of the script dumped with BF.SCANDUMP and loaded into a new key with
-    BF.LOADCHUNK, the way RedisBloom's documentation does it; returns what the copies answer."""
+    """Each BF key of the script copied by copy_by_dump; returns what the copies and the keys answer."""
     client = redis.Redis(port=port, protocol=protocol)
     answers = []
     probes = "a b c d e f x y z k l nope".split()
     for key in ("a", "c", "e", "h", "i", "k", "l", "o3", "auto2"):
-        chunks, cursor = [], 0
-        while True:
-            cursor, data = client.execute_command("BF.SCANDUMP", key, cursor)
-            if cursor == 0:
-                break
-            chunks.append((cursor, data))
-        for cursor, data in chunks:
-            client.execute_command("BF.LOADCHUNK", "copy-" + key, cursor, data)
-        answers.append((key, client.execute_command("BF.MEXISTS", "copy-" + key, *probes),
+        copy = copy_by_dump(client, "BF", key)
+        answers.append((key, client.execute_command("BF.MEXISTS", copy, *probes),
                         client.execute_command("BF.MEXISTS", key, *probes),
-                        without_size("BF.INFO", client.execute_command("BF.INFO", "copy-" + key)),
+                        without_size("BF.INFO", client.execute_command("BF.INFO", copy)),
                         without_size("BF.INFO", client.execute_command("BF.INFO", key))))
     return answers
 
 
 def cf_round_trip(port, protocol):
-    """The same for CF keys (CF.SCANDUMP, CF.LOADCHUNK): what the copies answer and count."""
+    """The same for CF keys: what the copies and the keys answer, count and report."""
     client = redis.Redis(port=port, protocol=protocol)
     answers = []
     probes = "a b c d e x y z s0 s3 s39 nope".split()
     for key in ("cn", "ci", "cs", "cx", "cm2"):
-        chunks, cursor = [], 0
-        while True:
-            cursor, data = client.execute_command("CF.SCANDUMP", key, cursor)
-            if cursor == 0:
-                break
-            chunks.append((cursor, data))
-        for cursor, data in chunks:
-            client.execute_command("CF.LOADCHUNK", "copy-" + key, cursor, data)
-        answers.append((key, [client.execute_command("CF.MEXISTS", k, *probes) for k in ("copy-" + key, key)],
-                        [[client.execute_command("CF.COUNT", k, p) for p in probes] for k in ("copy-" + key, key)],
-                        [without_size("CF.INFO", client.execute_command("CF.INFO", k)) for k in ("copy-" + key, key)]))
+        pair = (copy_by_dump(client, "CF", key), key)
+        answers.append((key, [client.execute_command("CF.MEXISTS", k, *probes) for k in pair],
+                        [[client.execute_command("CF.COUNT", k, p) for p in probes] for k in pair],
+                        [without_size("CF.INFO", client.execute_command("CF.INFO", k)) for k in pair]))
     return answers
 
 

@@ -187,14 +187,8 @@ def main():
         r = redis.Redis(port=port)
         keys = populate(r)
         before = digests(r, keys)
-        r.execute_command("BGREWRITEAOF")
-        for _ in range(200):
-            p = r.info("persistence")
-            if p["aof_rewrite_in_progress"] == 0 and p["aof_rewrite_scheduled"] == 0:
-                break
-            servers.time.sleep(0.05)
+        base = checks.rewrite_aof(r, directory)
         check("the AOF rewrite finished", r.info("persistence")["aof_last_bgrewrite_status"] == "ok")
-        base = b"".join(f.read_bytes() for f in servers.pathlib.Path(directory).rglob("*.base.aof"))
         check("the rewritten AOF holds LFBF.RESTORE commands", base.count(b"LFBF.RESTORE") == len(keys))
         r.execute_command("BF.ADD auto after-rewrite")
         before = digests(r, keys)

@@ -122,12 +122,7 @@ def python(port):
         check(say("grown: every item present"), bf.mexists("grow", *items), [yes] * 250)
 
         # SCANDUMP into LOADCHUNK: chunks are binary, bytes even when replies are decoded
-        chunks, cursor = [], 0
-        while True:
-            cursor, data = bf.scandump("grow", cursor)
-            if cursor == 0:
-                break
-            chunks.append((cursor, data))
+        chunks = dump(bf, "grow")
         check(say("scandump chunks are bytes"), all(isinstance(d, bytes) and d for _, d in chunks), True)
         check(say("scandump has a non-UTF-8 chunk"), any(not utf8(d) for _, d in chunks), True)
         for cursor, data in chunks:
@@ -176,18 +171,23 @@ def cuckoo(r, say, yes, no, options):
         # redis-py's cf.scandump, unlike bf.scandump, decodes the binary pieces (RedisBloom's too) and fails
         error(say("cf add to a string"), lambda: cf.add("string", "x"), "WRONGTYPE")
         return
-    chunks, cursor = [], 0
-    while True:
-        cursor, data = cf.scandump("cf", cursor)
-        if cursor == 0:
-            break
-        chunks.append((cursor, data))
+    chunks = dump(cf, "cf")
     check(say("cf scandump chunks are bytes"), all(isinstance(d, bytes) and d for _, d in chunks), True)
     for cursor, data in chunks:
         check(say(f"cf loadchunk {cursor}"), cf.loadchunk("cf-copy", cursor, data), "OK" if options.get("decode_responses") else b"OK")
     check(say("the cf copy's info"), cf_fields(cf.info("cf-copy")), cf_fields(cf.info("cf")))
     check(say("the cf copy's items"), cf.mexists("cf-copy", *items), [yes] * 3000)
     error(say("cf add to a string"), lambda: cf.add("string", "x"), "WRONGTYPE")
+
+
+def dump(client, key):
+    """Every (cursor, data) of client.scandump(key) (redis-py's bf or cf), in order."""
+    chunks, cursor = [], 0
+    while True:
+        cursor, data = client.scandump(key, cursor)
+        if cursor == 0:
+            return chunks
+        chunks.append((cursor, data))
 
 
 def utf8(data):
