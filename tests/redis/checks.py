@@ -5,6 +5,8 @@ import time
 
 import redis
 
+import servers
+
 failures = []
 
 
@@ -65,3 +67,19 @@ def rewrite_aof(r, directory):
             break
         time.sleep(0.05)
     return b"".join(f.read_bytes() for f in pathlib.Path(directory).rglob("*.base.aof"))
+
+
+def aof_replay(module, populate, then):
+    """AOF rewrite and replay, on a server with an AOF of commands (no RDB preamble): populate(r)
+    makes keys (and returns them), the rewrite must hold one LFBF.RESTORE a key, then(r) writes
+    more, and DEBUG LOADAOF must give every key its digest back."""
+    with servers.server([(module, [])], extra=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]) as (port, directory):
+        r = redis.Redis(port=port)
+        keys = populate(r)
+        base = rewrite_aof(r, directory)
+        check("the AOF rewrite finished", r.info("persistence")["aof_last_bgrewrite_status"] == "ok")
+        check("the rewritten AOF holds LFBF.RESTORE commands", base.count(b"LFBF.RESTORE") == len(keys))
+        then(r)
+        before = [digest(r, k) for k in keys]
+        r.execute_command("DEBUG LOADAOF")
+        check("AOF rewrite and replay keep every digest", [digest(r, k) for k in keys] == before)
