@@ -547,7 +547,8 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
         {"bf.madd", guarded<madd>, "write deny-oom"},       {"bf.insert", guarded<insert>, "write deny-oom"},
         {"bf.exists", guarded<exists>, "readonly fast"},    {"bf.mexists", guarded<mexists>, "readonly fast"},
         {"bf.card", guarded<card>, "readonly fast"},        {"bf.info", guarded<info>, "readonly fast"},
-        {"bf.scandump", guarded<scandump>, "readonly"},     {"bf.debug", guarded<debug>, "readonly"},     {"bf.loadchunk", guarded<loadchunk>, "write deny-oom"},
+        {"bf.scandump", guarded<scandump>, "readonly"},     {"bf.loadchunk", guarded<loadchunk>, "write deny-oom"},
+        {"bf.debug", guarded<debug>, "readonly"},
         {"lfbf.restore", guarded<restore>, "write deny-oom"}, {"lfbf.merge", guarded<merge>, "write deny-oom", -1},
     };
     if (create_commands(ctx, commands) == REDISMODULE_ERR) return REDISMODULE_ERR;

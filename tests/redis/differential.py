@@ -55,7 +55,6 @@ SCRIPT = [
     "BF.LOADCHUNK a -5 abc", "BF.LOADCHUNK a", "BF.LOADCHUNK s 1 abc", "BF.LOADCHUNK a 99999 0123456789abcdef",
     # BF.DEBUG: errors, and the reply's shape (its values are our sub-filters' facts: see without_size)
     "BF.DEBUG nope", "BF.DEBUG", "BF.DEBUG s", "BF.DEBUG a", "BF.DEBUG i", "BF.DEBUG h",
-] + [
     # CF.RESERVE: defaults, every option, every error, in RedisBloom's order of checks
     "CF.RESERVE ca", "CF.RESERVE ca x", "CF.RESERVE ca 0", "CF.RESERVE ca -1", "CF.RESERVE ca 3", "CF.RESERVE ca 4",
     "CF.RESERVE ca 4", "CF.INFO ca", "CF.RESERVE cb 10 BUCKETSIZE 0", "CF.RESERVE cb 10 BUCKETSIZE 256",
