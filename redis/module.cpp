@@ -1,7 +1,8 @@
 // lfbloom's Redis/Valkey module: RedisBloom's BF.* commands served by the core's blocked filter
-// (chain.hpp), and beyond them CBF.* counting filters (counting.hpp), RBF.* time-window filters
-// (rotating.hpp), LFBF.MERGE and LFBF.RESTORE; common.hpp has what the three types share. This
-// file: the BF.* commands, LFBF.*, settings (load arguments, configs, INFO) and RedisModule_OnLoad.
+// (chain.hpp) and its CF.* commands by the core's cuckoo filter (cuckoo.hpp), and beyond them
+// CBF.* counting filters (counting.hpp), RBF.* time-window filters (rotating.hpp), LFBF.MERGE and
+// LFBF.RESTORE; common.hpp has what the four types share. This file: the BF.* commands (BF.DEBUG
+// too), LFBF.*, settings (load arguments, configs, INFO) and RedisModule_OnLoad.
 //
 // Replies, defaults and error strings follow RedisBloom 2.8.2 (tests/redis compares them);
 // BF.INFO's Size reports our bytes and BF.SCANDUMP carries the key's lfbloom file, which differ. Beyond
@@ -10,6 +11,7 @@
 // Thread safety: Redis calls the commands and type callbacks one at a time (on its main thread,
 // or a background thread for free and for saving in a fork), so nothing here needs a lock.
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -22,6 +24,7 @@
 #include "chain.hpp"
 #include "common.hpp"
 #include "counting.hpp"
+#include "cuckoo.hpp"
 #include "rotating.hpp"
 
 namespace lfbloom_redis {
@@ -292,6 +295,29 @@ int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return REDISMODULE_OK;
 }
 
+/// BF.DEBUG key: RedisBloom's reply shape, "size:<items>" then a line per sub-filter, with our
+/// sub-filters' facts (bits: slots of the blocked filter; hashwidth: our hash's 128 bits).
+int debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    bool wrong = false;
+    const chain* c = lookup<chain>(open(ctx, argv[1], REDISMODULE_READ), wrong);
+    if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    RedisModule_ReplyWithArray(ctx, static_cast<long>(c->subs.size() + 1));
+    const std::string size = "size:" + std::to_string(c->items());
+    RedisModule_ReplyWithStringBuffer(ctx, size.data(), size.size());
+    for (std::size_t i = 0; i < c->subs.size(); ++i) {
+        const auto& s = c->subs[i];
+        char line[256];
+        const int n = std::snprintf(line, sizeof line, "bytes:%llu bits:%llu hashes:%u hashwidth:128 capacity:%llu size:%llu ratio:%g",
+                                    static_cast<unsigned long long>(s.filter.words().size_bytes()),
+                                    static_cast<unsigned long long>(s.filter.shape().slots), s.filter.shape().hashes,
+                                    static_cast<unsigned long long>(s.capacity), static_cast<unsigned long long>(s.items), c->rate(i));
+        RedisModule_ReplyWithStringBuffer(ctx, line, static_cast<std::size_t>(n));
+    }
+    return REDISMODULE_OK;
+}
+
 /// LFBF.RESTORE key blob: recreates a key of any of our types from its serialized form (what AOF
 /// rewrite emits), or a BF key from a file of the library (chain.hpp); the blob's magic names the type.
 int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
@@ -303,7 +329,8 @@ int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         if (blob.starts_with({lfbloom::detail::magic, 8}))  // a file of the library's (chain.hpp)
             RedisModule_ModuleTypeSetValue(key, chain::type, import_file(blob).release());
         else if (!callbacks<chain>::restore(key, blob) && !callbacks<counter>::restore(key, blob) &&
-                 !callbacks<window>::restore(key, blob))
+                 !callbacks<window>::restore(key, blob) &&
+                 !callbacks<cuckoo_chain>::restore(key, blob))
             throw lfbloom::error(lfbloom::errc::corrupt, "not an lfbloom value");
     } catch (const std::exception& e) {
         live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
@@ -513,7 +540,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     if (!register_configs(ctx) || RedisModule_RegisterInfoFunc(ctx, info_section) == REDISMODULE_ERR) return REDISMODULE_ERR;
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
     if (!callbacks<chain>::create(ctx, "lfbloomBF") || !callbacks<counter>::create(ctx, "lfbloomCB") ||
-        !callbacks<window>::create(ctx, "lfbloomRB"))
+        !callbacks<window>::create(ctx, "lfbloomRB") || !callbacks<cuckoo_chain>::create(ctx, "lfbloomCF"))
         return REDISMODULE_ERR;
     const command commands[] = {
         {"bf.reserve", guarded<reserve>, "write deny-oom"}, {"bf.add", guarded<add>, "write deny-oom"},
@@ -521,8 +548,10 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
         {"bf.exists", guarded<exists>, "readonly fast"},    {"bf.mexists", guarded<mexists>, "readonly fast"},
         {"bf.card", guarded<card>, "readonly fast"},        {"bf.info", guarded<info>, "readonly fast"},
         {"bf.scandump", guarded<scandump>, "readonly"},     {"bf.loadchunk", guarded<loadchunk>, "write deny-oom"},
+        {"bf.debug", guarded<debug>, "readonly"},
         {"lfbf.restore", guarded<restore>, "write deny-oom"}, {"lfbf.merge", guarded<merge>, "write deny-oom", -1},
     };
     if (create_commands(ctx, commands) == REDISMODULE_ERR) return REDISMODULE_ERR;
-    return register_counting(ctx) == REDISMODULE_OK ? register_rotating(ctx) : REDISMODULE_ERR;
+    if (register_counting(ctx) != REDISMODULE_OK || register_cuckoo(ctx) != REDISMODULE_OK) return REDISMODULE_ERR;
+    return register_rotating(ctx);
 }

@@ -1,6 +1,7 @@
 // Fuzz target: the Redis module's loaders, which take bytes from RDB files, LFBF.RESTORE (AOF),
 // and BF.LOADCHUNK. Byte 0 picks one (BF chain, CBF, RBF value, or an lfbloom file of a BF key, as
-// BF.SCANDUMP's pieces make it); the rest is its input. Any input either loads or throws
+// BF.SCANDUMP's pieces make it; 4: a CF value, whole or being loaded, as CF.SCANDUMP's pieces
+// laid end to end are one); the rest is its input. Any input either loads or throws
 // lfbloom::error; nothing else (no crash, no sanitizer report, no allocation past the memory
 // limit). What loads saves to bytes that load and save again unchanged.
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "chain.hpp"
 #include "counting.hpp"
+#include "cuckoo.hpp"
 #include "fuzz_support.hpp"
 #include "rotating.hpp"
 
@@ -40,6 +42,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     lfbloom_redis::config.max_bytes = fuzz::memory_limit;
     const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
     try {
+        if (data[0] == 4) {  // a CF value; 4 meant a BF value as 0 does, and no seed starts with it
+            round_trip<lfbloom_redis::cuckoo_chain>(input);
+            return 0;
+        }
         switch (data[0] % 4) {
             case 0: round_trip<lfbloom_redis::chain>(input); break;
             case 1: round_trip<lfbloom_redis::counter>(input); break;

@@ -1,5 +1,5 @@
 """Writes seed inputs for the `redis` fuzz target (tests/fuzz/corpus/redis): the values a server
-with the module saves for keys of each type, as the LFBF.RESTORE blobs of a rewritten AOF, and
+with the module saves for keys of each type (CF keys, one being loaded, included), as the LFBF.RESTORE blobs of a rewritten AOF, and
 BF keys' lfbloom files (BF.SCANDUMP). Usage: redis_seeds.py MODULE CORPUS (run once; the seeds are committed)."""
 import pathlib
 import sys
@@ -10,7 +10,7 @@ import redis
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "redis"))
 import servers  # noqa: E402
 
-SELECTOR = {b"LFBRSB01": 0, b"LFBRCB01": 1, b"LFBRRB01": 2}
+SELECTOR = {b"LFBRSB01": 0, b"LFBRCB01": 1, b"LFBRRB01": 2, b"LFBRCF01": 4, b"LFBRCF0L": 4}
 
 
 def resp_commands(data):
@@ -36,7 +36,8 @@ def main():
         r = redis.Redis(port=port)
         for line in ("BF.RESERVE grown 0.01 8 EXPANSION 3", "BF.RESERVE fixed 0.2 4 NONSCALING", "BF.ADD auto x",
                      "CBF.RESERVE c4 0.05 20", "CBF.RESERVE c8 0.1 10 COUNTER 8", "RBF.RESERVE w 0.1 10 0 GENERATIONS 3",
-                     "RBF.RESERVE t 0.05 10 1000 NEXT 1800000000000"):
+                     "RBF.RESERVE t 0.05 10 1000 NEXT 1800000000000", "CF.RESERVE cf 8 EXPANSION 2",
+                     "CF.RESERVE cf-fixed 4 BUCKETSIZE 1 EXPANSION 0"):
             r.execute_command(*line.split())
         r.execute_command("BF.MADD", "grown", *range(40))
         r.execute_command(*"BF.MADD fixed a b c".split())
@@ -45,6 +46,10 @@ def main():
         r.execute_command(*"RBF.MADD w a b".split())
         r.execute_command(*"RBF.ROTATE w".split())
         r.execute_command(*"RBF.ADD t a".split())
+        r.execute_command("CF.INSERT", "cf", "ITEMS", *range(40))
+        r.execute_command(*"CF.DEL cf 3".split())
+        r.execute_command(*"CF.INSERT cf-fixed ITEMS a a b".split())
+        r.execute_command("CF.LOADCHUNK", "cf-loading", *r.execute_command("CF.SCANDUMP", "cf", 0))
         for key in ("grown", "fixed", "auto"):  # a BF key's lfbloom file: its BF.SCANDUMP laid end to end
             dump, cursor = b"\x03", 0
             while True:

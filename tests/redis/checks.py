@@ -1,6 +1,11 @@
 """What the Redis test scripts share: named checks that a run reports at its end, and the
 questions they ask a server (a key's digest, a command's error)."""
+import pathlib
+import time
+
 import redis
+
+import servers
 
 failures = []
 
@@ -42,11 +47,39 @@ def ask(r, *command):
         return f"error: {e}"
 
 
-def scandump(r, key):
-    """Every (cursor, data) BF.SCANDUMP gives for key, in order (BF.LOADCHUNK takes them back)."""
+def scandump(r, key, kind="BF"):
+    """Every (cursor, data) BF.SCANDUMP (kind "CF": CF.SCANDUMP) gives for key, in order
+    (BF.LOADCHUNK, CF.LOADCHUNK take them back)."""
     chunks, cursor = [], 0
     while True:
-        cursor, data = r.execute_command("BF.SCANDUMP", key, cursor)
+        cursor, data = r.execute_command(f"{kind}.SCANDUMP", key, cursor)
         if cursor == 0:
             return chunks
         chunks.append((cursor, bytes(data)))
+
+
+def rewrite_aof(r, directory):
+    """BGREWRITEAOF, waited for (10 s at most); returns the rewritten base AOF's bytes."""
+    r.execute_command("BGREWRITEAOF")
+    for _ in range(200):
+        p = r.info("persistence")
+        if p["aof_rewrite_in_progress"] == 0 and p["aof_rewrite_scheduled"] == 0:
+            break
+        time.sleep(0.05)
+    return b"".join(f.read_bytes() for f in pathlib.Path(directory).rglob("*.base.aof"))
+
+
+def aof_replay(module, populate, then):
+    """AOF rewrite and replay, on a server with an AOF of commands (no RDB preamble): populate(r)
+    makes keys (and returns them), the rewrite must hold one LFBF.RESTORE a key, then(r) writes
+    more, and DEBUG LOADAOF must give every key its digest back."""
+    with servers.server([(module, [])], extra=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]) as (port, directory):
+        r = redis.Redis(port=port)
+        keys = populate(r)
+        base = rewrite_aof(r, directory)
+        check("the AOF rewrite finished", r.info("persistence")["aof_last_bgrewrite_status"] == "ok")
+        check("the rewritten AOF holds LFBF.RESTORE commands", base.count(b"LFBF.RESTORE") == len(keys))
+        then(r)
+        before = [digest(r, k) for k in keys]
+        r.execute_command("DEBUG LOADAOF")
+        check("AOF rewrite and replay keep every digest", [digest(r, k) for k in keys] == before)

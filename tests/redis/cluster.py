@@ -1,7 +1,8 @@
 """A Redis Cluster of three primaries on 127.0.0.1 (AOF on), driven through redis-py's cluster
 client: filters spread over every node, adds and answers through the client, redirection of every
 BF.* command by its key, hash-tagged keys on one node, and a primary's restart (from its AOF, back
-into the cluster with its nodes.conf) that changes no filter. Usage: cluster.py MODULE"""
+into the cluster with its nodes.conf) that changes no filter; CF keys likewise (redirection, digests,
+CF.INFO and answers across the restart). Usage: cluster.py MODULE"""
 import contextlib
 import pathlib
 import sys
@@ -18,6 +19,7 @@ from checks import ask, check
 SLOTS = [(0, 5460), (5461, 10922), (10923, 16383)]  # as redis-cli --cluster create splits them
 KEYS = [f"filter:{n}" for n in range(60)]
 TAGGED = ["{user}:a", "{user}:b"]
+CF_KEYS = [f"cuckoo:{n}" for n in range(12)]
 
 
 class Node:
@@ -71,6 +73,13 @@ def snapshot(rc, nodes, items):
                   ask(rc, "BF.MEXISTS", key, *absent(key)))
             for key, added in items.items()}
     return keys, [(node.r.dbsize(), node.r.execute_command("DEBUG DIGEST")) for node in nodes]
+
+
+def cf_snapshot(rc, nodes):
+    """Per CF key: its digest (from its node), CF.INFO and its answers (through the cluster client)."""
+    return {key: (owner(nodes, key).r.execute_command("DEBUG", "DIGEST-VALUE", key)[0], ask(rc, "CF.INFO", key),
+                  [int(v) for v in rc.execute_command("CF.MEXISTS", key, *[f"{key}-c{i}" for i in range(60)])])
+            for key in CF_KEYS}
 
 
 def redirected(node, *command):
@@ -132,6 +141,15 @@ def main():
                       == (1 if node.owns(node.r.execute_command("CLUSTER KEYSLOT", key)) else 0)
                       for key in KEYS[:6] for node in nodes))
 
+        # CF keys spread over the slots too: grown, deleted from
+        for n, key in enumerate(CF_KEYS):
+            rc.execute_command("CF.INSERT", key, "CAPACITY", 20 + n, "ITEMS", *[f"{key}-c{i}" for i in range(60)])
+            rc.execute_command("CF.DEL", key, f"{key}-c0")
+        check("CF commands sent to the wrong node get MOVED",
+              all(redirected(next(node for node in nodes if node is not owner(nodes, key)), *command)
+                  for key in CF_KEYS[:3] for command in (("CF.ADD", key, "x"), ("CF.EXISTS", key, "x"),
+                                                         ("CF.INSERT", key, "ITEMS", "x"), ("CF.DEL", key, "x"))))
+
         # Hash tags: two filters in one slot, so on one node; a transaction on both.
         slots = {nodes[0].r.execute_command("CLUSTER KEYSLOT", key) for key in TAGGED}
         rc.execute_command("BF.RESERVE", TAGGED[0], 0.001, 100)
@@ -159,6 +177,9 @@ def main():
               and elsewhere.r.execute_command("CLUSTER COUNTKEYSINSLOT", elsewhere.r.execute_command("CLUSTER KEYSLOT", key)) == 0)
 
         before, node_state = snapshot(rc, nodes, items)
+        cf_before = cf_snapshot(rc, nodes)
+        check("CF keys answer for every item but the deleted one",
+              all(v[2] == [0] + [1] * 59 for v in cf_before.values()) and len({v[0] for v in cf_before.values()}) == len(CF_KEYS))
         check("no false negatives through the cluster client", all(all(v == 1 for v in s[3]) for s in before.values()))
         subs = [(s[2] if isinstance(s[2], dict) else dict(zip(s[2][::2], s[2][1::2])) if isinstance(s[2], list) else {})
                 .get(b"Number of filters", 0) for s in before.values()]
@@ -190,6 +211,7 @@ def main():
             check(f"after the restart every filter's {aspect} is unchanged ({len(mine)} on the restarted node)"
                   + (f" (differ: {differ[:5]})" if differ else ""), not differ)
         check("... and every node's DBSIZE and DEBUG DIGEST", node_after == node_state)
+        check("... and every CF key's digest, CF.INFO and answers", cf_snapshot(rc, nodes) == cf_before)
 
         # New adds through the same cluster client, on every node, the restarted one included.
         new = {key: [f"{key}-late{i}" for i in range(20)] for key in items}

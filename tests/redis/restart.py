@@ -2,7 +2,7 @@
 (SHUTDOWN SAVE), from an AOF of commands (no RDB preamble), and from a rewritten AOF (LFBF.RESTORE
 payloads, then commands; with and without an RDB preamble). Every filter keeps its digest, its
 BF.INFO and its answers, present and absent items alike; CBF and RBF keys keep their digests and
-counts. Usage: restart.py MODULE"""
+counts, and so do CF keys (digests and CF.INFO). Usage: restart.py MODULE"""
 import pathlib
 import sys
 import tempfile
@@ -29,7 +29,7 @@ items = {  # every key and the items added to it (a refused add is not listed)
 }
 # The module's other types (CBF.*, RBF.*): their digests and counts must survive restarts too
 OTHERS = {"counted": "CBF.CARD", "counted8": "CBF.CARD", "counted-auto": "CBF.CARD", "window": "RBF.INFO",
-          "timed": "RBF.INFO"}
+          "timed": "RBF.INFO", "cuckoo": "CF.INFO", "cuckoo-auto": "CF.INFO", "cuckoo-fixed": "CF.INFO"}
 absent = [f"absent{n}" for n in range(3000)]  # never added: their answers (false positives included) must not change
 
 
@@ -55,7 +55,11 @@ def populate(r):
     for line in ("CBF.RESERVE counted 0.01 1000", "CBF.MADD counted a b c a", "CBF.DEL counted b",
                  "CBF.RESERVE counted8 0.05 100 COUNTER 8", "CBF.MADD counted8 x x y", "CBF.ADD counted-auto x",
                  "RBF.RESERVE window 0.01 100 0 GENERATIONS 3", "RBF.MADD window a b", "RBF.ROTATE window",
-                 "RBF.ADD window c", "RBF.RESERVE timed 0.01 100 3600000", "RBF.MADD timed a b"):
+                 "RBF.ADD window c", "RBF.RESERVE timed 0.01 100 3600000", "RBF.MADD timed a b",
+                 "CF.RESERVE cuckoo 100 EXPANSION 2", "CF.INSERT cuckoo ITEMS " + " ".join(f"k{n}" for n in range(400)),
+                 "CF.DEL cuckoo k7", "CF.ADD cuckoo k8", "CF.ADDNX cuckoo-auto x",
+                 "CF.RESERVE cuckoo-fixed 20 BUCKETSIZE 4 MAXITERATIONS 9 EXPANSION 0",
+                 "CF.INSERT cuckoo-fixed ITEMS " + " ".join(f"f{n}" for n in range(100))):
         r.execute_command(*line.split())
 
 

@@ -1,6 +1,6 @@
 """Real clients, unchanged, against the module: each scenario drives BF.* through a client's own API
 and asserts what its typed results say. Usage: clients.py MODULE NAME [WORKDIR]
-  python: redis-py's r.bf(), here, under RESP2, RESP3, and RESP3 with redis-py's unified replies
+  python: redis-py's r.bf() and r.cf(), here, under RESP2, RESP3, and RESP3 with redis-py's unified replies
   java:   Jedis and Redisson (JUnit 5, java/), Maven's output under WORKDIR
   go:     go-redis v9 (go/)
 The server is started here (servers.py, so $LFBLOOM_SERVER picks Valkey) and its port handed to
@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 import redis
-from redis.commands.bf.info import BFInfo
+from redis.commands.bf.info import BFInfo, CFInfo
 
 here = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(here.parent))
@@ -122,12 +122,7 @@ def python(port):
         check(say("grown: every item present"), bf.mexists("grow", *items), [yes] * 250)
 
         # SCANDUMP into LOADCHUNK: chunks are binary, bytes even when replies are decoded
-        chunks, cursor = [], 0
-        while True:
-            cursor, data = bf.scandump("grow", cursor)
-            if cursor == 0:
-                break
-            chunks.append((cursor, data))
+        chunks = dump(bf, "grow")
         check(say("scandump chunks are bytes"), all(isinstance(d, bytes) and d for _, d in chunks), True)
         check(say("scandump has a non-UTF-8 chunk"), any(not utf8(d) for _, d in chunks), True)
         for cursor, data in chunks:
@@ -139,8 +134,60 @@ def python(port):
 
         r.set("string", "v")
         error(say("add to a string"), lambda: bf.add("string", "x"), "WRONGTYPE")
+        cuckoo(r, say, yes, no, options)
         r.close()
         plain.close()
+
+
+def cf_fields(info):
+    """CF.INFO's fields by name but Size and Number of buckets (ours), from redis-py's CFInfo or a raw map."""
+    if isinstance(info, CFInfo):
+        return {"Number of filters": info.filterNum, "Number of items inserted": info.insertedNum,
+                "Number of items deleted": info.deletedNum, "Bucket size": info.bucketSize,
+                "Expansion rate": info.expansionRate, "Max iterations": info.maxIteration}
+    return {k: v for k, v in fields(info).items() if k not in ("Size", "Number of buckets")}
+
+
+def cuckoo(r, say, yes, no, options):
+    """redis-py's r.cf(): every call it has, replies typed as RedisBloom's are."""
+    cf = r.cf()
+    check(say("cf reserve"), cf.create("cf", 1000, bucket_size=4, max_iterations=50, expansion=2), True)
+    check(say("cf add"), cf.add("cf", "a"), yes)
+    check(say("cf add a duplicate"), cf.add("cf", "a"), yes)
+    check(say("cf addnx"), (cf.addnx("cf", "a"), cf.addnx("cf", "b")), (no, yes))
+    check(say("cf count"), (cf.count("cf", "a"), cf.count("cf", "b"), cf.count("cf", "z")), (2, 1, 0))
+    check(say("cf exists"), (cf.exists("cf", "a"), cf.exists("cf", "z")), (yes, no))
+    check(say("cf mexists"), cf.mexists("cf", "a", "b", "z"), [yes, yes, no])
+    check(say("cf delete"), (cf.delete("cf", "a"), cf.delete("cf", "z")), (yes, no))
+    check(say("cf insert"), cf.insert("cf-ins", ["x", "y", "x"], capacity=100), [yes, yes, yes])
+    check(say("cf insertnx"), cf.insertnx("cf-ins", ["x", "w"]), [0, 1])
+    error(say("cf insert nocreate"), lambda: cf.insert("cf-nope", ["x"], nocreate=True), "not found")
+    check(say("cf info"), cf_fields(cf.info("cf")), {"Number of filters": 1, "Number of items inserted": 2,
+          "Number of items deleted": 1, "Bucket size": 4, "Expansion rate": 2, "Max iterations": 50})
+    items = [f"item{n}" for n in range(3000)]
+    cf.insert("cf", items)
+    check(say("cf grown: every item present"), cf.mexists("cf", *items), [yes] * 3000)
+    if options.get("decode_responses"):
+        # redis-py's cf.scandump, unlike bf.scandump, decodes the binary pieces (RedisBloom's too) and fails
+        error(say("cf add to a string"), lambda: cf.add("string", "x"), "WRONGTYPE")
+        return
+    chunks = dump(cf, "cf")
+    check(say("cf scandump chunks are bytes"), all(isinstance(d, bytes) and d for _, d in chunks), True)
+    for cursor, data in chunks:
+        check(say(f"cf loadchunk {cursor}"), cf.loadchunk("cf-copy", cursor, data), "OK" if options.get("decode_responses") else b"OK")
+    check(say("the cf copy's info"), cf_fields(cf.info("cf-copy")), cf_fields(cf.info("cf")))
+    check(say("the cf copy's items"), cf.mexists("cf-copy", *items), [yes] * 3000)
+    error(say("cf add to a string"), lambda: cf.add("string", "x"), "WRONGTYPE")
+
+
+def dump(client, key):
+    """Every (cursor, data) of client.scandump(key) (redis-py's bf or cf), in order."""
+    chunks, cursor = [], 0
+    while True:
+        cursor, data = client.scandump(key, cursor)
+        if cursor == 0:
+            return chunks
+        chunks.append((cursor, data))
 
 
 def utf8(data):

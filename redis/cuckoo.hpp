@@ -1,0 +1,607 @@
+// CF.*: RedisBloom's cuckoo filter commands on the core's cuckoo filter, as a Redis type
+// ("lfbloomCF"). Included by module.cpp only.
+//
+// A key is a chain of core cuckoo filters (lfbloom::cuckoo_filter, seed 0): sub-filter i is sized
+// for capacity * expansion^i keys (EXPANSION 0: one sub-filter, adds past it answer "Filter is
+// full"). Every sub-filter is for_capacity(n, sub_rate): the 14-bit format, five fingerprints per
+// 64-bit bucket at load 0.94, about 0.06% false positives per sub-filter at capacity (RedisBloom:
+// 8-bit fingerprints, about 2 * BUCKETSIZE / 255, 1.6% at its default). BUCKETSIZE and
+// MAXITERATIONS are checked and reported as RedisBloom does, but our buckets hold five
+// fingerprints and our kick is the core's bounded breadth-first search (512 buckets).
+// An add stores a copy of the item's fingerprint in the newest sub-filter, opening a new one when
+// the newest refuses it (full, or 10 copies of that fingerprint in its two buckets already: the
+// answer to RedisBloom #533, a duplicate is refused rather than grown for). A delete takes one
+// copy from the newest sub-filter that has one. CF.DEL of an item that was never added can take
+// another item's copy (same fingerprint, same bucket pair): that item then reads as absent.
+//
+// Replication is deterministic by construction: the core's insert (free slot of the first bucket,
+// then of the second, then a breadth-first search for a chain of moves, in bucket and slot order)
+// is a pure function of the table's words and the item's hash, with no random choice; a creation
+// replicates as an explicit CF.RESERVE with every parameter and an add as CF.INSERT ... NOCREATE
+// ITEMS of the items it stored, so a replica's own max-bytes or defaults cannot change its bytes.
+//
+// Thread safety: Redis calls commands and type callbacks one at a time (its main thread, or a
+// background thread for free and for saving in a fork), so nothing here needs a lock.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <string>
+#include <vector>
+
+#include <xxhash.h>
+
+#include "common.hpp"
+
+namespace lfbloom_redis {
+
+using lfbloom::cuckoo_filter;
+
+/// One CF key. The counters are RedisBloom's: items = adds - deletes, deletes.
+struct cuckoo_chain : tracked {
+    /// 7 bytes: the 8th is '1' for a whole value, 'L' for one CF.LOADCHUNK is loading (its pieces so far).
+    static constexpr std::string_view magic = "LFBRCF0";
+    static inline RedisModuleType* type = nullptr;
+    /// The rate each sub-filter is sized for: any rate above 0.057% gives the 14-bit format at 0.94.
+    static constexpr double sub_rate = 0.01;
+    static constexpr std::size_t max_filters = 32;  ///< RedisBloom's cap
+    static constexpr std::size_t head_bytes = 8 + 8 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8;
+
+    std::uint64_t capacity = 0;  ///< sub-filter 0's
+    std::uint32_t bucket_size = 2, max_iterations = 20, expansion = 1;
+    std::uint64_t items = 0, deletes = 0;
+    std::vector<cuckoo_filter> subs;
+    /// While CF.LOADCHUNK loads a dump: the pieces so far (the head first) and the dump's length.
+    std::unique_ptr<std::string> loading;
+    std::uint64_t loading_total = 0;
+
+    cuckoo_chain() { account(bytes()); }
+    /// Brings INFO lfbloom's bytes up to date after the value's memory changed.
+    void reaccount() { account(bytes()); }
+
+    std::uint64_t bytes() const {
+        std::uint64_t sum = sizeof(cuckoo_chain) + (loading ? loading->capacity() : 0);
+        for (const auto& f : subs) sum += sizeof(cuckoo_filter) + f.bytes();
+        return sum;
+    }
+    /// Sub-filter i's capacity; 0 if it overflows.
+    std::uint64_t capacity_of(std::size_t i) const {
+        std::uint64_t c = capacity;
+        for (std::size_t k = 0; k < i; ++k)
+            if (__builtin_mul_overflow(c, std::uint64_t{expansion}, &c)) return 0;
+        return c;
+    }
+    /// Opens the next sub-filter; throws lfbloom::error (full at the cap, too_large past max-bytes).
+    void grow() {
+        const std::uint64_t n = capacity_of(subs.size());
+        if (subs.size() >= max_filters || n == 0) throw lfbloom::error(lfbloom::errc::full, "the filter reached its limit of sub-filters");
+        lfbloom::filter_options o;
+        o.memory_limit = memory_left(bytes() + sizeof(cuckoo_filter));
+        subs.reserve(subs.size() + 1);  // so push_back cannot throw after the filter is made
+        subs.push_back(cuckoo_filter::for_capacity(n, sub_rate, o));
+        account(bytes());
+    }
+
+    static lfbloom::hash128 hash(std::string_view item) { return lfbloom::murmur3_x64_128(item.data(), item.size(), 0); }
+    bool contains(lfbloom::hash128 h) const {
+        for (auto it = subs.rbegin(); it != subs.rend(); ++it)
+            if (it->contains_hash(h)) return true;
+        return false;
+    }
+    std::uint64_t count(lfbloom::hash128 h) const {
+        std::uint64_t n = 0;
+        for (const auto& f : subs) n += f.count_hash(h);
+        return n;
+    }
+    /// Stores a copy; false if the filter is full (nothing changed). Throws lfbloom::error when a
+    /// new sub-filter cannot be made (max-bytes, the cap on sub-filters).
+    bool add(lfbloom::hash128 h) {
+        for (;;) {
+            const auto s = subs.back().insert_hash(h);
+            if (s == lfbloom::cuckoo_status::added_new || s == lfbloom::cuckoo_status::added) break;
+            if (expansion == 0) return false;
+            if (s == lfbloom::cuckoo_status::too_many_duplicates) return false;
+            grow();
+        }
+        ++items;
+        return true;
+    }
+    /// Takes one copy from the newest sub-filter holding one; false if none does.
+    bool del(lfbloom::hash128 h) {
+        for (auto it = subs.rbegin(); it != subs.rend(); ++it) {
+            if (it->remove_hash(h)) {
+                --items;
+                ++deletes;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- the value's bytes: RDB, AOF (LFBF.RESTORE), digest, copy, CF.SCANDUMP's dump ----
+    // magic(7) '1', the head: capacity(u64) bucket_size(u32) max_iterations(u32) expansion(u32)
+    // items(u64) deletes(u64) count(u32) total(u64, the whole value's bytes), the XXH3-64 of the
+    // head's bytes before it (the sub-filters carry their own checksums), then per sub-filter
+    // length(u64) and its FORMAT.md bytes (lfbloom::save: header, bucket words, checksum).
+    // Little-endian. A value being loaded is magic(7) 'L', the dump's length(u64) and its bytes so far.
+
+    std::uint64_t serialized_size() const {
+        std::uint64_t n = head_bytes;
+        for (const auto& f : subs) n += 8 + lfbloom::serialized_size(f);
+        return n;
+    }
+    /// Writes the whole value (not a loading one) to sink(data, n).
+    template <class Sink>
+    void write(Sink&& sink) const {
+        std::string head(magic);
+        head += '1';
+        put(head, capacity);
+        put(head, bucket_size);
+        put(head, max_iterations);
+        put(head, expansion);
+        put(head, items);
+        put(head, deletes);
+        put(head, static_cast<std::uint32_t>(subs.size()));
+        put(head, serialized_size());
+        put(head, static_cast<std::uint64_t>(XXH3_64bits(head.data(), head.size())));
+        sink(head.data(), head.size());
+        for (const auto& f : subs) {
+            std::string length;
+            put(length, lfbloom::serialized_size(f));
+            sink(length.data(), length.size());
+            lfbloom::save(f, [&](const void* d, std::size_t n) { sink(static_cast<const char*>(d), n); });
+        }
+    }
+    static std::string serialize(const cuckoo_chain& c) {
+        std::string out;
+        if (c.loading) {
+            out = std::string(magic) + 'L';
+            put(out, c.loading_total);
+            return out + *c.loading;
+        }
+        out.reserve(c.serialized_size());
+        c.write([&](const char* d, std::size_t n) { out.append(d, n); });
+        return out;
+    }
+
+    /// Reads and checks a head (the first head_bytes of a whole value); the sub-filters are to come.
+    /// Returns the sub-filter count and the value's declared length. Throws corrupt.
+    static std::pair<std::uint32_t, std::uint64_t> get_head(std::string_view blob, cuckoo_chain& c) {
+        reader r(blob.substr(0, head_bytes), "LFBRCF01");
+        c.capacity = r.get<std::uint64_t>();
+        c.bucket_size = r.get<std::uint32_t>();
+        c.max_iterations = r.get<std::uint32_t>();
+        c.expansion = r.get<std::uint32_t>();
+        c.items = r.get<std::uint64_t>();
+        c.deletes = r.get<std::uint64_t>();
+        const auto count = r.get<std::uint32_t>();
+        const auto total = r.get<std::uint64_t>();
+        if (r.get<std::uint64_t>() != XXH3_64bits(blob.data(), head_bytes - 8)) throw lfbloom::error(lfbloom::errc::corrupt, "head checksum mismatch");
+        if (c.capacity < 2 * std::uint64_t{c.bucket_size} || c.bucket_size < 1 || c.bucket_size > 255 || c.max_iterations < 1 ||
+            c.max_iterations > 65535 || c.expansion > 32768 || std::popcount(c.expansion) > 1 || count == 0 || count > max_filters ||
+            (c.expansion == 0 && count != 1) || total < head_bytes)
+            throw lfbloom::error(lfbloom::errc::corrupt, "bad parameters");
+        return {count, total};
+    }
+
+    /// Validates everything before and while allocating: lengths against the bytes present, each
+    /// sub-filter's checksum and shape (what grow() makes there), the memory limit, the count of
+    /// fingerprints against the items. Throws lfbloom::error.
+    static std::unique_ptr<cuckoo_chain> deserialize(std::string_view blob) {
+        auto c = std::make_unique<cuckoo_chain>();
+        if (blob.size() > magic.size() && blob[magic.size()] == 'L') {
+            reader r(blob, "LFBRCF0L");
+            c->loading_total = r.get<std::uint64_t>();
+            if (r.rest.size() < head_bytes || r.rest.size() >= c->loading_total) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent load state");
+            const auto [count, total] = get_head(r.rest, *c);
+            if (total != c->loading_total) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent load state");
+            (void)memory_left(total);  // as CF.LOADCHUNK checked it
+            c->loading = std::make_unique<std::string>(r.rest);
+            c->account(c->bytes());
+            return c;
+        }
+        const auto [count, total] = get_head(blob, *c);
+        if (total != blob.size()) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent value length");
+        reader r(blob.substr(head_bytes), "");
+        std::uint64_t fingerprints = 0;
+        c->subs.reserve(count);
+        for (std::uint32_t i = 0; i < count; ++i) {
+            auto f = r.get_filter<cuckoo_filter>(c->bytes() + sizeof(cuckoo_filter));
+            const std::uint64_t n = c->capacity_of(i);
+            const lfbloom::geometry want = cuckoo_filter::size_for(n == 0 ? 1 : n, sub_rate), got = f.shape();
+            if (n == 0 || f.seed() != 0 || got.slots != want.slots || got.slot_bits != want.slot_bits || got.capacity != want.capacity ||
+                got.target_fpr != want.target_fpr)
+                throw lfbloom::error(lfbloom::errc::corrupt, "a sub-filter's shape does not match its key");
+            fingerprints += f.stats().fingerprints;
+            c->subs.push_back(std::move(f));
+            c->account(c->bytes());
+        }
+        r.end();
+        if (fingerprints != c->items) throw lfbloom::error(lfbloom::errc::corrupt, "the items do not match the fingerprints");
+        return c;
+    }
+};
+
+namespace cuckoo {
+
+constexpr std::uint64_t piece_bytes = std::uint64_t{16} << 20;
+
+/// The piece of c's dump from byte `at` (a multiple of piece_bytes after the head; the head alone
+/// at 0) to the piece's end; empty past the dump. `end` is set to the piece's end.
+inline std::string dump_piece(const cuckoo_chain& c, std::uint64_t at, std::uint64_t& end) {
+    const std::uint64_t total = c.serialized_size();
+    if (at >= total) return end = 0, std::string();
+    const std::uint64_t from = at < cuckoo_chain::head_bytes ? 0 : at;
+    end = from == 0 ? cuckoo_chain::head_bytes : std::min(total, from + piece_bytes);
+    std::string out;
+    out.reserve(end - from);
+    std::uint64_t pos = 0;  // of the next byte the writer gives
+    c.write([&](const char* d, std::size_t n) {
+        const std::uint64_t lo = std::max(pos, from), hi = std::min(pos + n, end);
+        if (lo < hi) out.append(d + (lo - pos), hi - lo);
+        pos += n;
+    });
+    return out;
+}
+
+inline bool wrong_or_missing(RedisModuleCtx* ctx, RedisModuleKey* key, cuckoo_chain*& c) {
+    bool wrong = false;
+    c = lookup<cuckoo_chain>(key, wrong);
+    if (wrong) RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    return wrong;
+}
+
+/// A new key's parameters (RedisBloom's defaults).
+struct creation {
+    long long capacity = 1000, bucket_size = 2, max_iterations = 20, expansion = 1;
+};
+
+/// Makes the key's chain and replicates its creation with every parameter; null after replying
+/// with the error.
+inline cuckoo_chain* create(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name, const creation& p) {
+    try {
+        auto c = std::make_unique<cuckoo_chain>();
+        c->capacity = static_cast<std::uint64_t>(p.capacity);
+        c->bucket_size = static_cast<std::uint32_t>(p.bucket_size);
+        c->max_iterations = static_cast<std::uint32_t>(p.max_iterations);
+        c->expansion = static_cast<std::uint32_t>(p.expansion);
+        c->grow();
+        cuckoo_chain* raw = c.release();
+        RedisModule_ModuleTypeSetValue(key, cuckoo_chain::type, raw);
+        RedisModule_Replicate(ctx, "CF.RESERVE", "slclclcl", name, p.capacity, "BUCKETSIZE", p.bucket_size, "MAXITERATIONS",
+                              p.max_iterations, "EXPANSION", p.expansion);
+        notify(ctx, "cf.reserve", name);
+        return raw;
+    } catch (const std::exception& e) {
+        reply_error(ctx, e);
+        return nullptr;
+    }
+}
+
+/// RedisBloom's EXPANSION: rounded up to a power of two (0 stays 0).
+inline long long rounded(long long expansion) { return expansion == 0 ? 0 : static_cast<long long>(std::bit_ceil(static_cast<std::uint64_t>(expansion))); }
+
+/// The index of `word` among argv[from..argc), -1 if absent (RedisBloom's options are found anywhere).
+inline int find(RedisModuleString** argv, int from, int argc, const char* word) {
+    for (int i = from; i < argc; ++i)
+        if (is(argv[i], word)) return i;
+    return -1;
+}
+
+/// CF.RESERVE key capacity [BUCKETSIZE n] [MAXITERATIONS n] [EXPANSION n]
+inline int reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc < 3 || argc % 2 == 0) return RedisModule_WrongArity(ctx);
+    creation p;
+    if (RedisModule_StringToLongLong(argv[2], &p.capacity) != REDISMODULE_OK) return RedisModule_ReplyWithError(ctx, "Bad capacity");
+    struct option {
+        const char* word;
+        long long* value;
+        long long low, high;
+        const char *unparsed, *range;
+    };
+    const option options[] = {
+        {"MAXITERATIONS", &p.max_iterations, 1, 65535, "Couldn't parse MAXITERATIONS",
+         "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive."},
+        {"BUCKETSIZE", &p.bucket_size, 1, 255, "Couldn't parse BUCKETSIZE", "BUCKETSIZE: value must be an integer between 1 and 255, inclusive."},
+        {"EXPANSION", &p.expansion, 0, 32768, "Couldn't parse EXPANSION", "EXPANSION: value must be an integer between 0 and 32768, inclusive."},
+    };
+    for (const auto& o : options) {
+        const int at = find(argv, 3, argc, o.word);
+        if (at < 0) continue;
+        if (at + 1 >= argc || RedisModule_StringToLongLong(argv[at + 1], o.value) != REDISMODULE_OK) return RedisModule_ReplyWithError(ctx, o.unparsed);
+        if (*o.value < o.low || *o.value > o.high) return RedisModule_ReplyWithError(ctx, o.range);
+    }
+    p.expansion = rounded(p.expansion);
+    if (p.capacity < 2 * p.bucket_size) return RedisModule_ReplyWithError(ctx, "Capacity must be at least (BucketSize * 2)");
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    cuckoo_chain* c = nullptr;
+    if (wrong_or_missing(ctx, key, c)) return REDISMODULE_OK;
+    if (c != nullptr) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    return create(ctx, key, argv[1], p) == nullptr ? REDISMODULE_OK : RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+/// The writable chain at `name` (created from `p` if empty and `may_create`); null after replying.
+inline cuckoo_chain* writable(RedisModuleCtx* ctx, RedisModuleString* name, const creation& p, bool may_create) {
+    RedisModuleKey* key = open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE);
+    cuckoo_chain* c = nullptr;
+    if (wrong_or_missing(ctx, key, c)) return nullptr;
+    if (c == nullptr && !may_create) return RedisModule_ReplyWithError(ctx, "ERR not found"), nullptr;
+    if (c != nullptr && c->loading) return RedisModule_ReplyWithError(ctx, "ERR the filter is being loaded (CF.LOADCHUNK)"), nullptr;
+    return c != nullptr ? c : create(ctx, key, name, p);
+}
+
+enum class outcome { stored, present, full, refused };
+
+/// Adds each item (unless `nx` and present), calling reply(outcome, why) per item until it returns
+/// false (`why`: the error when a new sub-filter could not be made, refused); replicates the
+/// stored items as CF.INSERT NOCREATE ITEMS.
+template <class Reply>
+void add_items(RedisModuleCtx* ctx, RedisModuleString* name, cuckoo_chain& c, RedisModuleString** items, int n, bool nx, Reply&& reply) {
+    std::vector<RedisModuleString*> stored;
+    for (int i = 0; i < n; ++i) {
+        const auto h = cuckoo_chain::hash(view(items[i]));
+        outcome o = outcome::present;
+        std::string why;
+        if (!nx || !c.contains(h)) {
+            try {
+                o = c.add(h) ? outcome::stored : outcome::full;
+            } catch (const std::exception& e) {  // max-bytes, the cap on sub-filters: nothing changed
+                o = outcome::refused;
+                why = "ERR " + std::string(e.what());
+            }
+        }
+        if (o == outcome::stored) stored.push_back(items[i]);
+        if (!reply(o, why)) break;
+    }
+    if (stored.empty()) return;
+    // argv: name NOCREATE ITEMS items...
+    std::vector<RedisModuleString*> args{name};
+    RedisModuleString* words[] = {RedisModule_CreateString(ctx, "NOCREATE", 8), RedisModule_CreateString(ctx, "ITEMS", 5)};
+    args.insert(args.end(), std::begin(words), std::end(words));
+    args.insert(args.end(), stored.begin(), stored.end());
+    RedisModule_Replicate(ctx, "CF.INSERT", "v", args.data(), args.size());
+    notify(ctx, "cf.add", name);
+}
+
+/// CF.ADD key item, CF.ADDNX key item
+template <bool NX>
+int add_one(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    cuckoo_chain* c = writable(ctx, argv[1], creation{}, true);
+    if (c == nullptr) return REDISMODULE_OK;
+    add_items(ctx, argv[1], *c, argv + 2, 1, NX, [&](outcome o, const std::string& why) {
+        if (o == outcome::full) return RedisModule_ReplyWithError(ctx, "Filter is full"), false;
+        if (o == outcome::refused) return RedisModule_ReplyWithError(ctx, why.c_str()), false;
+        return reply_bool(ctx, o == outcome::stored), true;
+    });
+    return REDISMODULE_OK;
+}
+
+/// CF.INSERT / CF.INSERTNX key [CAPACITY n] [NOCREATE] ITEMS item [item ...]
+template <bool NX>
+int insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc < 4) return RedisModule_WrongArity(ctx);
+    creation p;
+    bool nocreate = false;
+    int i = 2;
+    for (; i < argc && !is(argv[i], "ITEMS"); ++i) {
+        if (is(argv[i], "NOCREATE")) {
+            nocreate = true;
+        } else if (is(argv[i], "CAPACITY")) {
+            if (++i == argc || RedisModule_StringToLongLong(argv[i], &p.capacity) != REDISMODULE_OK)
+                return RedisModule_ReplyWithError(ctx, "Bad capacity");
+        } else {
+            return RedisModule_ReplyWithError(ctx, "Unknown argument received");
+        }
+    }
+    if (i + 1 >= argc) return RedisModule_WrongArity(ctx);
+    if (p.capacity < 2 * p.bucket_size) return RedisModule_ReplyWithError(ctx, "Capacity must be at least (BucketSize * 2)");
+    cuckoo_chain* c = writable(ctx, argv[1], p, !nocreate);
+    if (c == nullptr) return REDISMODULE_OK;
+    const bool resp3 = RedisModule_GetContextFlags(ctx) & REDISMODULE_CTX_FLAGS_RESP3;
+    RedisModule_ReplyWithArray(ctx, argc - i - 1);
+    add_items(ctx, argv[1], *c, argv + i + 1, argc - i - 1, NX, [&](outcome o, const std::string&) {
+        // RedisBloom: CF.INSERT answers 1 / -1 (RESP3: true / false), CF.INSERTNX 1 / 0 / -1 in
+        // both; ours answers -1 too where a new sub-filter could not be made (max-bytes)
+        if (!NX && resp3) reply_bool(ctx, o == outcome::stored);
+        else RedisModule_ReplyWithLongLong(ctx, o == outcome::stored ? 1 : o == outcome::present ? 0 : -1);
+        return true;
+    });
+    return REDISMODULE_OK;
+}
+
+/// The chain at argv[1] for a query: null if missing or of another type (RedisBloom answers 0 then).
+inline const cuckoo_chain* readable(RedisModuleCtx* ctx, RedisModuleString* name) {
+    bool wrong = false;
+    return lookup<cuckoo_chain>(open(ctx, name, REDISMODULE_READ), wrong);
+}
+
+/// CF.EXISTS key item
+inline int exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    const cuckoo_chain* c = readable(ctx, argv[1]);
+    return reply_bool(ctx, c != nullptr && c->contains(cuckoo_chain::hash(view(argv[2]))));
+}
+
+/// CF.MEXISTS key item [item ...]
+inline int mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc < 3) return RedisModule_WrongArity(ctx);
+    const cuckoo_chain* c = readable(ctx, argv[1]);
+    RedisModule_ReplyWithArray(ctx, argc - 2);
+    for (int i = 2; i < argc; ++i) reply_bool(ctx, c != nullptr && c->contains(cuckoo_chain::hash(view(argv[i]))));
+    return REDISMODULE_OK;
+}
+
+/// CF.COUNT key item: the copies of the item's fingerprint in its buckets (0 for a missing key).
+inline int count(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    const cuckoo_chain* c = readable(ctx, argv[1]);
+    return RedisModule_ReplyWithLongLong(ctx, c == nullptr ? 0 : static_cast<long long>(c->count(cuckoo_chain::hash(view(argv[2])))));
+}
+
+/// CF.DEL key item: takes one copy (see the top of this file for the hazard of items never added).
+inline int del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    bool wrong = false;
+    cuckoo_chain* c = lookup<cuckoo_chain>(open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE), wrong);
+    if (c == nullptr) return RedisModule_ReplyWithError(ctx, "Not found");  // RedisBloom: also for another type
+    if (c->loading) return RedisModule_ReplyWithError(ctx, "ERR the filter is being loaded (CF.LOADCHUNK)");
+    const bool removed = c->del(cuckoo_chain::hash(view(argv[2])));
+    if (removed) {
+        RedisModule_ReplicateVerbatim(ctx);
+        notify(ctx, "cf.del", argv[1]);
+    }
+    return reply_bool(ctx, removed);
+}
+
+/// CF.INFO key: RedisBloom's eight fields. Size is our memory, Number of buckets sub-filter 0's
+/// 64-bit buckets (five fingerprints each), not RedisBloom's.
+inline int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ);
+    cuckoo_chain* c = nullptr;
+    if (wrong_or_missing(ctx, key, c)) return REDISMODULE_OK;
+    if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    const long long values[] = {static_cast<long long>(c->bytes()), c->subs.empty() ? 0 : static_cast<long long>(c->subs.front().buckets()),
+                                static_cast<long long>(c->subs.size()),  static_cast<long long>(c->items),
+                                static_cast<long long>(c->deletes),      c->bucket_size,
+                                c->expansion,                            c->max_iterations};
+    static constexpr const char* names[] = {"Size", "Number of buckets", "Number of filters", "Number of items inserted",
+                                            "Number of items deleted", "Bucket size", "Expansion rate", "Max iterations"};
+    reply_fields(ctx, std::size(names));
+    for (std::size_t f = 0; f < std::size(names); ++f) {
+        RedisModule_ReplyWithSimpleString(ctx, names[f]);
+        RedisModule_ReplyWithLongLong(ctx, values[f]);
+    }
+    return REDISMODULE_OK;
+}
+
+/// CF.DEBUG key: RedisBloom's one line, with our buckets (sub-filter 0's) and then, beyond it,
+/// each sub-filter's fingerprint width, slots per bucket, buckets and fingerprints.
+inline int debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ);
+    cuckoo_chain* c = nullptr;
+    if (wrong_or_missing(ctx, key, c)) return REDISMODULE_OK;
+    if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    std::string line = "bktsize:" + std::to_string(c->bucket_size) +
+                       " buckets:" + std::to_string(c->subs.empty() ? 0 : c->subs.front().buckets()) + " items:" + std::to_string(c->items) +
+                       " deletes:" + std::to_string(c->deletes) + " filters:" + std::to_string(c->subs.size()) +
+                       " max_iterations:" + std::to_string(c->max_iterations) + " expansion:" + std::to_string(c->expansion);
+    for (const auto& f : c->subs) {
+        const auto s = f.stats();
+        line += " [fingerprint_bits:" + std::to_string(s.fingerprint_bits) + " slots_per_bucket:" + std::to_string(s.slots_per_bucket) +
+                " buckets:" + std::to_string(s.buckets) + " fingerprints:" + std::to_string(s.fingerprints) + "]";
+    }
+    return RedisModule_ReplyWithStringBuffer(ctx, line.data(), line.size());
+}
+
+/// CF.SCANDUMP key cursor: pieces of the key's dump (its value's bytes, whose sub-filters are the
+/// core's files). Cursor 0 asks for the head, answered with cursor 1 (RedisBloom's header cursor);
+/// cursor 1 for the piece after it; cursor c > 1 for the piece from byte c - 1, answered with 1 +
+/// its end. [0, nil] past the end.
+inline int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ);
+    cuckoo_chain* c = nullptr;
+    if (wrong_or_missing(ctx, key, c)) return REDISMODULE_OK;
+    if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    long long cursor = 0;
+    if (RedisModule_StringToLongLong(argv[2], &cursor) != REDISMODULE_OK || cursor < 0)
+        return RedisModule_ReplyWithError(ctx, "Invalid position");
+    if (c->loading) return RedisModule_ReplyWithError(ctx, "ERR the filter is being loaded (CF.LOADCHUNK)");
+    try {
+        std::uint64_t end = 0;
+        const std::uint64_t at = cursor == 0 ? 0 : cursor == 1 ? cuckoo_chain::head_bytes : static_cast<std::uint64_t>(cursor - 1);
+        const std::string data = dump_piece(*c, at, end);
+        RedisModule_ReplyWithArray(ctx, 2);
+        if (data.empty()) return RedisModule_ReplyWithLongLong(ctx, 0), RedisModule_ReplyWithNull(ctx);  // RedisBloom's end: nil
+        RedisModule_ReplyWithLongLong(ctx, cursor == 0 ? 1 : static_cast<long long>(end + 1));
+        return RedisModule_ReplyWithStringBuffer(ctx, data.data(), data.size());
+    } catch (const std::exception& e) {
+        return reply_error(ctx, e);
+    }
+}
+
+/// CF.LOADCHUNK key cursor data: CF.SCANDUMP's pieces, in order. Cursor 1 is the head: it creates
+/// the key (its declared length checked against max-bytes first); each other piece must start
+/// where the last one ended (cursor - 1 is its end); the last makes the filters, everything
+/// checked as in a value from RDB. A piece that does not fit deletes a key being loaded.
+inline int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+    if (argc != 4) return RedisModule_WrongArity(ctx);
+    long long cursor = 0;
+    if (RedisModule_StringToLongLong(argv[2], &cursor) != REDISMODULE_OK || cursor == 0)
+        return RedisModule_ReplyWithError(ctx, "Invalid position");
+    RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    cuckoo_chain* c = nullptr;
+    if (wrong_or_missing(ctx, key, c)) return REDISMODULE_OK;
+    const std::string_view data = view(argv[3]);
+    const auto refused = [&](const char* why) {
+        live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
+        if (c != nullptr && c->loading) {  // half loaded: it goes, on replicas too
+            RedisModule_DeleteKey(key);
+            RedisModule_Replicate(ctx, "DEL", "s", argv[1]);
+            RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "del", argv[1]);
+        }
+        return RedisModule_ReplyWithError(ctx, why);
+    };
+    try {
+        if (cursor == 1) {
+            if (c != nullptr) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+            if (data.size() != cuckoo_chain::head_bytes) return refused("Invalid header");
+            auto made = std::make_unique<cuckoo_chain>();
+            try {
+                made->loading_total = cuckoo_chain::get_head(data, *made).second;
+            } catch (const lfbloom::error&) {
+                return refused("Invalid header");
+            }
+            (void)memory_left(made->loading_total);  // before anything is kept
+            made->loading = std::make_unique<std::string>(data);
+            made->reaccount();
+            RedisModule_ModuleTypeSetValue(key, cuckoo_chain::type, made.release());
+        } else {
+            if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+            if (!c->loading || cursor < 0 || data.empty() || data.size() >= static_cast<std::uint64_t>(cursor) ||
+                static_cast<std::uint64_t>(cursor) - 1 - data.size() != c->loading->size() ||
+                data.size() > c->loading_total - c->loading->size())
+                return refused("Couldn't load chunk!");
+            c->loading->append(data);
+            if (c->loading->size() == c->loading_total) {
+                std::unique_ptr<cuckoo_chain> whole;
+                try {
+                    whole = cuckoo_chain::deserialize(*c->loading);
+                } catch (const lfbloom::error& e) {
+                    if (e.code() == lfbloom::errc::corrupt) return refused("Couldn't load chunk!");
+                    throw;
+                }
+                RedisModule_ModuleTypeSetValue(key, cuckoo_chain::type, whole.release());  // frees c
+            } else {
+                c->reaccount();
+            }
+        }
+    } catch (const std::exception& e) {  // max-bytes, out of memory
+        const std::string text = "ERR " + std::string(e.what());
+        return refused(text.c_str());
+    }
+    RedisModule_ReplicateVerbatim(ctx);
+    notify(ctx, "cf.loadchunk", argv[1]);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+}  // namespace cuckoo
+
+inline int register_cuckoo(RedisModuleCtx* ctx) {
+    using namespace cuckoo;
+    const command commands[] = {
+        {"cf.reserve", guarded<reserve>, "write deny-oom"},        {"cf.add", guarded<add_one<false>>, "write deny-oom"},
+        {"cf.addnx", guarded<add_one<true>>, "write deny-oom"},    {"cf.insert", guarded<insert<false>>, "write deny-oom"},
+        {"cf.insertnx", guarded<insert<true>>, "write deny-oom"},  {"cf.exists", guarded<exists>, "readonly fast"},
+        {"cf.mexists", guarded<mexists>, "readonly fast"},         {"cf.count", guarded<count>, "readonly fast"},
+        {"cf.del", guarded<del>, "write fast"},                    {"cf.info", guarded<info>, "readonly fast"},
+        {"cf.debug", guarded<debug>, "readonly"},                  {"cf.scandump", guarded<scandump>, "readonly"},
+        {"cf.loadchunk", guarded<loadchunk>, "write deny-oom"},
+    };
+    return create_commands(ctx, commands);
+}
+
+}  // namespace lfbloom_redis
