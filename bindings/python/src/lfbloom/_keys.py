@@ -1,0 +1,61 @@
+"""Keys as the bytes the C ABI takes: the same key gives the same bits in C, Java, Go and Guava."""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Iterable, Union
+
+from ._native import ffi
+
+Key = Union[bytes, bytearray, memoryview, str, int]
+
+_INT_MIN = -(1 << 63)
+_UINT_MAX = (1 << 64) - 1
+
+
+def key_bytes(key: Any) -> Any:
+    """bytes, or a 1-D memoryview of bytes: str as UTF-8, int as 8 little-endian bytes.
+
+    An int is two's complement in 64 bits, so -1 and 2**64 - 1 are one key (Java's long, Go's
+    uint64). bool is refused: True would silently be the key 1.
+    """
+    if type(key) is bytes:
+        return key
+    if isinstance(key, str):
+        return key.encode("utf-8")
+    if isinstance(key, bool):
+        raise TypeError("a key cannot be a bool")
+    if isinstance(key, int):
+        if not _INT_MIN <= key <= _UINT_MAX:
+            raise ValueError(f"an int key must fit in 64 bits, not {key}")
+        return (key & _UINT_MAX).to_bytes(8, "little")
+    if isinstance(key, (bytes, bytearray, memoryview)) or _is_buffer(key):
+        view = memoryview(key)
+        if not view.c_contiguous:
+            raise ValueError("a buffer key must be contiguous")
+        return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+    if key is None:
+        raise TypeError("a key cannot be None")
+    raise TypeError(f"a key is bytes, bytearray, memoryview, str or int, not {type(key).__name__}")
+
+
+def c_key(key: Any) -> Any:
+    """What a one-key call passes: bytes as they are, other buffers through cffi without a copy."""
+    data = key_bytes(key)
+    return data if type(data) is bytes else ffi.from_buffer(data)
+
+
+def packed(keys: Iterable[Any]) -> tuple[bytes, Any, int]:
+    """Many keys end to end with count + 1 offsets (the lfb_batch form): (data, offsets, count)."""
+    if isinstance(keys, (str, bytes, bytearray, memoryview)):
+        raise TypeError("keys must be an iterable of keys; for a buffer of fixed-width keys pass width=")
+    parts = [key_bytes(key) for key in keys]
+    offsets = ffi.new("uint64_t[]", [0, *itertools.accumulate(map(len, parts))])
+    return b"".join(parts), offsets, len(parts)
+
+
+def _is_buffer(value: Any) -> bool:
+    try:
+        memoryview(value)
+    except TypeError:
+        return False
+    return True
