@@ -20,6 +20,7 @@ from ._native import ffi, lib
 
 F = TypeVar("F", bound="Filter")
 
+_add, _contains = lib.lfbpy_add, lib.lfbpy_contains
 _FORMATS = {"native": lib.LFB_FORMAT_NATIVE, "guava": lib.LFB_FORMAT_GUAVA}
 _LAYOUTS = ("classic", "blocked", "split-block", "one-word", "two-word")
 
@@ -112,6 +113,9 @@ class Filter:
 
     __slots__ = ("_ref", "_closed", "__weakref__")
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("Filter is the base class: make a BloomFilter, CuckooFilter, ... or load one")
+
     # ---- life -----------------------------------------------------------------------------------
 
     def _attach(self, handle: Any) -> None:
@@ -126,7 +130,7 @@ class Filter:
     def _wrap(cls: type[F], handle: Any) -> F:
         """A new object of the class for the handle's kind (cls itself or a subclass)."""
         kind = lib.lfb_kind(handle)
-        found = _class_of(kind)
+        found = _BY_KIND.get(kind)
         if found is None or not issubclass(found, cls):
             lib.lfb_free(handle)
             what = found.__name__ if found else (_kind_name(kind) or "filter of unknown kind")
@@ -167,52 +171,45 @@ class Filter:
         """Adds a key; True if it was new (some bit or counter changed). Thread-safe, lock-free
         (a cuckoo filter locks one stripe); raises ``RefusalError`` if a cuckoo or scalable
         filter refuses the key (full), having changed nothing."""
-        data = c_key(key)
-        return check(lib.lfbpy_add(self._ref, data, len(data)), "add") == 1
+        data = key.encode() if type(key) is str else c_key(key)
+        status = _add(self._ref, data, len(data))
+        if status < 0:
+            raise error_for(status, "add")
+        return status == 1
 
     def __contains__(self, key: Key) -> bool:
         """``key in f``: False if the key was certainly never added. Thread-safe, lock-free."""
-        data = key if type(key) is bytes else c_key(key)
-        return check(lib.lfbpy_contains(self._ref, data, len(data)), "contains") == 1
+        # The common key types inline: a single call is mostly this binding's overhead.
+        data = key.encode() if type(key) is str else key if type(key) is bytes else c_key(key)
+        status = _contains(self._ref, data, len(data))
+        if status < 0:
+            raise error_for(status, "contains")
+        return status == 1
 
     # ---- many keys ------------------------------------------------------------------------------
 
     def _batch(self, op: int, keys: Any, width: int | None, results: bool) -> Any:
-        """Runs one batch; returns (positive, mask) with mask None, a bytearray or a NumPy array."""
-        numpy_array = _numpy_keys(keys)
-        if numpy_array is not None or width is not None:
-            if numpy_array is not None:
-                view, width = numpy_array
-            else:
-                width = _uint("width", width)
-                if width == 0:
-                    raise ValueError("width must be positive")
-                view = memoryview(keys).cast("B") if memoryview(keys).c_contiguous else None
-                if view is None:
-                    raise ValueError("keys must be a contiguous buffer")
-                if len(view) % width:
-                    raise ValueError(f"a buffer of {len(view)} bytes is no whole number of {width}-byte keys")
-            count = len(view) // width
-            mask = bytearray(count) if results else None
-            positive, done = ffi.new("uint64_t*"), ffi.new("uint64_t*")
-            status = lib.lfbpy_batch_fixed(self._ref, op, ffi.from_buffer(view), width, count,
-                                           ffi.from_buffer(mask) if results else ffi.NULL, positive, done)
-            if numpy_array is not None and mask is not None:
-                import numpy
-
-                mask = numpy.frombuffer(mask, dtype=numpy.bool_)
-        else:
+        """Runs one batch; returns (positive, mask): mask None, a list, a bytearray or a NumPy array."""
+        numpy_keys = _numpy_keys(keys)
+        positive, done = ffi.new("uint64_t*"), ffi.new("uint64_t*")
+        if numpy_keys is None and width is None:
             data, offsets, count = packed(keys)
             mask = bytearray(count) if results else None
-            positive, done = ffi.new("uint64_t*"), ffi.new("uint64_t*")
-            status = lib.lfbpy_batch(self._ref, op, data, offsets, count,
-                                     ffi.from_buffer(mask) if results else ffi.NULL, positive, done)
-            if mask is not None:
-                mask = [b == 1 for b in mask]
+            status = lib.lfbpy_batch(self._ref, op, data, offsets, count, _c_mask(mask), positive, done)
+        else:
+            view, width = numpy_keys or _fixed_width(keys, width)
+            count = len(view) // width
+            mask = bytearray(count) if results else None
+            status = lib.lfbpy_batch_fixed(self._ref, op, ffi.from_buffer(view), width, count, _c_mask(mask),
+                                           positive, done)
         if status < 0:
             error = error_for(status, "batch")
             error.done = done[0]  # keys processed before the one that stopped the batch
             raise error
+        if mask is not None and numpy_keys is not None:
+            mask = sys.modules["numpy"].frombuffer(mask, dtype=bool)
+        elif mask is not None and width is None:
+            mask = [b == 1 for b in mask]
         return positive[0], mask
 
     def add_many(self, keys: Iterable[Key] | Any, *, width: int | None = None) -> int:
@@ -245,13 +242,12 @@ class Filter:
         (Guava's ``writeTo``; classic layout of seed 0). Thread-safe: holds every add that
         completed before it began (a cuckoo filter's writers wait meanwhile)."""
         fmt, size, written = _format(format), ffi.new("uint64_t*"), ffi.new("uint64_t*")
-        while True:
+        for _ in range(8):  # a growing filter may outgrow the size it gave: then ask again
             check(lib.lfbpy_serialized_size(self._ref, fmt, size), "to_bytes")
             buffer = bytearray(size[0])
             status = lib.lfbpy_save(self._ref, fmt, ffi.from_buffer(buffer), len(buffer), written)
-            if status != lib.LFB_ERR_INVALID_ARGUMENT or lib.lfbpy_serialized_size(self._ref, fmt, size) < 0 \
-                    or size[0] == len(buffer):
-                break  # else a growing filter outgrew the buffer: ask its size again
+            if status != lib.LFB_ERR_INVALID_ARGUMENT:
+                break
         check(status, "to_bytes")
         return bytes(buffer[: written[0]])
 
@@ -293,7 +289,7 @@ class Filter:
         spec = ffi.NULL
         if args or options:
             spec = cls._spec(*args, **options)
-            flags |= lib.LFB_SHARED_CREATE | (2 if exclusive else 0)
+            flags |= lib.LFB_SHARED_CREATE | (lib.LFB_SHARED_EXCLUSIVE if exclusive else 0)
         out = ffi.new("lfb_handle**")
         check(lib.lfb_open_shared(_path(path), spec, flags, _uint("mode", mode, 9), out), "open_shared")
         return cls._wrap(out[0])
@@ -596,17 +592,13 @@ class SwappableBloomFilter(Filter):
         return cls(Filter.load(path, format, memory_limit=memory_limit))
 
 
-_BY_KIND: dict[int, type[Filter]] = {}
-
-
-def _class_of(kind: int) -> type[Filter] | None:
-    if not _BY_KIND:
-        for layout in _LAYOUTS:
-            _BY_KIND[lib.lfb_kind_parse(layout.encode())] = BloomFilter
-        _BY_KIND.update({lib.LFB_KIND_COUNTING: CountingBloomFilter, lib.LFB_KIND_CUCKOO: CuckooFilter,
-                         lib.LFB_KIND_SCALABLE: ScalableBloomFilter, lib.LFB_KIND_ROTATING: RotatingBloomFilter,
-                         lib.LFB_KIND_SWAP: SwappableBloomFilter})
-    return _BY_KIND.get(kind)
+# Which class holds which enum lfb_kind: built once at import, read-only after.
+_BY_KIND: dict[int, type[Filter]] = {
+    **{lib.lfb_kind_parse(layout.encode()): BloomFilter for layout in _LAYOUTS},
+    lib.LFB_KIND_COUNTING: CountingBloomFilter, lib.LFB_KIND_CUCKOO: CuckooFilter,
+    lib.LFB_KIND_SCALABLE: ScalableBloomFilter, lib.LFB_KIND_ROTATING: RotatingBloomFilter,
+    lib.LFB_KIND_SWAP: SwappableBloomFilter,
+}
 
 
 def _create(spec: Any) -> Any:
@@ -617,6 +609,22 @@ def _create(spec: Any) -> Any:
 
 def _restore(cls: type[Filter], data: bytes) -> Filter:
     return cls.from_bytes(data)
+
+
+def _c_mask(mask: bytearray | None) -> Any:
+    return ffi.NULL if mask is None else ffi.from_buffer(mask)
+
+
+def _fixed_width(keys: Any, width: Any) -> tuple[memoryview, int]:
+    """(bytes view, width) of a buffer cut into keys of ``width`` bytes, read in place."""
+    width = _uint("width", width)
+    view = memoryview(keys)
+    if width == 0 or not view.c_contiguous:
+        raise ValueError("width= needs a positive width and a contiguous buffer")
+    view = view.cast("B")
+    if len(view) % width:
+        raise ValueError(f"a buffer of {len(view)} bytes is no whole number of {width}-byte keys")
+    return view, width
 
 
 def _numpy_keys(keys: Any) -> tuple[memoryview, int] | None:

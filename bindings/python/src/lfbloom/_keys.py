@@ -20,6 +20,8 @@ def key_bytes(key: Any) -> Any:
     """
     if type(key) is bytes:
         return key
+    if type(key) is int and _INT_MIN <= key <= _UINT_MAX:
+        return (key & _UINT_MAX).to_bytes(8, "little")
     if isinstance(key, str):
         return key.encode("utf-8")
     if isinstance(key, bool):
