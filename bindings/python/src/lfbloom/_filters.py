@@ -340,45 +340,39 @@ class Filter:
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
+    def _merge(self: F, other: object, merge: Any, what: str) -> F:
+        if not isinstance(other, Filter):
+            return NotImplemented
+        check(merge(self._ref, other._ref), what)
+        return self
+
+    def _merged_copy(self: F, other: object, merge: Any, what: str) -> F:
+        if not isinstance(other, Filter):
+            return NotImplemented
+        result = self.copy()
+        try:
+            return result._merge(other, merge, what)
+        except BaseException:
+            result.close()
+            raise
+
     def __ior__(self: F, other: "Filter") -> F:
         """``f |= g``: adds g's keys to f (same kind, size and seed, else ``DataError``). O(size).
         Thread-safe."""
-        if not isinstance(other, Filter):
-            return NotImplemented
-        check(lib.lfbpy_union(self._ref, other._ref), "|=")
-        return self
+        return self._merge(other, lib.lfbpy_union, "|=")
 
     def __iand__(self: F, other: "Filter") -> F:
         """``f &= g``: keeps what both hold (no false negative for a key both held). O(size).
         Thread-safe."""
-        if not isinstance(other, Filter):
-            return NotImplemented
-        check(lib.lfbpy_intersect(self._ref, other._ref), "&=")
-        return self
+        return self._merge(other, lib.lfbpy_intersect, "&=")
 
     def __or__(self: F, other: "Filter") -> F:
         """``f | g``: a new filter holding the keys of both. Thread-safe."""
-        if not isinstance(other, Filter):
-            return NotImplemented
-        result = self.copy()
-        try:
-            result |= other
-        except BaseException:
-            result.close()
-            raise
-        return result
+        return self._merged_copy(other, lib.lfbpy_union, "|")
 
     def __and__(self: F, other: "Filter") -> F:
         """``f & g``: a new filter of what both hold. Thread-safe."""
-        if not isinstance(other, Filter):
-            return NotImplemented
-        result = self.copy()
-        try:
-            result &= other
-        except BaseException:
-            result.close()
-            raise
-        return result
+        return self._merged_copy(other, lib.lfbpy_intersect, "&")
 
     @classmethod
     def _spec(cls, *args: Any, **kwargs: Any) -> Any:
