@@ -5,11 +5,13 @@ from ._native import ffi, lib
 
 
 class Error(Exception):
-    """A failed lfbloom call. ``status`` is the C ABI's code (negative), ``status_name`` its name."""
+    """A failed lfbloom call. ``status`` is the C ABI's code (negative), ``status_name`` its name;
+    ``done``, for a batch, the keys processed before the one that stopped it (else None)."""
 
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
+        self.done: int | None = None
         self.status_name = _text(lib.lfb_status_name(status)) or "unknown"
 
 

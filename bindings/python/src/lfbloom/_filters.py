@@ -207,9 +207,9 @@ class Filter:
             error.done = done[0]  # keys processed before the one that stopped the batch
             raise error
         if mask is not None and numpy_keys is not None:
-            mask = sys.modules["numpy"].frombuffer(mask, dtype=bool)
-        elif mask is not None and width is None:
-            mask = [b == 1 for b in mask]
+            return positive[0], sys.modules["numpy"].frombuffer(mask, dtype=bool)
+        if mask is not None and width is None:
+            return positive[0], [b == 1 for b in mask]
         return positive[0], mask
 
     def add_many(self, keys: Iterable[Key] | Any, *, width: int | None = None) -> int:
