@@ -15,7 +15,7 @@ import sys
 from typing import Any, Iterable, TypeVar
 
 from ._errors import DataError, check, error_for
-from ._keys import Key, c_key, packed
+from ._keys import Key, c_key, int_keys, packed
 from ._native import ffi, lib
 
 F = TypeVar("F", bound="Filter")
@@ -191,16 +191,17 @@ class Filter:
     def _batch(self, op: int, keys: Any, width: int | None, results: bool) -> Any:
         """Runs one batch; returns (positive, mask): mask None, a list, a bytearray or a NumPy array."""
         numpy_keys = _numpy_keys(keys)
+        fixed = numpy_keys or (_fixed_width(keys, width) if width is not None else int_keys(keys))
         positive, done = ffi.new("uint64_t*"), ffi.new("uint64_t*")
-        if numpy_keys is None and width is None:
+        if fixed is None:
             data, offsets, count = packed(keys)
             mask = bytearray(count) if results else None
             status = lib.lfbpy_batch(self._ref, op, data, offsets, count, _c_mask(mask), positive, done)
         else:
-            view, width = numpy_keys or _fixed_width(keys, width)
-            count = len(view) // width
+            view, key_width = fixed
+            count = len(view) // key_width
             mask = bytearray(count) if results else None
-            status = lib.lfbpy_batch_fixed(self._ref, op, ffi.from_buffer(view), width, count, _c_mask(mask),
+            status = lib.lfbpy_batch_fixed(self._ref, op, ffi.from_buffer(view), key_width, count, _c_mask(mask),
                                            positive, done)
         if status < 0:
             error = error_for(status, "batch")

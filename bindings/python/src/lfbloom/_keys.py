@@ -1,7 +1,9 @@
 """Keys as the bytes the C ABI takes: the same key gives the same bits in C, Java, Go and Guava."""
 from __future__ import annotations
 
+import array
 import itertools
+import sys
 from typing import Any, Iterable, Union
 
 from ._native import ffi
@@ -46,13 +48,36 @@ def c_key(key: Any) -> Any:
     return data if type(data) is bytes else ffi.from_buffer(data)
 
 
+def int_keys(keys: Any) -> tuple[memoryview, int] | None:
+    """(bytes, 8) of a list or tuple of ints that all fit one of uint64 or int64, as 8-byte keys
+    made in C (array's conversion); None for anything else (the general path checks each key)."""
+    if not isinstance(keys, (list, tuple)) or not keys or set(map(type, keys)) != {int}:
+        return None
+    for code in "Qq":
+        try:
+            ints = array.array(code, keys)
+        except OverflowError:
+            continue
+        if sys.byteorder == "big":
+            ints.byteswap()
+        return memoryview(ints).cast("B"), 8
+    return None
+
+
 def packed(keys: Iterable[Any]) -> tuple[bytes, Any, int]:
     """Many keys end to end with count + 1 offsets (the lfb_batch form): (data, offsets, count)."""
     if isinstance(keys, (str, bytes, bytearray, memoryview)):
         raise TypeError("keys must be an iterable of keys; for a buffer of fixed-width keys pass width=")
-    parts = [key_bytes(key) for key in keys]
-    offsets = ffi.new("uint64_t[]", [0, *itertools.accumulate(map(len, parts))])
-    return b"".join(parts), offsets, len(parts)
+    keys = keys if isinstance(keys, (list, tuple)) else list(keys)
+    types = set(map(type, keys))
+    text = "".join(keys) if types == {str} else None
+    if text is not None and text.isascii():  # the common case: no Python call per key
+        data, lengths = text.encode("ascii"), map(len, keys)
+    else:
+        parts = keys if types <= {bytes} else [key_bytes(key) for key in keys]
+        data, lengths = b"".join(parts), map(len, parts)
+    offsets = array.array("Q", itertools.accumulate(lengths, initial=0))
+    return data, ffi.from_buffer("uint64_t[]", offsets), len(keys)
 
 
 def _is_buffer(value: Any) -> bool:
