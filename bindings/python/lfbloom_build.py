@@ -2,15 +2,14 @@
 
 API mode compiles this module's C source against the real header, so the declarations below name
 only what Python calls: cffi takes every struct's layout and every constant's value from the
-header (the `...;` in a struct), and the compiler rejects any declaration that disagrees with it.
+header (the `...;` ending a struct: the fields listed are those Python touches, at the offsets the
+compiler gives them), and the compiler rejects a declaration that disagrees with the header.
 
 The guard: lfb_free needs every other call on the handle to have finished, but Python code may
 close a filter while other threads are inside a call (the GIL is released in every native call).
 So each Python filter holds an lfbpy_ref, and every call enters and leaves it; closing marks it
 closed, and whichever of the close and the last call in flight comes last frees the handle.
 """
-import os
-
 from cffi import FFI
 
 CDEF = """
@@ -31,7 +30,6 @@ typedef struct lfb_info {
 
 #define LFB_FORMAT_NATIVE ...
 #define LFB_FORMAT_GUAVA ...
-#define LFB_NATIVE_HEADER_BYTES ...
 #define LFB_OP_ADD ...
 #define LFB_OP_CONTAINS ...
 #define LFB_OP_REMOVE ...
@@ -47,8 +45,12 @@ typedef struct lfb_info {
 #define LFB_KIND_COUNTING ...
 #define LFB_KIND_BLOCKED ...
 #define LFB_ERR_INVALID_ARGUMENT ...
-#define LFB_ERR_READ_ONLY ...
 #define LFB_ERR_INCOMPATIBLE ...
+#define LFB_CLASS_ARGUMENT ...
+#define LFB_CLASS_REFUSAL ...
+#define LFB_CLASS_DATA ...
+#define LFB_CLASS_RESOURCE ...
+#define LFB_CLASS_STATE ...
 #define LFBPY_CLOSED ...
 #define LFBPY_IN_USE ...
 
@@ -70,7 +72,6 @@ typedef struct lfbpy_ref lfbpy_ref;
 lfbpy_ref* lfbpy_wrap(lfb_handle* handle);
 void lfbpy_close(lfbpy_ref* ref);
 void lfbpy_release(lfbpy_ref* ref);
-lfb_handle* lfbpy_detach(lfbpy_ref* ref);
 int lfb_kind(const lfb_handle* handle);
 int lfbpy_add(lfbpy_ref* ref, const char* key, uint64_t len);
 int lfbpy_contains(lfbpy_ref* ref, const char* key, uint64_t len);
@@ -157,7 +158,7 @@ void lfbpy_release(lfbpy_ref* ref) {
 
 /* Takes the handle over from a filter with no call in flight (closing it without a free), for a
  * swap that will own it; NULL if it is closed or in use. */
-lfb_handle* lfbpy_detach(lfbpy_ref* ref) {
+static lfb_handle* detach(lfbpy_ref* ref) {
     uint64_t expected = 0;
     return atomic_compare_exchange_strong(&ref->state, &expected, CLOSED | FREED) ? ref->handle : NULL;
 }
@@ -215,7 +216,7 @@ int lfbpy_intersect(lfbpy_ref* a, lfbpy_ref* b) { GUARDED2(a, b, lfb_intersect(h
 /* The calls that take a filter over: on success the swap owns its handle; on failure it goes
  * back to its Python object unchanged. */
 int lfbpy_create_swap(lfbpy_ref* initial, lfb_handle** out) {
-    lfb_handle* taken = lfbpy_detach(initial);
+    lfb_handle* taken = detach(initial);
     if (taken == NULL) return LFBPY_IN_USE;
     int status = lfb_create_swap(taken, out);
     if (status != LFB_OK) reattach(initial);
@@ -225,7 +226,7 @@ int lfbpy_create_swap(lfbpy_ref* initial, lfb_handle** out) {
 static int take_over(lfbpy_ref* ref, lfbpy_ref* next, int (*call)(lfb_handle*, lfb_handle*)) {
     lfb_handle* h = enter(ref);
     if (h == NULL) return LFBPY_CLOSED;
-    lfb_handle* taken = lfbpy_detach(next);
+    lfb_handle* taken = detach(next);
     int status = taken == NULL ? LFBPY_IN_USE : call(h, taken);
     if (taken != NULL && status != LFB_OK) reattach(next);
     leave(ref);
@@ -274,12 +275,10 @@ int lfbpy_batch_fixed(lfbpy_ref* ref, uint32_t op, const char* data, uint64_t wi
 
 ffibuilder = FFI()
 ffibuilder.cdef(CDEF)
-# setup.py says where the header and the library are (the source tree's, or a prebuilt one's).
+# setup.py's build_ext gives the header's and the library's directories.
 ffibuilder.set_source(
     "lfbloom._native",
     SOURCE,
-    include_dirs=[os.environ.get("LFBLOOM_INCLUDE_DIR", "../../capi/include")],
-    library_dirs=[os.environ.get("LFBLOOM_LIBRARY_DIR", ".")],
     libraries=[":liblfbloom.so.1"],
     extra_compile_args=["-std=c11"],
     # The library sits next to the module in the installed package: no LD_LIBRARY_PATH needed.

@@ -44,10 +44,11 @@ class InternalError(Error):
 
 
 # enum lfb_status_class -> exception; the C library classifies, so every binding maps alike.
-_BY_CLASS = {1: ArgumentError, 2: RefusalError, 3: DataError, 4: ResourceError, 5: StateError, 6: InternalError}
+_BY_CLASS = {lib.LFB_CLASS_ARGUMENT: ArgumentError, lib.LFB_CLASS_REFUSAL: RefusalError, lib.LFB_CLASS_DATA: DataError,
+             lib.LFB_CLASS_RESOURCE: ResourceError, lib.LFB_CLASS_STATE: StateError}
 
 
-def _text(pointer) -> str:
+def _text(pointer: object) -> str:
     return ffi.string(pointer).decode("utf-8", "replace") if pointer != ffi.NULL else ""
 
 
