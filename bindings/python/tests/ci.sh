@@ -8,7 +8,7 @@
 set -euo pipefail
 mode=$1 out=$2 python=$3
 here=$(cd "$(dirname "$0")" && pwd)
-export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1 HYPOTHESIS_STORAGE_DIRECTORY=$out/hypothesis
 fresh_venv() {
   rm -rf "$1"
   "$python" -m venv "$1"
