@@ -1,4 +1,5 @@
-"""One short run: lfbloom against rbloom and pybloom-live, keys per second (millions), 1% filters.
+"""One short run: lfbloom against rbloom, pybloom-live, pyprobables and bloom-filter2, keys per
+second (millions), 1% filters.
 
     python bench.py            # peers that are not installed are left out
 
@@ -27,17 +28,35 @@ def best_rate(fn, keys_per_call, repeat=3):
 
 
 def peers():
+    """name -> (new filter, add, contains, bits of a filter) for each peer that is installed."""
     found = {}
     try:
         import rbloom
 
-        found["rbloom"] = lambda: rbloom.Bloom(CAPACITY, RATE)
+        found["rbloom"] = (lambda: rbloom.Bloom(CAPACITY, RATE), lambda g, k: g.add(k), lambda g, k: k in g,
+                           lambda g: g.size_in_bits)
     except ImportError:
         pass
     try:
         import pybloom_live
 
-        found["pybloom-live"] = lambda: pybloom_live.BloomFilter(CAPACITY, RATE)
+        found["pybloom-live"] = (lambda: pybloom_live.BloomFilter(CAPACITY, RATE), lambda g, k: g.add(k),
+                                 lambda g, k: k in g, lambda g: g.num_bits)
+    except ImportError:
+        pass
+    try:
+        import probables  # pyprobables: str or bytes keys only, so ints go as their decimal str
+
+        found["pyprobables"] = (lambda: probables.BloomFilter(est_elements=CAPACITY, false_positive_rate=RATE),
+                                lambda g, k: g.add(k if isinstance(k, str) else str(k)),
+                                lambda g, k: g.check(k if isinstance(k, str) else str(k)), lambda g: g.number_bits)
+    except ImportError:
+        pass
+    try:
+        import bloom_filter2
+
+        found["bloom-filter2"] = (lambda: bloom_filter2.BloomFilter(max_elements=CAPACITY, error_rate=RATE),
+                                  lambda g, k: g.add(k), lambda g, k: k in g, lambda g: g.num_bits_m)
     except ImportError:
         pass
     return found
@@ -60,20 +79,17 @@ def main():
     rows.append(("lfbloom", "contains int, batch (NumPy)", best_rate(lambda: f.contains_many(array), N)))
     rows.append(("lfbloom", "bytes per key at 1%", f.info().bytes / CAPACITY))
 
-    for name, make in peers().items():
+    for name, (make, add, contains, bits) in peers().items():
         g = make()
         n = N if name == "rbloom" else N // 10
         s, i = strs[:n], ints[:n]
-        rows.append((name, "add str, one by one", best_rate(lambda: [g.add(k) for k in s], n)))
-        rows.append((name, "contains str, one by one", best_rate(lambda: [k in g for k in s], n)))
-        rows.append((name, "add int, one by one", best_rate(lambda: [g.add(k) for k in i], n)))
-        rows.append((name, "contains int, one by one", best_rate(lambda: [k in g for k in i], n)))
-        if hasattr(g, "update"):
-            rows.append((name, "add str, batch (list)", best_rate(lambda: g.update(s), n)))
+        rows.append((name, "add str, one by one", best_rate(lambda: [add(g, k) for k in s], n)))
+        rows.append((name, "contains str, one by one", best_rate(lambda: [contains(g, k) for k in s], n)))
+        rows.append((name, "add int, one by one", best_rate(lambda: [add(g, k) for k in i], n)))
+        rows.append((name, "contains int, one by one", best_rate(lambda: [contains(g, k) for k in i], n)))
         if name == "rbloom":
-            rows.append((name, "bytes per key at 1%", g.size_in_bits / 8 / CAPACITY))
-        else:
-            rows.append((name, "bytes per key at 1%", g.num_bits / 8 / CAPACITY))
+            rows.append((name, "add str, batch (list)", best_rate(lambda: g.update(s), n)))
+        rows.append((name, "bytes per key at 1%", bits(g) / 8 / CAPACITY))
 
     # Batch lookups from 1 and 2 threads on one filter of 10^7 keys (12 MB: out of cache).
     big = lfbloom.BloomFilter(10_000_000, RATE)
