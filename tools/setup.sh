@@ -16,6 +16,7 @@ packages=(
   swig                                    # the Java (and Go) bindings
   relacy-dev                              # Relacy: model checks of the concurrent algorithms
   redis-server python3-venv               # the Redis module's tests (redis-py 8 goes in a venv)
+  python3-dev                             # Python.h: pip install ./bindings/python compiles its cffi module
 )
 # Java 17 and Maven come with the machine; install them only where they are missing.
 command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)

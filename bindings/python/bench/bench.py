@@ -1,0 +1,119 @@
+"""One short run: lfbloom against rbloom, pybloom-live, pyprobables and bloom-filter2, keys per
+second (millions), 1% filters.
+
+    python bench.py            # peers that are not installed are left out
+
+Not a test: nothing here is checked, and CI does not run it. Each row is the best of 3 repetitions.
+"""
+import sys
+import threading
+import time
+
+import numpy as np
+
+import lfbloom
+
+N = 200_000  # keys per row; pure-Python peers get N // 10
+CAPACITY = 1_000_000
+RATE = 0.01
+
+
+def best_rate(fn, keys_per_call, repeat=3):
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return keys_per_call / best / 1e6
+
+
+def peers():
+    """name -> (new filter, add, contains, bits of a filter) for each peer that is installed."""
+    found = {}
+    try:
+        import rbloom
+
+        found["rbloom"] = (lambda: rbloom.Bloom(CAPACITY, RATE), lambda g, k: g.add(k), lambda g, k: k in g,
+                           lambda g: g.size_in_bits)
+    except ImportError:
+        pass
+    try:
+        import pybloom_live
+
+        found["pybloom-live"] = (lambda: pybloom_live.BloomFilter(CAPACITY, RATE), lambda g, k: g.add(k),
+                                 lambda g, k: k in g, lambda g: g.num_bits)
+    except ImportError:
+        pass
+    try:
+        import probables  # pyprobables: str or bytes keys only, so ints go as their decimal str
+
+        found["pyprobables"] = (lambda: probables.BloomFilter(est_elements=CAPACITY, false_positive_rate=RATE),
+                                lambda g, k: g.add(k if isinstance(k, str) else str(k)),
+                                lambda g, k: g.check(k if isinstance(k, str) else str(k)), lambda g: g.number_bits)
+    except ImportError:
+        pass
+    try:
+        import bloom_filter2
+
+        found["bloom-filter2"] = (lambda: bloom_filter2.BloomFilter(max_elements=CAPACITY, error_rate=RATE),
+                                  lambda g, k: g.add(k), lambda g, k: k in g, lambda g: g.num_bits_m)
+    except ImportError:
+        pass
+    return found
+
+
+def main():
+    strs = [f"user:{i}" for i in range(N)]
+    ints = list(range(N))
+    array = np.arange(N, dtype=np.uint64)
+    rows = []
+
+    f = lfbloom.BloomFilter(CAPACITY, RATE)
+    rows.append(("lfbloom", "add str, one by one", best_rate(lambda: [f.add(k) for k in strs], N)))
+    rows.append(("lfbloom", "contains str, one by one", best_rate(lambda: [k in f for k in strs], N)))
+    rows.append(("lfbloom", "add int, one by one", best_rate(lambda: [f.add(k) for k in ints], N)))
+    rows.append(("lfbloom", "contains int, one by one", best_rate(lambda: [k in f for k in ints], N)))
+    rows.append(("lfbloom", "add str, batch (list)", best_rate(lambda: f.add_many(strs), N)))
+    rows.append(("lfbloom", "contains str, batch (list)", best_rate(lambda: f.contains_many(strs), N)))
+    rows.append(("lfbloom", "add int, batch (NumPy)", best_rate(lambda: f.add_many(array), N)))
+    rows.append(("lfbloom", "contains int, batch (NumPy)", best_rate(lambda: f.contains_many(array), N)))
+    rows.append(("lfbloom", "bytes per key at 1%", f.info().bytes / CAPACITY))
+
+    for name, (make, add, contains, bits) in peers().items():
+        g = make()
+        n = N if name == "rbloom" else N // 10
+        s, i = strs[:n], ints[:n]
+        rows.append((name, "add str, one by one", best_rate(lambda: [add(g, k) for k in s], n)))
+        rows.append((name, "contains str, one by one", best_rate(lambda: [contains(g, k) for k in s], n)))
+        rows.append((name, "add int, one by one", best_rate(lambda: [add(g, k) for k in i], n)))
+        rows.append((name, "contains int, one by one", best_rate(lambda: [contains(g, k) for k in i], n)))
+        if name == "rbloom":
+            rows.append((name, "add str, batch (list)", best_rate(lambda: g.update(s), n)))
+        rows.append((name, "bytes per key at 1%", bits(g) / 8 / CAPACITY))
+
+    # Batch lookups from 1 and 2 threads on one filter of 10^7 keys (12 MB: out of cache).
+    big = lfbloom.BloomFilter(10_000_000, RATE)
+    keys = np.arange(2_000_000, dtype=np.uint64)
+    big.add_many(keys)
+
+    def threads(count):
+        start = time.perf_counter()
+        workers = [threading.Thread(target=big.contains_many, args=(keys,)) for _ in range(count)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return count * len(keys) / (time.perf_counter() - start) / 1e6
+
+    one = max(threads(1) for _ in range(3))
+    two = max(threads(2) for _ in range(3))
+    rows.append(("lfbloom", "contains int, batch, 1 thread (10^7 filter)", one))
+    rows.append(("lfbloom", "contains int, batch, 2 threads (10^7 filter)", two))
+    print(f"| library | row | M keys/s (bytes per key for that row) |\n|---|---|---|")
+    for library, row, value in rows:
+        print(f"| {library} | {row} | {value:.2f} |")
+    print(f"\n2 threads / 1 thread: {two / one:.2f}x; Python {sys.version.split()[0]}")
+
+
+if __name__ == "__main__":
+    main()

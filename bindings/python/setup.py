@@ -1,0 +1,54 @@
+"""Builds lfbloom's wheel: liblfbloom.so.1 (CMake, or a prebuilt one) next to the cffi module.
+
+LFBLOOM_LIBRARY=/path/to/liblfbloom.so.1 uses a library already built from this source tree (as
+ctest does, after its own build); otherwise the library is built here with CMake from ../.., the
+C++ library's minute or more of compiling.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SONAME = "liblfbloom.so.1"
+
+
+def built_library(build_temp):
+    prebuilt = os.environ.get("LFBLOOM_LIBRARY")
+    if prebuilt:
+        return os.path.abspath(prebuilt)
+    cmake_dir = os.path.join(os.path.abspath(build_temp), "cmake")
+    run = lambda *args: subprocess.run(args, check=True)  # noqa: E731
+    run("cmake", "-S", ROOT, "-B", cmake_dir, "-DCMAKE_BUILD_TYPE=Release", "-DLFBLOOM_TESTS=OFF")
+    run("cmake", "--build", cmake_dir, "--target", "lfbloom_shared", "-j", str(os.cpu_count() or 1))
+    return os.path.join(cmake_dir, "lib", SONAME)
+
+
+class BuildWithLibrary(build_ext):
+    """Puts liblfbloom.so.1 in the package, then links the cffi module to it ($ORIGIN rpath)."""
+
+    def run(self):
+        library = built_library(self.build_temp)
+        if not os.path.isfile(library):
+            sys.exit(f"lfbloom: no {library}")
+        package_dir = os.path.join(self.build_lib, "lfbloom")
+        os.makedirs(package_dir, exist_ok=True)
+        shipped = os.path.join(package_dir, SONAME)
+        shutil.copyfile(library, shipped)
+        if shutil.which("strip"):  # the build's DWARF (for the ABI gate) is 60 MB of the 63
+            subprocess.run(["strip", "--strip-debug", shipped], check=True)
+        for ext in self.extensions:
+            ext.library_dirs = [package_dir]
+            ext.include_dirs = [os.path.join(ROOT, "capi", "include")]
+        super().run()
+
+
+setup(
+    cffi_modules=["lfbloom_build.py:ffibuilder"],
+    cmdclass={"build_ext": BuildWithLibrary},
+    options={"bdist_wheel": {"py_limited_api": "cp310"}},
+)

@@ -1,0 +1,307 @@
+"""The package's surface over the C ABI: kinds, keys, batches, files, set operations, errors."""
+import array
+import copy
+import math
+import os
+import pickle
+import struct
+
+import pytest
+
+import lfbloom
+from conftest import GOLDEN
+
+np = pytest.importorskip("numpy")
+
+
+def every_kind():
+    """One filter of every kind, fresh each time."""
+    return {
+        "blocked": lfbloom.BloomFilter(1000, 0.01),
+        "classic": lfbloom.BloomFilter(1000, 0.01, layout="classic", seed=3),
+        "split-block": lfbloom.BloomFilter(1000, 0.01, layout="split-block"),
+        "one-word": lfbloom.BloomFilter(1000, 0.01, layout="one-word"),
+        "two-word": lfbloom.BloomFilter(1000, 0.01, layout="two-word"),
+        "counting": lfbloom.CountingBloomFilter(1000, 0.01),
+        "cuckoo": lfbloom.CuckooFilter(1000, 0.001),
+        "scalable": lfbloom.ScalableBloomFilter(100, 0.01),
+        "scalable-cuckoo": lfbloom.ScalableBloomFilter(100, 0.01, removes=True),
+        "rotating": lfbloom.RotatingBloomFilter(1000, 0.01, generations=3),
+        "swappable": lfbloom.SwappableBloomFilter(lfbloom.BloomFilter(1000, 0.01)),
+    }
+
+
+@pytest.fixture(params=list(every_kind()))
+def kind_filter(request):
+    with every_kind()[request.param] as f:
+        yield request.param, f
+
+
+KEYS = [b"bytes", bytearray(b"bytearray"), memoryview(b"memoryview"), "str \u00e9\u4e2d", 0, 1, -1, 2**63, 2**64 - 1,
+        -(2**63), b"", array.array("I", [1, 2, 3])]
+
+
+def test_every_kind_adds_and_finds_every_key_type(kind_filter):
+    _, f = kind_filter
+    for key in KEYS:
+        f.add(key)
+    for key in KEYS:
+        assert key in f, key
+    assert "never added" not in f or True  # a false positive is allowed; no exception is the point
+
+
+def test_a_key_has_the_bytes_the_c_abi_documents():
+    # lfbloom.h: strings as their UTF-8 bytes, integers as 8 little-endian bytes (Guava, Java, Go).
+    assert lfbloom.key_bytes("\u00e9") == "\u00e9".encode("utf-8")
+    assert lfbloom.key_bytes(1) == struct.pack("<Q", 1)
+    assert lfbloom.key_bytes(-1) == lfbloom.key_bytes(2**64 - 1) == b"\xff" * 8
+    assert lfbloom.key_bytes(-(2**63)) == struct.pack("<q", -(2**63))
+    assert bytes(lfbloom.key_bytes(array.array("I", [1]))) == struct.pack("=I", 1)
+    for same in ((1, struct.pack("<Q", 1)), ("x", b"x"), (-5, struct.pack("<q", -5))):
+        a, b = lfbloom.BloomFilter(100, 0.01), lfbloom.BloomFilter(100, 0.01)
+        a.add(same[0])
+        b.add(same[1])
+        assert a == b
+
+
+GOLDEN_LAYOUTS = [("blocked-rule2.lfb", lfbloom.BloomFilter, dict(layout="blocked")),
+                  ("split-block.lfb", lfbloom.BloomFilter, dict(layout="split-block")),
+                  ("one-word.lfb", lfbloom.BloomFilter, dict(layout="one-word")),
+                  ("two-word.lfb", lfbloom.BloomFilter, dict(layout="two-word")),
+                  ("counting4-rule2.lfb", lfbloom.CountingBloomFilter, dict())]
+
+
+@pytest.mark.parametrize("name,cls,options", GOLDEN_LAYOUTS)
+def test_same_bits_as_the_cpp_core(name, cls, options):
+    """The C++ core wrote these files (tests/core/serialization_test.cpp: keys "golden:0" to
+    "golden:99", capacity 1000, rate 0.01); Python's str keys must set the very same bits."""
+    path = os.path.join(GOLDEN, "format-v1", name)
+    with cls(1000, 0.01, **options) as ours, cls.load(path) as theirs:
+        ours.update(f"golden:{i}" for i in range(100))
+        assert ours == theirs
+        with open(path, "rb") as file:
+            assert ours.to_bytes() == file.read()
+        keys = [f"absent:{i}" for i in range(5000)]
+        assert ours.contains_many(keys) == theirs.contains_many(keys)
+
+
+def test_golden_composites_load_as_their_class():
+    for name, cls in (("scalable.lfb", lfbloom.ScalableBloomFilter), ("rotating.lfb", lfbloom.RotatingBloomFilter),
+                      ("cuckoo.lfb", lfbloom.CuckooFilter), ("scalable-cuckoo.lfb", lfbloom.ScalableBloomFilter)):
+        with lfbloom.load(os.path.join(GOLDEN, "format-v1", name)) as f:
+            assert type(f) is cls
+            assert all(f.contains_many([f"golden:{i}" for i in range(100)]))
+
+
+def test_batches_of_lists_numpy_and_buffers_agree_with_single_calls(kind_filter):
+    _, f = kind_filter
+    ints = np.arange(0, 3000, 3, dtype=np.uint64)
+    assert f.add_many(ints[:500]) >= 1
+    f.update([int(i) for i in ints[500:600]])
+    f.add_many(memoryview(ints[600:700]).cast("B"), width=8)
+    mask = f.contains_many(ints)
+    assert mask.dtype == np.bool_ and mask.shape == ints.shape
+    assert mask[:700].all()
+    assert list(mask) == [int(i) in f for i in ints]
+    assert f.contains_many(ints.astype("<i8")).tolist() == mask.tolist()
+    as_bytes = f.contains_many(ints.tobytes(), width=8)
+    assert isinstance(as_bytes, bytearray) and list(as_bytes) == [int(m) for m in mask]
+    strs = [f"s{i}" for i in range(300)]
+    assert f.add_many(strs) >= 1
+    assert f.contains_many(strs) == [True] * 300
+    fixed = np.array([b"abcd", b"efgh"], dtype="S4")
+    f.add_many(fixed)
+    assert b"abcd" in f and b"efgh" in f
+    assert f.contains_many([]) == [] and f.add_many(np.zeros(0, np.uint64)) == 0
+
+
+def test_removing_kinds_remove_count_and_discard():
+    for f in (lfbloom.CountingBloomFilter(1000, 0.01), lfbloom.CuckooFilter(1000, 0.001),
+              lfbloom.ScalableBloomFilter(100, 0.001, removes=True)):
+        with f:
+            f.add("k")
+            f.add("k")
+            assert f.count("k") == 2
+            f.remove("k")
+            assert f.discard("k") is True
+            assert "k" not in f and f.count("k") == 0
+            with pytest.raises(KeyError):
+                f.remove("k")
+            assert f.add_many(range(100)) == 100
+            assert f.remove_many(np.arange(100, dtype=np.uint64)) == 100
+    with lfbloom.ScalableBloomFilter(100, 0.01) as blocked_subfilters:
+        with pytest.raises(lfbloom.DataError) as e:
+            blocked_subfilters.remove("k")
+        assert e.value.status_name == "incompatible"
+    assert not hasattr(lfbloom.BloomFilter, "remove")
+
+
+def test_save_load_bytes_and_pickle_keep_every_kind(kind_filter, tmp_path):
+    name, f = kind_filter
+    keys = [f"key:{i}" for i in range(200)]
+    f.update(keys)
+    path = tmp_path / "f.lfb"
+    f.save(path)
+    for back in (type(f).load(path), lfbloom.load(str(path)), lfbloom.from_bytes(f.to_bytes()),
+                 type(f).from_bytes(bytearray(f.to_bytes())), pickle.loads(pickle.dumps(f))):
+        with back:
+            assert type(back) is type(f) or name == "swappable"  # lfbloom.load: its current filter
+            assert all(back.contains_many(keys))
+            assert back.to_bytes() == f.to_bytes() or name in ("rotating", "scalable", "scalable-cuckoo")
+
+
+def test_guava_bytes_round_trip():
+    f = lfbloom.BloomFilter(1000, 0.01, layout="classic")
+    f.update(range(100))
+    data = f.to_bytes("guava")
+    back = lfbloom.BloomFilter.from_bytes(data, "guava")
+    assert back == f and all(back.contains_many(range(100)))
+    with pytest.raises(lfbloom.Error):
+        lfbloom.BloomFilter(1000, 0.01).to_bytes("guava")  # blocked: no Guava form
+
+
+def test_copy_equality_and_set_operators():
+    a, b = lfbloom.BloomFilter(1000, 0.01), lfbloom.BloomFilter(1000, 0.01)
+    a.update(["a", "both"])
+    b.update(["b", "both"])
+    assert a != b and a == a.copy() and copy.copy(a) == a
+    union, inter = a | b, a & b
+    assert all(k in union for k in ("a", "b", "both")) and "both" in inter
+    c = a.copy()
+    c |= b
+    assert c == union
+    c &= a
+    assert "a" in c
+    c.clear()
+    assert "a" not in c and c.approx_count() == 0
+    with pytest.raises(lfbloom.DataError):
+        a |= lfbloom.BloomFilter(1000, 0.01, seed=1)
+    with pytest.raises(TypeError):
+        hash(a)
+    assert (a == "x") is False
+
+
+def test_info_is_a_dataclass_of_the_c_fields():
+    f = lfbloom.BloomFilter(1000, 0.01)
+    f.update(range(500))
+    info = f.info()
+    assert info.kind == "blocked" and info.capacity == 1000 and info.target_fpr == 0.01
+    assert info.bytes * 8 == info.slots and 0 < info.fill_ratio < 1
+    assert 400 < f.approx_count() < 600
+    assert "BloomFilter blocked capacity=1000" in repr(f)
+
+
+def test_rotation_forgets_and_swaps_replace():
+    r = lfbloom.RotatingBloomFilter(1000, 0.01, generations=2)
+    r.add("old")
+    r.rotate()
+    assert "old" in r
+    r.rotate()
+    assert "old" not in r
+    first = lfbloom.BloomFilter(1000, 0.01)
+    first.add("v1")
+    s = lfbloom.SwappableBloomFilter(first)
+    assert first.closed and "v1" in s
+    with pytest.raises(lfbloom.ClosedError):
+        first.add("x")
+    s.stage(lfbloom.BloomFilter(1000, 0.01))
+    s.add("both")
+    s.add_staged_many(["v2"])
+    s.publish()
+    assert "v2" in s and "both" in s and "v1" not in s
+    s.replace(lfbloom.BloomFilter(1000, 0.01))
+    assert "v2" not in s
+
+
+def test_shared_files_are_seen_by_every_opener(tmp_path):
+    path = tmp_path / "shared.lfbs"
+    with lfbloom.BloomFilter.open_shared(path, 10000, 0.01) as writer:
+        writer.add("k")
+        with lfbloom.open_shared(path, read_only=True) as reader:
+            assert "k" in reader
+            writer.add("later")
+            assert "later" in reader
+            with pytest.raises(lfbloom.StateError):
+                reader.add("x")
+        writer.flush()
+
+
+BAD_SIZES = [(0, 0.01), (-1, 0.01), (2**64, 0.01), (10, 0.0), (10, 1.0), (10, -0.5), (10, math.nan), (10, math.inf)]
+
+
+@pytest.mark.parametrize("capacity,fpr", BAD_SIZES)
+def test_bad_sizes_raise_value_errors(capacity, fpr):
+    for cls in (lfbloom.BloomFilter, lfbloom.CountingBloomFilter, lfbloom.CuckooFilter,
+                lfbloom.ScalableBloomFilter, lfbloom.RotatingBloomFilter):
+        with pytest.raises(ValueError):
+            cls(capacity, fpr)
+
+
+def test_bad_types_and_absurd_sizes_raise_clear_errors():
+    with pytest.raises(TypeError):
+        lfbloom.BloomFilter(None, 0.01)
+    with pytest.raises(TypeError):
+        lfbloom.BloomFilter(10, "0.01")
+    with pytest.raises(TypeError):
+        lfbloom.BloomFilter(True, 0.01)
+    with pytest.raises(ValueError):
+        lfbloom.BloomFilter(10, 0.01, layout="nope")
+    with pytest.raises(lfbloom.Error) as e:
+        lfbloom.BloomFilter(2**62, 1e-9)  # exabytes: too large for the machine
+    assert e.value.status < 0
+    with pytest.raises(lfbloom.ResourceError):
+        lfbloom.BloomFilter(10**6, 0.01, memory_limit=1000)
+    f = lfbloom.BloomFilter(100, 0.01)
+    for key in (None, 1.5, True, object(), [1], 2**64, -(2**63) - 1):
+        with pytest.raises((TypeError, ValueError)):
+            f.add(key)
+        with pytest.raises((TypeError, ValueError)):
+            _ = key in f
+    for keys in ("abc", b"abc", [b"ok", None], np.zeros(3, np.float64), np.zeros((2, 2), np.uint64)):
+        with pytest.raises((TypeError, ValueError)):
+            f.add_many(keys)
+    with pytest.raises(ValueError):
+        f.add_many(b"123", width=2)
+    with pytest.raises(ValueError):
+        f.to_bytes("xml")
+    assert f.info().slots_set == 0  # nothing above changed it
+
+
+def test_corrupt_and_truncated_data_raise_data_errors(rng):
+    f = lfbloom.CuckooFilter(1000, 0.001)
+    f.update(range(100))
+    good = f.to_bytes()
+    for bad in (b"", good[:10], good[:-1], good + b"\0", b"\0" * len(good)):
+        with pytest.raises(lfbloom.DataError):
+            lfbloom.from_bytes(bad)
+    for _ in range(200):
+        flipped = bytearray(good)
+        flipped[rng.randrange(len(good))] ^= 1 << rng.randrange(8)
+        with pytest.raises(lfbloom.DataError):
+            lfbloom.from_bytes(flipped)
+    with pytest.raises(lfbloom.ResourceError):
+        lfbloom.from_bytes(good, memory_limit=100)
+    with pytest.raises(lfbloom.DataError):
+        lfbloom.BloomFilter.from_bytes(good)  # a cuckoo filter, asked for as a Bloom filter
+    with pytest.raises(lfbloom.ResourceError):
+        lfbloom.load("/nonexistent/file.lfb")
+
+
+def test_a_closed_filter_raises_and_close_is_idempotent(kind_filter):
+    _, f = kind_filter
+    f.add("k")
+    f.close()
+    f.close()
+    assert f.closed and "closed" in repr(f)
+    for call in (lambda: f.add("k"), lambda: "k" in f, lambda: f.add_many(["a"]), lambda: f.contains_many(range(3)),
+                 f.to_bytes, f.info, f.copy, lambda: f == f, lambda: f.save("/tmp/never")):
+        with pytest.raises(lfbloom.ClosedError) as e:
+            call()
+        assert isinstance(e.value, ValueError) and e.value.status == -1
+
+
+def test_the_library_is_the_wheels_own():
+    assert lfbloom.library_version == "1.12.0"
+    package = os.path.dirname(lfbloom.__file__)
+    assert os.path.exists(os.path.join(package, "liblfbloom.so.1"))
+    assert "LD_LIBRARY_PATH" not in os.environ or package not in os.environ["LD_LIBRARY_PATH"]
