@@ -1,6 +1,7 @@
 """Threads (no false negatives, close beside calls in flight), the false-positive rate, properties."""
 import math
 import threading
+import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -57,13 +58,17 @@ def test_no_false_negatives_under_concurrent_adds(make):
 def test_close_while_other_threads_are_mid_call_raises_closed_and_never_crashes():
     """Threads loop on batches (the GIL released inside), single calls, saves and copies while
     the main thread closes the filter: each thread's calls succeed until one raises ClosedError,
-    and none crashes. Repeated so that the close lands inside calls of every kind."""
+    and none crashes. The close waits until every thread is looping, so it lands inside calls
+    (a batch here takes about a millisecond); a handle freed under a call in flight unmaps the
+    filter's words and crashes the process (checked once by freeing at close regardless).
+    Repeated so that the close lands inside calls of every kind."""
     keys = np.arange(50_000, dtype=np.uint64)
     for round_ in range(20):
         f = lfbloom.CountingBloomFilter(100_000, 0.01)
         f.add_many(keys)
         started = threading.Barrier(THREADS + 1)
         outcomes = []
+        progress = [0] * THREADS
 
         def work(index):
             started.wait()
@@ -74,6 +79,7 @@ def test_close_while_other_threads_are_mid_call_raises_closed_and_never_crashes(
                 while True:
                     calls[(index + done) % len(calls)]()
                     done += 1
+                    progress[index] = done
             except lfbloom.ClosedError:
                 outcomes.append(done)
 
@@ -81,6 +87,8 @@ def test_close_while_other_threads_are_mid_call_raises_closed_and_never_crashes(
         for t in threads:
             t.start()
         started.wait()
+        while min(progress) < 2 and any(t.is_alive() for t in threads):
+            time.sleep(0.0005)
         f.close()
         for t in threads:
             t.join()
