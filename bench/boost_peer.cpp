@@ -17,7 +17,7 @@
 #include <boost/endian/conversion.hpp>
 
 namespace {
-#include "lfbloom/murmur3.hpp"
+#include "lfbloom/base/murmur3.hpp"
 }
 
 namespace lfbloom_bench {

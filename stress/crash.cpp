@@ -30,8 +30,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "lfbloom/io/shared_memory.hpp"
 #include "lfbloom/lfbloom.hpp"
-#include "lfbloom/shared_memory.hpp"
 
 namespace {
 

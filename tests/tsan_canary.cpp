@@ -8,8 +8,8 @@
 #include <cstring>
 #include <thread>
 
-#include "lfbloom/counting_bloom_filter.hpp"
-#include "lfbloom/storage.hpp"
+#include "lfbloom/base/storage.hpp"
+#include "lfbloom/filters/counting_bloom_filter.hpp"
 
 int main(int argc, char** argv) {
     const bool counters = argc > 1 && std::strcmp(argv[1], "counters") == 0;

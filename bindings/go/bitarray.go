@@ -129,7 +129,7 @@ func refill(x uint64) uint64 {
 }
 
 // blockedProbes yields a blocked key's slots in its 512-bit line, as line_probes in
-// core/include/lfbloom/blocked_layout.hpp. Rule 1: the 9-bit fields of h2, seven per value, then
+// core/include/lfbloom/layouts/blocked_layout.hpp. Rule 1: the 9-bit fields of h2, seven per value, then
 // of its refills. Rule 2: each of those fields moved on by the odd stride (h1 | 1) mod 512 until
 // it reaches a slot the key has not probed yet, so the first 512 probes are distinct.
 type blockedProbes struct {
@@ -180,7 +180,7 @@ func missing(line []uint64, masks *[8]uint64) uint64 {
 }
 
 // murmur3 is MurmurHash3 x64_128 of key with seed (both halves seeded, length mixed in as 64
-// bits), as core/include/lfbloom/murmur3.hpp; TestMurmur3Vectors checks the reference vectors.
+// bits), as core/include/lfbloom/base/murmur3.hpp; TestMurmur3Vectors checks the reference vectors.
 func murmur3(key []byte, seed uint64) (h1, h2 uint64) {
 	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
 	h1, h2 = seed, seed

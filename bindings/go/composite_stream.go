@@ -3,7 +3,7 @@ package lfbloom
 import "io"
 
 // Saving and loading the composites, as the layouts do (stream.go): lfbloom's own format, which
-// every language reads; core/include/lfbloom/composite_format.hpp describes the composites' part
+// every language reads; core/include/lfbloom/io/composite_format.hpp describes the composites' part
 // of it. Scalable's methods are ScalableCuckoo's too (it embeds *Scalable); each takes only data
 // of its own type.
 

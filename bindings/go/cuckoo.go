@@ -15,7 +15,7 @@ import (
 //
 // No false negatives: a key whose Add happened-before a Test (and that was not removed since) is
 // found, also while other goroutines' adds move fingerprints between buckets (a Test validates a
-// negative answer against the writers' stripe versions; see core/include/lfbloom/cuckoo_filter.hpp).
+// negative answer against the writers' stripe versions; see core/include/lfbloom/filters/cuckoo_filter.hpp).
 // Removing a key never added can remove another key's fingerprint, a false negative for that
 // key, as in every cuckoo and counting filter.
 //

@@ -7,7 +7,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "lfbloom/murmur3.hpp"
+#include "lfbloom/base/murmur3.hpp"
 #include "test_support.hpp"
 
 using lfbloom::hash128;

@@ -10,7 +10,7 @@
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/test/unit_test.hpp>
 
-#include "lfbloom/error.hpp"
+#include "lfbloom/base/error.hpp"
 
 namespace lfbloom {
 /// Lets BOOST_CHECK_EQUAL print error codes.

@@ -214,7 +214,7 @@ def try_mutant(args, tmp, mutant):
     root = pathlib.Path(tempfile.mkdtemp(dir=tmp))
     include = root / "include"
     shutil.copytree(args.core, include)
-    path = include / "lfbloom" / header
+    path = next((include / "lfbloom").rglob(header), include / "lfbloom" / header)
     text = path.read_text()
     if text.count(original) != 1:
         return False, f"FAIL  {name}: the code to mutate is not in {header} exactly once"

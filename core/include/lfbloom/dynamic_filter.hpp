@@ -26,18 +26,18 @@
 #include <type_traits>
 #include <utility>
 
-#include "lfbloom/bloom_filter.hpp"
-#include "lfbloom/composite_format.hpp"
-#include "lfbloom/counting_bloom_filter.hpp"
-#include "lfbloom/cuckoo_filter.hpp"
-#include "lfbloom/error.hpp"
-#include "lfbloom/key.hpp"
+#include "lfbloom/base/error.hpp"
+#include "lfbloom/base/key.hpp"
+#include "lfbloom/composites/rotating_bloom_filter.hpp"
+#include "lfbloom/composites/scalable_bloom_filter.hpp"
+#include "lfbloom/composites/swappable_filter.hpp"
+#include "lfbloom/filters/bloom_filter.hpp"
+#include "lfbloom/filters/counting_bloom_filter.hpp"
+#include "lfbloom/filters/cuckoo_filter.hpp"
+#include "lfbloom/io/composite_format.hpp"
+#include "lfbloom/io/serialization.hpp"
+#include "lfbloom/io/shared_memory.hpp"
 #include "lfbloom/kinds.hpp"
-#include "lfbloom/rotating_bloom_filter.hpp"
-#include "lfbloom/scalable_bloom_filter.hpp"
-#include "lfbloom/serialization.hpp"
-#include "lfbloom/shared_memory.hpp"
-#include "lfbloom/swappable_filter.hpp"
 
 namespace lfbloom {
 

@@ -13,11 +13,11 @@
 #include <string_view>
 #include <variant>
 
-#include "lfbloom/bloom_filter.hpp"
-#include "lfbloom/counting_bloom_filter.hpp"
-#include "lfbloom/cuckoo_filter.hpp"
-#include "lfbloom/error.hpp"
-#include "lfbloom/options.hpp"
+#include "lfbloom/base/error.hpp"
+#include "lfbloom/base/options.hpp"
+#include "lfbloom/filters/bloom_filter.hpp"
+#include "lfbloom/filters/counting_bloom_filter.hpp"
+#include "lfbloom/filters/cuckoo_filter.hpp"
 
 namespace lfbloom {
 

@@ -146,7 +146,7 @@ public final class RotatingBloomFilter extends HandleFilter {
 
     /**
      * Writes the filter in lfbloom's own format (docs/FORMAT.md; the composites' part is described
-     * in core/include/lfbloom/composite_format.hpp): its settings, every generation and the time
+     * in core/include/lfbloom/io/composite_format.hpp): its settings, every generation and the time
      * left to the next rotation; any process or language loads it. Any thread: it
      * holds every put that completed before it began; rotations wait for it, puts and queries do
      * not.

@@ -97,7 +97,7 @@ public final class ScalableBloomFilter extends HandleFilter {
 
     /**
      * Writes the filter in lfbloom's own format (docs/FORMAT.md; the composites' part is described
-     * in core/include/lfbloom/composite_format.hpp): its settings and every sub-filter; any process
+     * in core/include/lfbloom/io/composite_format.hpp): its settings and every sub-filter; any process
      * or language loads it. Any thread: it holds every put that completed before it began, also
      * while the filter grows (a sub-filter added between the size and the copy is saved again at
      * the new size).

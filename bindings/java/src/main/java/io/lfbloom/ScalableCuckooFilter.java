@@ -121,7 +121,7 @@ public final class ScalableCuckooFilter extends RemovingFilter {
 
     /**
      * Writes the filter in lfbloom's own format (docs/FORMAT.md; the composites' part is described
-     * in core/include/lfbloom/composite_format.hpp): its settings, every sub-filter and the removes
+     * in core/include/lfbloom/io/composite_format.hpp): its settings, every sub-filter and the removes
      * waiting; any process or language loads it. Any thread: it holds every put
      * that completed before it began, also while the filter grows; puts and removes wait while a
      * sub-filter is copied, and the list of waiting removes is held still through the save.

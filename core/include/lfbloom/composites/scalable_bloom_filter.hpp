@@ -130,9 +130,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "lfbloom/bloom_filter.hpp"
-#include "lfbloom/cuckoo_filter.hpp"
-#include "lfbloom/sync.hpp"
+#include "lfbloom/base/sync.hpp"
+#include "lfbloom/filters/bloom_filter.hpp"
+#include "lfbloom/filters/cuckoo_filter.hpp"
 
 namespace lfbloom {
 

@@ -43,8 +43,8 @@
 #include <utility>
 #include <vector>
 
-#include "lfbloom/bloom_filter.hpp"
-#include "lfbloom/sync.hpp"
+#include "lfbloom/base/sync.hpp"
+#include "lfbloom/filters/bloom_filter.hpp"
 
 namespace lfbloom {
 

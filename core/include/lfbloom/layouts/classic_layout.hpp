@@ -13,10 +13,10 @@
 
 #include <cstdint>
 
-#include "lfbloom/murmur3.hpp"
-#include "lfbloom/options.hpp"
-#include "lfbloom/sizing.hpp"
-#include "lfbloom/storage.hpp"
+#include "lfbloom/base/murmur3.hpp"
+#include "lfbloom/base/options.hpp"
+#include "lfbloom/base/sizing.hpp"
+#include "lfbloom/base/storage.hpp"
 
 namespace lfbloom {
 

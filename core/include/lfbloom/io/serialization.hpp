@@ -56,12 +56,12 @@
 
 #include <boost/endian/conversion.hpp>
 
-#include "lfbloom/bloom_filter.hpp"
-#include "lfbloom/counting_bloom_filter.hpp"
-#include "lfbloom/cuckoo_filter.hpp"
-#include "lfbloom/error.hpp"
+#include "lfbloom/base/error.hpp"
+#include "lfbloom/base/storage.hpp"
+#include "lfbloom/filters/bloom_filter.hpp"
+#include "lfbloom/filters/counting_bloom_filter.hpp"
+#include "lfbloom/filters/cuckoo_filter.hpp"
 #include "lfbloom/kinds.hpp"
-#include "lfbloom/storage.hpp"
 
 namespace lfbloom {
 

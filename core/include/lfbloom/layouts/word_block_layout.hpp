@@ -26,11 +26,11 @@
 
 #include <cstdint>
 
-#include "lfbloom/blocked_layout.hpp"
-#include "lfbloom/murmur3.hpp"
-#include "lfbloom/options.hpp"
-#include "lfbloom/sizing.hpp"
-#include "lfbloom/storage.hpp"
+#include "lfbloom/base/murmur3.hpp"
+#include "lfbloom/base/options.hpp"
+#include "lfbloom/base/sizing.hpp"
+#include "lfbloom/base/storage.hpp"
+#include "lfbloom/layouts/blocked_layout.hpp"
 
 namespace lfbloom {
 

@@ -35,7 +35,7 @@
 #include <utility>
 #include <variant>
 
-#include "lfbloom/serialization.hpp"
+#include "lfbloom/io/serialization.hpp"
 
 namespace lfbloom {
 

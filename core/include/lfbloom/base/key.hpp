@@ -14,8 +14,8 @@
 
 #include <boost/endian/conversion.hpp>
 
-#include "lfbloom/bulk.hpp"
-#include "lfbloom/murmur3.hpp"
+#include "lfbloom/base/murmur3.hpp"
+#include "lfbloom/filters/bulk.hpp"
 
 // The key-level calls are flattened (the hash and probe inlined into them: see grouped() and
 // add() below for what that is worth). Not under a sanitizer, where it measures nothing and

@@ -114,13 +114,13 @@
 #include <utility>
 #include <vector>
 
-#include "lfbloom/cuckoo_buckets.hpp"
-#include "lfbloom/error.hpp"
-#include "lfbloom/key.hpp"
-#include "lfbloom/options.hpp"
-#include "lfbloom/sizing.hpp"
-#include "lfbloom/storage.hpp"
-#include "lfbloom/sync.hpp"
+#include "lfbloom/base/error.hpp"
+#include "lfbloom/base/key.hpp"
+#include "lfbloom/base/options.hpp"
+#include "lfbloom/base/sizing.hpp"
+#include "lfbloom/base/storage.hpp"
+#include "lfbloom/base/sync.hpp"
+#include "lfbloom/filters/cuckoo_buckets.hpp"
 
 namespace lfbloom {
 

@@ -26,7 +26,7 @@
 
 #include <boost/atomic/ipc_atomic_ref.hpp>
 
-#include "lfbloom/error.hpp"
+#include "lfbloom/base/error.hpp"
 
 namespace lfbloom {
 

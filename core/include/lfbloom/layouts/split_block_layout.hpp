@@ -27,12 +27,12 @@
 #endif
 #include <xxhash.h>
 
-#include "lfbloom/error.hpp"
-#include "lfbloom/murmur3.hpp"
-#include "lfbloom/options.hpp"
-#include "lfbloom/simd.hpp"
-#include "lfbloom/sizing.hpp"
-#include "lfbloom/storage.hpp"
+#include "lfbloom/base/error.hpp"
+#include "lfbloom/base/murmur3.hpp"
+#include "lfbloom/base/options.hpp"
+#include "lfbloom/base/simd.hpp"
+#include "lfbloom/base/sizing.hpp"
+#include "lfbloom/base/storage.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

@@ -42,7 +42,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "lfbloom/error.hpp"
+#include "lfbloom/base/error.hpp"
 
 namespace lfbloom {
 

@@ -41,9 +41,9 @@
 #include <string>
 #include <vector>
 
-#include "lfbloom/rotating_bloom_filter.hpp"
-#include "lfbloom/scalable_bloom_filter.hpp"
-#include "lfbloom/serialization.hpp"
+#include "lfbloom/composites/rotating_bloom_filter.hpp"
+#include "lfbloom/composites/scalable_bloom_filter.hpp"
+#include "lfbloom/io/serialization.hpp"
 
 namespace lfbloom {
 

@@ -23,15 +23,15 @@
 #include <type_traits>
 #include <utility>
 
-#include "lfbloom/blocked_layout.hpp"
-#include "lfbloom/classic_layout.hpp"
-#include "lfbloom/error.hpp"
-#include "lfbloom/key.hpp"
-#include "lfbloom/options.hpp"
-#include "lfbloom/sizing.hpp"
-#include "lfbloom/split_block_layout.hpp"
-#include "lfbloom/storage.hpp"
-#include "lfbloom/word_block_layout.hpp"
+#include "lfbloom/base/error.hpp"
+#include "lfbloom/base/key.hpp"
+#include "lfbloom/base/options.hpp"
+#include "lfbloom/base/sizing.hpp"
+#include "lfbloom/base/storage.hpp"
+#include "lfbloom/layouts/blocked_layout.hpp"
+#include "lfbloom/layouts/classic_layout.hpp"
+#include "lfbloom/layouts/split_block_layout.hpp"
+#include "lfbloom/layouts/word_block_layout.hpp"
 
 namespace lfbloom {
 

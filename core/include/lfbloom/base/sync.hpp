@@ -29,7 +29,7 @@
 #include <new>
 #include <thread>
 
-#include "lfbloom/storage.hpp"
+#include "lfbloom/base/storage.hpp"
 
 // ThreadSanitizer's pthread_mutex_timedlock interceptor (GCC 12's libtsan; upstream's
 // test mutex_robust2 is marked failing for it) ignores EOWNERDEAD; robust_mutex::lock tells it.

@@ -39,13 +39,13 @@
 #include <type_traits>
 #include <utility>
 
-#include "lfbloom/bloom_filter.hpp"
-#include "lfbloom/blocked_layout.hpp"
-#include "lfbloom/error.hpp"
-#include "lfbloom/key.hpp"
-#include "lfbloom/options.hpp"
-#include "lfbloom/sizing.hpp"
-#include "lfbloom/storage.hpp"
+#include "lfbloom/base/error.hpp"
+#include "lfbloom/base/key.hpp"
+#include "lfbloom/base/options.hpp"
+#include "lfbloom/base/sizing.hpp"
+#include "lfbloom/base/storage.hpp"
+#include "lfbloom/filters/bloom_filter.hpp"
+#include "lfbloom/layouts/blocked_layout.hpp"
 
 namespace lfbloom {
 

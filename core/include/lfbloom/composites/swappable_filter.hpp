@@ -28,9 +28,9 @@
 #include <memory>
 #include <mutex>
 
-#include "lfbloom/error.hpp"
-#include "lfbloom/storage.hpp"
-#include "lfbloom/sync.hpp"
+#include "lfbloom/base/error.hpp"
+#include "lfbloom/base/storage.hpp"
+#include "lfbloom/base/sync.hpp"
 
 namespace lfbloom {
 

@@ -17,7 +17,7 @@
 
 #include <boost/math/distributions/poisson.hpp>
 
-#include "lfbloom/error.hpp"
+#include "lfbloom/base/error.hpp"
 
 namespace lfbloom {
 
