@@ -6,4 +6,15 @@ bash tools/setup.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 # Only the lfbloom command: the demo runs nothing else (all of build/ is run-tests.sh's job).
 cmake --build build -j2 --target lfbloom >/dev/null
-exec build/bin/lfbloom demo "$@"
+status=0
+build/bin/lfbloom demo "$@" || status=$?
+cat <<'NEXT'
+
+Next, three things to try (README.md has one example per language):
+  1. Your own keys:  build/bin/lfbloom build -o users.lfb -n 1000000 -p 0.01 users.txt
+                     build/bin/lfbloom query users.lfb < lookups.txt
+  2. Another kind in front of the database:  build/bin/lfbloom demo --kind cuckoo
+     (README.md, "Which filter do I want?", says which kind fits which situation)
+  3. From your language: the C++, C, Python, Redis, Go and Java examples in README.md
+NEXT
+exit "$status"

@@ -101,8 +101,11 @@ def program(root, lang, out):
             name = f"doc_{re.sub(r'[^A-Za-z0-9]', '_', doc.stem)}_{line}"
             names.append((name, f"{doc.relative_to(root)}:{line}"))
             body = []
-            for l in text.split("\n"):
-                (includes if l.startswith("#include") else body).append(l)
+            for l in text.split("\n"):  # an include leaves an empty line: #line stays right
+                if l.startswith("#include"):
+                    includes.append(l)
+                    l = ""
+                body.append(l)
             body = "\n".join(body)
             where = f'#line {line + 1} "{doc.relative_to(root)}"'
             if "int main(" in body:
