@@ -47,6 +47,12 @@ def module_version(module):
             proc.wait()
 
 
+def library_version(library):
+    version_string = ctypes.CDLL(library).lfb_version_string
+    version_string.restype = ctypes.c_char_p
+    return version_string().decode()
+
+
 def main(argv):
     if len(argv) not in (4, 5):
         print(__doc__, file=sys.stderr)
@@ -56,8 +62,7 @@ def main(argv):
     places = {
         "capi/include/lfbloom.h LFB_VERSION_*": ".".join(
             found(header, rf"^#define LFB_VERSION_{part} (\d+)", part) for part in ("MAJOR", "MINOR", "PATCH")),
-        "liblfbloom lfb_version_string()": ctypes.CDLL(library).lfb_version_string and
-            ctypes.cast(ctypes.CDLL(library).lfb_version_string(), ctypes.c_char_p).value.decode(),
+        "liblfbloom lfb_version_string()": library_version(library),
         "bindings/java/pom.xml <version>": found((root / "bindings/java/pom.xml").read_text(),
             r"<artifactId>lfbloom</artifactId>\s*<version>([^<]+)</version>", "version"),
         "bindings/java/jmh/pom.xml dependency": found((root / "bindings/java/jmh/pom.xml").read_text(),
@@ -66,6 +71,7 @@ def main(argv):
             r'^version = "([^"]+)"', "version"),
         "bindings/python/src/lfbloom/__init__.py __version__": found(
             (root / "bindings/python/src/lfbloom/__init__.py").read_text(), r'^__version__ = "([^"]+)"', "__version__"),
+        "README.md, the jar's name": found((root / "README.md").read_text(), r"lfbloom-(\d+\.\d+\.\d+)\.jar", "jar"),
         "CHANGELOG.md, newest entry": found((root / "CHANGELOG.md").read_text(), r"^## (\d+\.\d+\.\d+)", "entry"),
     }
     if len(argv) == 5:
