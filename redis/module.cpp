@@ -525,7 +525,9 @@ void info_section(RedisModuleInfoCtx* ctx, int) {
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     using namespace lfbloom_redis;
-    if (RedisModule_Init(ctx, "lfbloom", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    // MODULE LIST's version: CMake's project version as Redis modules write it (1.12.0 is 11200).
+    if (RedisModule_Init(ctx, "lfbloom", LFBLOOM_MODULE_VERSION, REDISMODULE_APIVER_1) == REDISMODULE_ERR)
+        return REDISMODULE_ERR;
     if (!RedisModule_ReplyWithMap || !RedisModule_ReplyWithBool || !RedisModule_IsIOError) {
         RedisModule_Log(ctx, "warning", "lfbloom: needs Redis or Valkey 7.0 or later (RESP3 replies)");
         return REDISMODULE_ERR;

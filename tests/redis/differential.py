@@ -8,7 +8,7 @@ import redis
 
 import servers
 
-# Documented differences (README, Redis module): BF.INFO's and CF.INFO's Size is our memory, not
+# Documented differences (docs/redis.md): BF.INFO's and CF.INFO's Size is our memory, not
 # RedisBloom's; CF.INFO's Number of buckets and CF.DEBUG's buckets are our sub-filter 0's 64-bit
 # buckets (five 14-bit fingerprints each), and CF.DEBUG goes on with each sub-filter's facts.
 SIZE_FIELDS = {"Size", b"Size", "Number of buckets", b"Number of buckets"}
