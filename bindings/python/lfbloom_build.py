@@ -135,21 +135,21 @@ static lfb_handle* detach(lfbpy_ref* ref) {
 
 static void reattach(lfbpy_ref* ref) { atomic_store(&ref->state, 0); }
 
-#define GUARDED(call)                                  \
-    lfb_handle* h = lfbpy_enter(ref);                        \
-    if (h == NULL) return LFBPY_CLOSED;                \
-    int status = (call);                               \
-    lfbpy_leave(ref);                                        \
+#define GUARDED(call)                                         \
+    lfb_handle* h = lfbpy_enter(ref);                         \
+    if (h == NULL) return LFBPY_CLOSED;                       \
+    int status = (call);                                      \
+    lfbpy_leave(ref);                                         \
     return status
 
-#define GUARDED2(a, b, call)                                   \
-    lfb_handle* ha = lfbpy_enter(a);                                 \
-    if (ha == NULL) return LFBPY_CLOSED;                       \
-    lfb_handle* hb = lfbpy_enter(b);                                 \
-    if (hb == NULL) { lfbpy_leave(a); return LFBPY_CLOSED; }         \
-    int status = (call);                                       \
-    lfbpy_leave(b);                                                  \
-    lfbpy_leave(a);                                                  \
+#define GUARDED2(a, b, call)                                  \
+    lfb_handle* ha = lfbpy_enter(a);                          \
+    if (ha == NULL) return LFBPY_CLOSED;                      \
+    lfb_handle* hb = lfbpy_enter(b);                          \
+    if (hb == NULL) { lfbpy_leave(a); return LFBPY_CLOSED; }  \
+    int status = (call);                                      \
+    lfbpy_leave(b);                                           \
+    lfbpy_leave(a);                                           \
     return status
 
 int lfbpy_add(lfbpy_ref* ref, const char* key, uint64_t len) { GUARDED(lfb_add(h, key, len)); }
