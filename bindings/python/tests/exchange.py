@@ -1,11 +1,14 @@
-"""Files between Python and Go (ctest python.go, through tests/exchange_go.sh): the same keys give
-the same file in both, and each loads the other's with identical answers.
+"""Files between Python, Go and Java (ctest python.go through tests/exchange_go.sh, then java and
+python.java): the same keys give the same file in each, and each loads the others' with identical
+answers.
 
-    exchange.py write DIR   Python's filters of the shared keys: DIR/py-str.lfb, DIR/py-int.lfb
-    exchange.py check DIR   Go's (DIR/go-str.lfb, DIR/go-int.lfb, written by the Go test
-                            TestFilesOfPython) are byte for byte Python's, and answer alike
+    exchange.py write DIR         Python's filters of the shared keys: DIR/py-str.lfb, DIR/py-int.lfb
+    exchange.py check DIR go      Go's (DIR/go-str.lfb, DIR/go-int.lfb, written by the Go test
+                                  TestFilesOfPython) are byte for byte Python's, and answer alike
+    exchange.py check DIR java    Java's (DIR/java-*.lfb, by the JUnit test PythonFilesTest), the same
 
-The keys, which bindings/go/python_files_test.go makes by the same rule: str keys "xlang:é:<i>"
+The keys, which bindings/go/python_files_test.go and bindings/java/.../PythonFilesTest.java make by
+the same rule: str keys "xlang:é:<i>"
 (UTF-8), and int keys i * 0x9E3779B97F4A7C15 mod 2**64 as 8 little-endian bytes, given to Python
 as signed ints when the top bit is set (two's complement: the same bytes as Go's uint64).
 """
@@ -37,12 +40,12 @@ def filters():
     return made
 
 
-def main(mode, directory):
+def main(mode, directory, language="go"):
     for name, ours in filters().items():
         if mode == "write":
             ours.save(f"{directory}/py-{name}.lfb")
             continue
-        path = f"{directory}/go-{name}.lfb"
+        path = f"{directory}/{language}-{name}.lfb"
         with open(path, "rb") as file:
             data = file.read()
         theirs = lfbloom.load(path)
@@ -56,4 +59,4 @@ def main(mode, directory):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:])
