@@ -1,14 +1,15 @@
-"""Files between Python, Go and Java (ctest python.go through tests/exchange_go.sh, then java and
-python.java): the same keys give the same file in each, and each loads the others' with identical
-answers.
+"""Files between Python, Go, Java and C (ctest python.go through tests/exchange_go.sh, then java
+and python.java, and python.c): the same keys give the same file in each, and each loads the
+others' with identical answers.
 
     exchange.py write DIR         Python's filters of the shared keys: DIR/py-str.lfb, DIR/py-int.lfb
     exchange.py check DIR go      Go's (DIR/go-str.lfb, DIR/go-int.lfb, written by the Go test
                                   TestFilesOfPython) are byte for byte Python's, and answer alike
     exchange.py check DIR java    Java's (DIR/java-*.lfb, by the JUnit test PythonFilesTest), the same
+    exchange.py check DIR c       C's (DIR/c-*.lfb, by tests/capi/capi_test.c --python-files), the same
 
-The keys, which bindings/go/python_files_test.go and bindings/java/.../PythonFilesTest.java make by
-the same rule: str keys "xlang:é:<i>"
+The keys, which bindings/go/python_files_test.go, bindings/java/.../PythonFilesTest.java and
+tests/capi/capi_test.c make by the same rule: str keys "xlang:é:<i>"
 (UTF-8), and int keys i * 0x9E3779B97F4A7C15 mod 2**64 as 8 little-endian bytes, given to Python
 as signed ints when the top bit is set (two's complement: the same bytes as Go's uint64).
 """
