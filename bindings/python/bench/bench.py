@@ -137,7 +137,7 @@ def plot(rows, path):
              "contains int, batch (list)", "add int, batch (NumPy)", "contains int, batch (NumPy)"]
     libraries = list(dict.fromkeys(library for library, _, _ in rows))
     values = {(library, row): value for library, row, value in rows}
-    fig, ax = plt.subplots(figsize=(7, 5.5), dpi=80)
+    fig, ax = plt.subplots(figsize=(8, 5.5), dpi=80)
     height = 0.8 / len(libraries)
     for k, library in enumerate(libraries):
         ys = [i + k * height for i, name in enumerate(names) if (library, name) in values]
@@ -148,7 +148,7 @@ def plot(rows, path):
     ax.set_xscale("log")
     ax.set_xlabel("million keys per second (log scale; higher is better)")
     ax.set_title(f"lfbloom and peers, Python {sys.version.split()[0]}, filters of 10^6 keys at 1%", fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
     fig.savefig(path)
 
