@@ -230,6 +230,11 @@ static PyObject* core_batch_list(PyObject* self, PyObject* args) {
         Py_DECREF(answers);
         return NULL;
     }
+    if (status != LFB_OK && answers != Py_None) { /* the caller raises: no list with holes escapes */
+        Py_DECREF(answers);
+        answers = Py_None;
+        Py_INCREF(answers);
+    }
     return Py_BuildValue("iKKN", status, (unsigned long long)positive, (unsigned long long)done, answers);
 }
 
