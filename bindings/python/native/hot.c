@@ -88,7 +88,7 @@ static PyObject* core_add(PyObject* self, PyObject* key) {
     unsigned char int_bytes[8];
     int fast = fast_key(key, &data, &len, int_bytes);
     if (fast < 0) return NULL;
-    if (fast == 0) return PyObject_CallMethod(self, "_add_slow", "O", key);
+    if (fast == 0) return PyObject_CallMethod(self, "_add_slow", "(O)", key);
     int status = run_one((Core*)self, lfb_add, data, len);
     if (status < 0) return fail(self, status, "add");
     return PyBool_FromLong(status == 1);
@@ -101,7 +101,7 @@ static int core_contains(PyObject* self, PyObject* key) {
     int fast = fast_key(key, &data, &len, int_bytes);
     if (fast < 0) return -1;
     if (fast == 0) {
-        PyObject* result = PyObject_CallMethod(self, "_contains_slow", "O", key);
+        PyObject* result = PyObject_CallMethod(self, "_contains_slow", "(O)", key);
         if (result == NULL) return -1;
         int truth = PyObject_IsTrue(result);
         Py_DECREF(result);

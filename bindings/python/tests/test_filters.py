@@ -252,7 +252,7 @@ def test_bad_types_and_absurd_sizes_raise_clear_errors():
     with pytest.raises(lfbloom.ResourceError):
         lfbloom.BloomFilter(10**6, 0.01, memory_limit=1000)
     f = lfbloom.BloomFilter(100, 0.01)
-    for key in (None, 1.5, True, object(), [1], 2**64, -(2**63) - 1):
+    for key in (None, 1.5, True, object(), [1], (1, 2), 2**64, -(2**63) - 1):
         with pytest.raises((TypeError, ValueError)):
             f.add(key)
         with pytest.raises((TypeError, ValueError)):
