@@ -5,10 +5,11 @@ only what Python calls: cffi takes every struct's layout and every constant's va
 header (the `...;` ending a struct: the fields listed are those Python touches, at the offsets the
 compiler gives them), and the compiler rejects a declaration that disagrees with the header.
 
-The guard: lfb_free needs every other call on the handle to have finished, but Python code may
-close a filter while other threads are inside a call (the GIL is released in every native call).
-So each Python filter holds an lfbpy_ref, and every call enters and leaves it; closing marks it
-closed, and whichever of the close and the last call in flight comes last frees the handle.
+The guard (native/guard.h, shared with the hot path native/hot.c): lfb_free needs every other
+call on the handle to have finished, but Python code may close a filter while other threads are
+inside a call (the GIL is released in every call of this module). So each Python filter holds an
+lfbpy_ref, and every call enters and leaves it; closing marks it closed, and whichever of the
+close and the last call in flight comes last frees the handle.
 """
 from cffi import FFI
 
@@ -101,22 +102,10 @@ int lfbpy_publish(lfbpy_ref* swap);
 """
 
 SOURCE = r"""
-#include <stdatomic.h>
 #include <stdlib.h>
-#include "lfbloom.h"
+#include "guard.h"
 
-#define LFBPY_CLOSED (-1000) /* the Python object was closed: no status of the C ABI */
-#define LFBPY_IN_USE (-1001) /* a filter to take over has calls in flight */
-
-/* state: bit 0 closed, bit 1 freed (the handle's lfb_free was claimed), then calls in flight in
- * steps of 4. Every access is seq_cst: a call that saw "not closed" has counted itself in before
- * the close's read of the count, so the handle outlives it; the cost is one locked add per call. */
-typedef struct lfbpy_ref {
-    lfb_handle* handle;
-    _Atomic uint64_t state;
-} lfbpy_ref;
-
-enum { CLOSED = 1, FREED = 2, CALL = 4 };
+enum { CLOSED = LFBPY_STATE_CLOSED, FREED = LFBPY_STATE_FREED };
 
 lfbpy_ref* lfbpy_wrap(lfb_handle* handle) {
     lfbpy_ref* ref = malloc(sizeof *ref);
@@ -126,28 +115,9 @@ lfbpy_ref* lfbpy_wrap(lfb_handle* handle) {
     return ref;
 }
 
-/* Frees the handle if it is closed, no call is in flight and nobody freed it yet: exactly once. */
-static void free_if_last(lfbpy_ref* ref) {
-    uint64_t expected = CLOSED;
-    if (atomic_compare_exchange_strong(&ref->state, &expected, CLOSED | FREED)) lfb_free(ref->handle);
-}
-
-static lfb_handle* enter(lfbpy_ref* ref) {
-    if (atomic_fetch_add(&ref->state, CALL) & CLOSED) {
-        atomic_fetch_sub(&ref->state, CALL);
-        free_if_last(ref);
-        return NULL;
-    }
-    return ref->handle;
-}
-
-static void leave(lfbpy_ref* ref) {
-    if (atomic_fetch_sub(&ref->state, CALL) - CALL == CLOSED) free_if_last(ref);
-}
-
 void lfbpy_close(lfbpy_ref* ref) {
     atomic_fetch_or(&ref->state, CLOSED);
-    free_if_last(ref);
+    lfbpy_free_if_last(ref);
 }
 
 /* The Python object's finalizer: no call can be in flight (each holds the object). */
@@ -165,21 +135,21 @@ static lfb_handle* detach(lfbpy_ref* ref) {
 
 static void reattach(lfbpy_ref* ref) { atomic_store(&ref->state, 0); }
 
-#define GUARDED(call)                                  \
-    lfb_handle* h = enter(ref);                        \
-    if (h == NULL) return LFBPY_CLOSED;                \
-    int status = (call);                               \
-    leave(ref);                                        \
+#define GUARDED(call)                                         \
+    lfb_handle* h = lfbpy_enter(ref);                         \
+    if (h == NULL) return LFBPY_CLOSED;                       \
+    int status = (call);                                      \
+    lfbpy_leave(ref);                                         \
     return status
 
-#define GUARDED2(a, b, call)                                   \
-    lfb_handle* ha = enter(a);                                 \
-    if (ha == NULL) return LFBPY_CLOSED;                       \
-    lfb_handle* hb = enter(b);                                 \
-    if (hb == NULL) { leave(a); return LFBPY_CLOSED; }         \
-    int status = (call);                                       \
-    leave(b);                                                  \
-    leave(a);                                                  \
+#define GUARDED2(a, b, call)                                  \
+    lfb_handle* ha = lfbpy_enter(a);                          \
+    if (ha == NULL) return LFBPY_CLOSED;                      \
+    lfb_handle* hb = lfbpy_enter(b);                          \
+    if (hb == NULL) { lfbpy_leave(a); return LFBPY_CLOSED; }  \
+    int status = (call);                                      \
+    lfbpy_leave(b);                                           \
+    lfbpy_leave(a);                                           \
     return status
 
 int lfbpy_add(lfbpy_ref* ref, const char* key, uint64_t len) { GUARDED(lfb_add(h, key, len)); }
@@ -224,12 +194,12 @@ int lfbpy_create_swap(lfbpy_ref* initial, lfb_handle** out) {
 }
 
 static int take_over(lfbpy_ref* ref, lfbpy_ref* next, int (*call)(lfb_handle*, lfb_handle*)) {
-    lfb_handle* h = enter(ref);
+    lfb_handle* h = lfbpy_enter(ref);
     if (h == NULL) return LFBPY_CLOSED;
     lfb_handle* taken = detach(next);
     int status = taken == NULL ? LFBPY_IN_USE : call(h, taken);
     if (taken != NULL && status != LFB_OK) reattach(next);
-    leave(ref);
+    lfbpy_leave(ref);
     return status;
 }
 int lfbpy_stage(lfbpy_ref* ref, lfbpy_ref* next) { return take_over(ref, next, lfb_stage); }
@@ -239,10 +209,10 @@ int lfbpy_batch(lfbpy_ref* ref, uint32_t op, const char* data, const uint64_t* o
                 uint8_t* results, uint64_t* positive, uint64_t* done) {
     lfb_batch batch = {.struct_size = sizeof batch, .op = op, .count = count, .data = data,
                        .offsets = offsets, .results = results};
-    lfb_handle* h = enter(ref);
+    lfb_handle* h = lfbpy_enter(ref);
     if (h == NULL) return LFBPY_CLOSED;
     int status = lfb_batch_run(h, &batch);
-    leave(ref);
+    lfbpy_leave(ref);
     *positive = batch.positive;
     *done = batch.done;
     return status;
@@ -255,7 +225,7 @@ int lfbpy_batch_fixed(lfbpy_ref* ref, uint32_t op, const char* data, uint64_t wi
     enum { CHUNK = 2048 };
     uint64_t offsets[CHUNK + 1];
     *positive = *done = 0;
-    lfb_handle* h = enter(ref);
+    lfb_handle* h = lfbpy_enter(ref);
     if (h == NULL) return LFBPY_CLOSED;
     int status = LFB_OK;
     for (uint64_t first = 0; first < count && status == LFB_OK; first += CHUNK) {
@@ -268,7 +238,7 @@ int lfbpy_batch_fixed(lfbpy_ref* ref, uint32_t op, const char* data, uint64_t wi
         *positive += batch.positive;
         *done = first + batch.done;
     }
-    leave(ref);
+    lfbpy_leave(ref);
     return status;
 }
 """

@@ -1,4 +1,6 @@
-"""Builds lfbloom's wheel: liblfbloom.so.1 (CMake, or a prebuilt one) next to the cffi module.
+"""Builds lfbloom's wheel: liblfbloom.so.1 (CMake, or a prebuilt one) next to its two modules, the
+cffi module lfbloom._native (lfbloom_build.py) and the hot path lfbloom._hot (native/hot.c), both
+on the limited API of Python 3.10 (abi3).
 
 LFBLOOM_LIBRARY=/path/to/liblfbloom.so.1 uses a library already built from this source tree (as
 ctest does, after its own build); otherwise the library is built here with CMake from ../.., the
@@ -9,7 +11,7 @@ import shutil
 import subprocess
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,11 +45,22 @@ class BuildWithLibrary(build_ext):
             subprocess.run(["strip", "--strip-debug", shipped], check=True)
         for ext in self.extensions:
             ext.library_dirs = [package_dir]
-            ext.include_dirs = [os.path.join(ROOT, "capi", "include")]
+            ext.include_dirs = [os.path.join(ROOT, "capi", "include"), os.path.join(HERE, "native")]
         super().run()
 
 
+# Single calls keep the GIL here (cffi releases it on every call, which cost more than the call).
+HOT = Extension(
+    "lfbloom._hot",
+    ["native/hot.c"],
+    libraries=[":" + SONAME],
+    extra_compile_args=["-std=c11", "-O2"],
+    extra_link_args=["-Wl,-rpath,$ORIGIN"],
+    py_limited_api=True,
+)
+
 setup(
+    ext_modules=[HOT],
     cffi_modules=["lfbloom_build.py:ffibuilder"],
     cmdclass={"build_ext": BuildWithLibrary},
     options={"bdist_wheel": {"py_limited_api": "cp310"}},

@@ -2296,14 +2296,78 @@ static void test_go_composites(const char* dir) {
     }
 }
 
+/* Python <-> C (ctest python.c): the keys of bindings/python/tests/exchange.py, str keys
+ * "xlang:é:<i>" (UTF-8) and uint64 keys i * 0x9E3779B97F4A7C15 as 8 little-endian bytes, 0 to
+ * 1999 added, 0 to 3999 asked. C's blocked filter of the same keys (capacity 2000, 0.01, seed 39)
+ * is Python's file byte for byte (dir/py-str.lfb, dir/py-int.lfb) and the loaded file answers
+ * every asked key as C's does; C's own are written to dir/c-str.lfb and dir/c-int.lfb. */
+static void test_python_files(const char* dir) {
+    static char data[32 * 4000], file[1 << 16], saved[1 << 16];
+    static uint64_t offsets[4001];
+    static const char* const names[] = {"str", "int"};
+    char path[4096];
+    unsigned n;
+    uint64_t i;
+    for (n = 0; n < 2; ++n) {
+        lfb_spec spec;
+        lfb_handle *ours = NULL, *theirs = NULL;
+        uint64_t written = 0, size = 0, same = 0;
+        FILE* in;
+        if (n == 0) {
+            prefixed_keys("xlang:\xc3\xa9:", 4000, data, offsets);
+        } else {
+            offsets[0] = 0;
+            for (i = 0; i < 4000; ++i) {
+                uint64_t key = i * UINT64_C(0x9E3779B97F4A7C15);
+                unsigned b;
+                for (b = 0; b < 8; ++b) data[8 * i + b] = (char)(key >> (8 * b));
+                offsets[i + 1] = 8 * (i + 1);
+            }
+        }
+        CHECK(lfb_spec_init_size(&spec, sizeof spec) == LFB_OK);
+        spec.capacity = 2000;
+        spec.fpr = 0.01;
+        spec.seed = 39;
+        CHECK(lfb_create(&spec, &ours) == LFB_OK);
+        if (ours == NULL) continue;
+        for (i = 0; i < 2000; ++i) CHECK(lfb_add(ours, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+        CHECK(lfb_save(ours, LFB_FORMAT_NATIVE, saved, sizeof saved, &written) == LFB_OK);
+        snprintf(path, sizeof path, "%s/py-%s.lfb", dir, names[n]);
+        in = fopen(path, "rb");
+        CHECK(in != NULL);
+        if (in != NULL) {
+            size = fread(file, 1, sizeof file, in);
+            fclose(in);
+        }
+        CHECK(size == written && memcmp(file, saved, (size_t)size) == 0); /* Python's bytes */
+        CHECK(lfb_load_file(LFB_FORMAT_NATIVE, path, 0, &theirs) == LFB_OK);
+        if (theirs != NULL) {
+            for (i = 0; i < 4000; ++i) {
+                int answer = lfb_contains(theirs, data + offsets[i], offsets[i + 1] - offsets[i]);
+                same += answer == lfb_contains(ours, data + offsets[i], offsets[i + 1] - offsets[i]) && (i >= 2000 || answer == 1);
+            }
+            CHECK(same == 4000);
+            lfb_free(theirs);
+        }
+        snprintf(path, sizeof path, "%s/c-%s.lfb", dir, names[n]);
+        CHECK(lfb_save_file(ours, LFB_FORMAT_NATIVE, path, 0644) == LFB_OK);
+        lfb_free(ours);
+    }
+}
+
 int main(int argc, char** argv) {
     if (argc == 3 && strcmp(argv[1], "--go-composites") == 0) { /* ctest go.to_c: that check alone */
         test_go_composites(argv[2]);
         printf("%d passed, %d failed\n", passed, failed);
         return failed == 0 && passed > 0 ? 0 : 1;
     }
+    if (argc == 3 && strcmp(argv[1], "--python-files") == 0) { /* ctest python.c: that check alone */
+        test_python_files(argv[2]);
+        printf("%d passed, %d failed\n", passed, failed);
+        return failed == 0 && passed > 0 ? 0 : 1;
+    }
     if (argc != 1) {
-        fprintf(stderr, "usage: %s [--go-composites DIR]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--go-composites DIR | --python-files DIR]\n", argv[0]);
         return 2;
     }
     test_library();

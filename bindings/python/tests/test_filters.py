@@ -252,7 +252,7 @@ def test_bad_types_and_absurd_sizes_raise_clear_errors():
     with pytest.raises(lfbloom.ResourceError):
         lfbloom.BloomFilter(10**6, 0.01, memory_limit=1000)
     f = lfbloom.BloomFilter(100, 0.01)
-    for key in (None, 1.5, True, object(), [1], 2**64, -(2**63) - 1):
+    for key in (None, 1.5, True, object(), [1], (1, 2), 2**64, -(2**63) - 1):
         with pytest.raises((TypeError, ValueError)):
             f.add(key)
         with pytest.raises((TypeError, ValueError)):
@@ -305,3 +305,23 @@ def test_the_library_is_the_wheels_own():
     package = os.path.dirname(lfbloom.__file__)
     assert os.path.exists(os.path.join(package, "liblfbloom.so.1"))
     assert "LD_LIBRARY_PATH" not in os.environ or package not in os.environ["LD_LIBRARY_PATH"]
+
+
+def test_the_native_hot_path_sets_the_bits_of_the_reference_path():
+    """add/in/list batches of exact str, bytes and int keys run in lfbloom._hot (C); every other key
+    goes through _add_slow (cffi and key_bytes, the reference). Both must set the same bits."""
+    keys = ["", "ascii", "\u00e9\u4e2d\U0001f600", b"", b"\x00\xff", 0, 1, -1, 2**63, 2**64 - 1, -(2**63), 12345]
+    hot, reference, batched = (lfbloom.BloomFilter(1000, 0.01) for _ in range(3))
+    for key in keys:
+        assert hot.add(key) == reference._add_slow(key)
+    assert batched.add_many(keys) >= 1 and batched.contains_many(tuple(keys)) == [True] * len(keys)
+    assert hot == reference == batched
+    assert all(key in hot for key in keys)
+
+
+def test_a_list_batch_with_a_bad_key_changes_nothing():
+    f = lfbloom.BloomFilter(1000, 0.01)
+    for bad in (["ok", "\ud800"], ["ok", 2**64], [1, -(2**63) - 1], ["ok", True], ["ok", 1.5]):
+        with pytest.raises((TypeError, ValueError)):
+            f.add_many(bad)
+    assert f.info().slots_set == 0

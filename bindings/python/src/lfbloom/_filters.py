@@ -15,6 +15,7 @@ import sys
 from typing import Any, Iterable, TypeVar
 
 from ._errors import DataError, check, error_for
+from ._hot import Core
 from ._keys import Key, c_key, int_keys, packed
 from ._native import ffi, lib
 
@@ -103,12 +104,16 @@ def _path(path: Any) -> bytes:
     return os.fsencode(path)
 
 
-class Filter:
+class Filter(Core):
     """The base of every lfbloom filter: one handle of the C ABI, whatever its kind.
 
     Keys are bytes, bytearray, memoryview (any contiguous buffer), str (its UTF-8 bytes) or int
     (its 8 little-endian bytes, two's complement), so a key has the same bits as in C, Java, Go
     and Guava. See the module docstring for thread safety; each method repeats what it adds.
+
+    ``add`` and ``key in f`` are C slots of the native base ``Core`` (lfbloom._hot), which keep the
+    GIL for exact str, bytes and int keys; other keys and errors come back to ``_add_slow``,
+    ``_contains_slow`` and ``_fail`` below.
     """
 
     __slots__ = ("_ref", "_closed", "__weakref__")
@@ -125,6 +130,7 @@ class Filter:
             raise MemoryError("lfbloom: no memory for a filter's guard")
         self._ref = ffi.gc(ref, lib.lfbpy_release)
         self._closed = False
+        self._bind(int(ffi.cast("uintptr_t", ref)))  # the hot path's calls go through the same guard
 
     @classmethod
     def _wrap(cls: type[F], handle: Any) -> F:
@@ -167,30 +173,41 @@ class Filter:
 
     # ---- one key --------------------------------------------------------------------------------
 
-    def add(self, key: Key) -> bool:
-        """Adds a key; True if it was new (some bit or counter changed). Thread-safe, lock-free
-        (a cuckoo filter locks one stripe); raises ``RefusalError`` if a cuckoo or scalable
-        filter refuses the key (full), having changed nothing."""
-        data = key.encode() if type(key) is str else c_key(key)
+    def _add_slow(self, key: Key) -> bool:
+        """``add`` for keys other than exact str, bytes and int (and the reference for them)."""
+        data = c_key(key)
         status = _add(self._ref, data, len(data))
         if status < 0:
             raise error_for(status, "add")
         return status == 1
 
-    def __contains__(self, key: Key) -> bool:
-        """``key in f``: False if the key was certainly never added. Thread-safe, lock-free."""
-        # The common key types inline: a single call is mostly this binding's overhead.
-        data = key.encode() if type(key) is str else key if type(key) is bytes else c_key(key)
+    def _contains_slow(self, key: Key) -> bool:
+        """``key in f`` for keys other than exact str, bytes and int."""
+        data = c_key(key)
         status = _contains(self._ref, data, len(data))
         if status < 0:
             raise error_for(status, "contains")
         return status == 1
+
+    def _fail(self, status: int, what: str) -> None:
+        """Raises the exception of a negative status (for the native hot path)."""
+        raise error_for(status, what)
 
     # ---- many keys ------------------------------------------------------------------------------
 
     def _batch(self, op: int, keys: Any, width: int | None, results: bool) -> Any:
         """Runs one batch; returns (positive, mask): mask None, a list, a bytearray or a NumPy array."""
         numpy_keys = _numpy_keys(keys)
+        if numpy_keys is None and width is None and not isinstance(keys, (str, bytes, bytearray, memoryview)):
+            keys = keys if type(keys) in (list, tuple) else list(keys)
+            hot = self._batch_list(op, keys, results)  # None: some key is not an exact str, bytes or int
+            if hot is not None:
+                status, positive, done, answers = hot
+                if status < 0:
+                    error = error_for(status, "batch")
+                    error.done = done  # keys processed before the one that stopped the batch
+                    raise error
+                return positive, answers
         fixed = numpy_keys or (_fixed_width(keys, width) if width is not None else int_keys(keys))
         positive, done = ffi.new("uint64_t*"), ffi.new("uint64_t*")
         if fixed is None:
