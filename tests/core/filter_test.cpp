@@ -485,4 +485,37 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(threads_share_one_filter_without_false_negatives, 
     BOOST_TEST(missing.load() == 0u);
 }
 
+// The blocked layout's AVX2 add (blocked_layout::add_avx2) and its scalar add set the same bits
+// and give the same answers, key by key, for k from 1 to 17 (17: past the unrolled probes, both
+// take the scalar path) and under both probe rules.
+BOOST_AUTO_TEST_CASE(blocked_scalar_and_avx2_adds_agree) {
+    const simd::level saved = simd::current();
+    if (simd::supported() != simd::level::avx2) {
+        BOOST_TEST_MESSAGE("this CPU (or LFBLOOM_SIMD) gives no AVX2 path: only the scalar path runs");
+        return;
+    }
+    for (std::uint32_t k = 1; k <= 17; ++k) {
+        for (probe_rule rule : {probe_rule::fields, probe_rule::distinct}) {
+            std::vector<std::vector<std::uint64_t>> bits;
+            std::vector<std::vector<bool>> answers;
+            for (simd::level l : {simd::level::scalar, simd::level::avx2}) {
+                simd::use(l);
+                auto f = blocked_bloom_filter::with_geometry(64 * 512, k, {.probes = rule});
+                random_keys gen(k);
+                std::vector<bool> added;
+                for (int i = 0; i < 3000; ++i) {
+                    const std::string key = i % 7 == 0 ? std::to_string(i % 50) : gen.next();  // duplicates too
+                    added.push_back(f.add(key));
+                }
+                answers.push_back(added);
+                bits.emplace_back();
+                for (const auto& w : f.words()) bits.back().push_back(load_word(w));
+            }
+            BOOST_TEST_REQUIRE((bits[0] == bits[1]), "k " << k << ", rule " << static_cast<int>(rule));
+            BOOST_TEST_REQUIRE((answers[0] == answers[1]), "k " << k << ", rule " << static_cast<int>(rule));
+        }
+    }
+    simd::use(saved);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

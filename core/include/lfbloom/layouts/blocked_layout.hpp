@@ -23,9 +23,14 @@
 #include <string>
 #include <utility>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "lfbloom/base/error.hpp"
 #include "lfbloom/base/murmur3.hpp"
 #include "lfbloom/base/options.hpp"
+#include "lfbloom/base/simd.hpp"
 #include "lfbloom/base/sizing.hpp"
 #include "lfbloom/base/storage.hpp"
 
@@ -358,8 +363,25 @@ public:
     /// add's ORs, and that add found them missing), more than one may.
     /// `or_into(word, mask)` is how a word gains bits: or_word, or a plain OR in the benchmark that
     /// prices the atomics.
+    ///
+    /// With AVX2 (simd.hpp) and k <= 16 the masks are built in two vector registers and the
+    /// whole line is compared at once (add_avx2): the same loads, ORs and answer. In cache, the
+    /// hash taken out, k = 6: an add of a key already present (a duplicate) 15.9 -> 8.9 ns (the
+    /// scalar path's loops over touched and missing words mispredict), a new key's 24.9 -> 25.8
+    /// (its locked ORs are most of it; all eight words are read where the scalar path reads ~4.4).
     template <class Word, class OrInto>
     bool add_with(Word* words, hash128 h, OrInto or_into) const noexcept {
+#if defined(__x86_64__)
+        if (simd::avx2() && probes_.hashes() <= line_probes::max_unrolled) {
+            unsigned slots[line_probes::max_unrolled];
+            unsigned k = 0;
+            probes_.for_each_slot<9>(h, [&](unsigned bit) {
+                slots[k++] = bit;
+                return true;
+            });
+            return add_avx2(words + probes_.line(h) * words_per_line, slots, k, or_into);
+        }
+#endif
         std::uint64_t masks[words_per_line] = {};
         unsigned touched = 0;  // bit w: the key has bits in word w
         probes_.for_each_slot<9>(h, [&](unsigned bit) {
@@ -428,6 +450,40 @@ public:
     }
 
 private:
+#if defined(__x86_64__)
+    /// add_with's AVX2 path: words 0-3 and 4-7 of the line in two vectors. Slot b sets bit b - 64w
+    /// of word w, a variable shift by b - 64w that AVX2 turns to 0 wherever it is outside 0..63
+    /// (for the other seven words), so each slot costs a broadcast, two subtractions, shifts and ORs.
+    /// Each word is read with load_word, as in the scalar path (a vector load is not atomic).
+    template <class Word, class OrInto>
+    [[gnu::target("avx2")]] static bool add_avx2(Word* line, const unsigned* slots, unsigned k, OrInto& or_into) noexcept {
+        const __m256i one = _mm256_set1_epi64x(1);
+        const __m256i low = _mm256_setr_epi64x(0, 64, 128, 192), high = _mm256_setr_epi64x(256, 320, 384, 448);
+        __m256i mask_low = _mm256_setzero_si256(), mask_high = _mm256_setzero_si256();
+        for (unsigned i = 0; i < k; ++i) {
+            const __m256i slot = _mm256_set1_epi64x(slots[i]);
+            mask_low = _mm256_or_si256(mask_low, _mm256_sllv_epi64(one, _mm256_sub_epi64(slot, low)));
+            mask_high = _mm256_or_si256(mask_high, _mm256_sllv_epi64(one, _mm256_sub_epi64(slot, high)));
+        }
+        const auto word = [&](unsigned w) { return static_cast<long long>(load_word(line[w])); };
+        const __m256i lacking_low = _mm256_andnot_si256(_mm256_setr_epi64x(word(0), word(1), word(2), word(3)), mask_low);
+        const __m256i lacking_high = _mm256_andnot_si256(_mm256_setr_epi64x(word(4), word(5), word(6), word(7)), mask_high);
+        const __m256i lacking = _mm256_or_si256(lacking_low, lacking_high);
+        if (_mm256_testz_si256(lacking, lacking)) return false;  // every bit present: nothing written
+        const __m256i zero = _mm256_setzero_si256();
+        const unsigned complete = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lacking_low, zero)))) |
+                                  static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lacking_high, zero)))) << 4;
+        alignas(32) std::uint64_t masks[words_per_line];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(masks), mask_low);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(masks + 4), mask_high);
+        for (unsigned t = ~complete & 0xffu; t != 0; t &= t - 1) {
+            const unsigned w = static_cast<unsigned>(std::countr_zero(t));
+            or_into(line[w], masks[w]);
+        }
+        return true;
+    }
+#endif
+
     line_probes probes_;
 };
 
