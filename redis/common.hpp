@@ -6,6 +6,7 @@
 // background thread for free and for saving in a fork), so nothing here needs a lock.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cstdint>
@@ -197,6 +198,21 @@ V* lookup(RedisModuleKey* key, bool& wrong) {
         return nullptr;
     }
     return static_cast<V*>(RedisModule_ModuleTypeGetValue(key));
+}
+
+/// Calls each(i, hash of items[i]) for i in [0, n) until it returns false, hashing and prefetching
+/// 16 items ahead so their cache misses overlap (a filter larger than the caches costs a miss or
+/// two per item and sub-filter; one item at a time, they would not overlap). V has a static
+/// hash(string_view) and prefetch(hash128) const (BF's chain, CF's cuckoo_chain).
+template <class V, class Each>
+void for_each_hashed(const V& value, RedisModuleString** items, int n, Each&& each) {
+    constexpr int batch = 16;
+    lfbloom::hash128 hashes[batch];
+    for (int i = 0; i < n; ++i) {
+        if (i % batch == 0)
+            for (int j = i; j < std::min(n, i + batch); ++j) value.prefetch(hashes[j - i] = V::hash(view(items[j])));
+        if (!each(i, hashes[i % batch])) return;
+    }
 }
 
 /// Keyspace event of class d ("module") on `key`.

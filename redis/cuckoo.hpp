@@ -83,6 +83,11 @@ struct cuckoo_chain : tracked {
     }
 
     static lfbloom::hash128 hash(std::string_view item) { return lfbloom::murmur3_x64_128(item.data(), item.size(), 0); }
+    /// Prefetches the item's buckets in every sub-filter, the newest first (the one adds go to;
+    /// queries look there first): for_each_hashed's batches.
+    void prefetch(lfbloom::hash128 h) const {
+        for (auto it = subs.rbegin(); it != subs.rend(); ++it) it->prefetch(h, false);
+    }
     bool contains(lfbloom::hash128 h) const {
         for (auto it = subs.rbegin(); it != subs.rend(); ++it)
             if (it->contains_hash(h)) return true;
@@ -333,13 +338,17 @@ inline cuckoo_chain* writable(RedisModuleCtx* ctx, RedisModuleString* name, cons
 enum class outcome { stored, present, full, refused };
 
 /// Adds each item (unless `nx` and present), calling reply(outcome, why) per item until it returns
-/// false (`why`: the error when a new sub-filter could not be made, refused); replicates the
-/// stored items as CF.INSERT NOCREATE ITEMS.
+/// false (`why`: the error when a new sub-filter could not be made, refused). Replicates the
+/// command verbatim when it stored every item (the replica's table is the primary's, and the
+/// core's insert a pure function of it, so it stores the same copies in the same slots), else the
+/// stored items as CF.INSERT NOCREATE ITEMS (a replica ignores max-bytes: it must not store what
+/// its primary refused). Items are hashed and prefetched in batches (for_each_hashed).
 template <class Reply>
 void add_items(RedisModuleCtx* ctx, RedisModuleString* name, cuckoo_chain& c, RedisModuleString** items, int n, bool nx, Reply&& reply) {
-    std::vector<RedisModuleString*> stored;
-    for (int i = 0; i < n; ++i) {
-        const auto h = cuckoo_chain::hash(view(items[i]));
+    int stored = 0;
+    std::vector<RedisModuleString*> kept;  // the stored items, gathered only once one was not stored
+    bool all = true;
+    for_each_hashed(c, items, n, [&](int i, lfbloom::hash128 h) {
         outcome o = outcome::present;
         std::string why;
         if (!nx || !c.contains(h)) {
@@ -350,16 +359,24 @@ void add_items(RedisModuleCtx* ctx, RedisModuleString* name, cuckoo_chain& c, Re
                 why = "ERR " + std::string(e.what());
             }
         }
-        if (o == outcome::stored) stored.push_back(items[i]);
-        if (!reply(o, why)) break;
+        if (o == outcome::stored) {
+            ++stored;
+            if (!all) kept.push_back(items[i]);
+        } else if (all) {
+            all = false;
+            kept.assign(items, items + i);
+        }
+        return reply(o, why);
+    });
+    if (stored == 0) return;
+    if (all) {
+        RedisModule_ReplicateVerbatim(ctx);
+    } else {
+        // argv: name NOCREATE ITEMS items...
+        std::vector<RedisModuleString*> args{name, RedisModule_CreateString(ctx, "NOCREATE", 8), RedisModule_CreateString(ctx, "ITEMS", 5)};
+        args.insert(args.end(), kept.begin(), kept.end());
+        RedisModule_Replicate(ctx, "CF.INSERT", "v", args.data(), args.size());
     }
-    if (stored.empty()) return;
-    // argv: name NOCREATE ITEMS items...
-    std::vector<RedisModuleString*> args{name};
-    RedisModuleString* words[] = {RedisModule_CreateString(ctx, "NOCREATE", 8), RedisModule_CreateString(ctx, "ITEMS", 5)};
-    args.insert(args.end(), std::begin(words), std::end(words));
-    args.insert(args.end(), stored.begin(), stored.end());
-    RedisModule_Replicate(ctx, "CF.INSERT", "v", args.data(), args.size());
     notify(ctx, "cf.add", name);
 }
 
@@ -428,7 +445,11 @@ inline int mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc < 3) return RedisModule_WrongArity(ctx);
     const cuckoo_chain* c = readable(ctx, argv[1]);
     RedisModule_ReplyWithArray(ctx, argc - 2);
-    for (int i = 2; i < argc; ++i) reply_bool(ctx, c != nullptr && c->contains(cuckoo_chain::hash(view(argv[i]))));
+    if (c == nullptr) {
+        for (int i = 2; i < argc; ++i) reply_bool(ctx, false);
+    } else {
+        for_each_hashed(*c, argv + 2, argc - 2, [&](int, lfbloom::hash128 h) { return reply_bool(ctx, c->contains(h)), true; });
+    }
     return REDISMODULE_OK;
 }
 
