@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cstdlib>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <strings.h>  // strcasecmp
 
@@ -25,8 +27,68 @@ extern "C" {
 
 namespace lfbloom_redis {
 
-using lfbloom::blocked_bloom_filter;
-using lfbloom::counting_bloom_filter;
+/// The words of every filter the module keeps (lfbloom's storage interface, storage.hpp's
+/// word_array), from the server's allocator: RedisModule_TryCalloc (RedisModule_Calloc on servers
+/// without it, 7.0, which end the server when memory runs out, as for their own data), so
+/// used_memory, maxmemory and its eviction, INFO and MEMORY STATS count every byte of them
+/// (word_array's mmap was invisible to the server: a 144 MB filter left used_memory at 1 MB).
+/// Zeroed (calloc: large blocks come from fresh zero pages, untouched pages cost nothing) and
+/// 64-byte aligned (a blocked filter's line is one cache line): 56 bytes more are asked for.
+/// Outside a server (the loaders' fuzz target) the C allocator. Never process-shared. Move-only.
+class module_words {
+public:
+    module_words() = default;
+    /// Throws too_large (over memory_limit or the machine, before allocating), out_of_memory
+    /// (the server's TryCalloc refused), invalid_argument (bad count, process_shared).
+    module_words(std::uint64_t words, std::uint64_t memory_limit, bool process_shared) : size_(words) {
+        if (process_shared) throw lfbloom::error(lfbloom::errc::invalid_argument, "a module's filter is never process-shared");
+        if (words == 0 || words > (std::uint64_t{1} << 58)) throw lfbloom::error(lfbloom::errc::invalid_argument, "bad word count");
+        lfbloom::check_memory(words * 8, memory_limit);
+        const std::size_t bytes = words * 8 + alignment - 8;
+        raw_ = RedisModule_TryCalloc ? RedisModule_TryCalloc(1, bytes) : RedisModule_Calloc ? RedisModule_Calloc(1, bytes) : std::calloc(1, bytes);
+        if (raw_ == nullptr) throw lfbloom::error(lfbloom::errc::out_of_memory, "the server has no memory for " + std::to_string(bytes) + " bytes");
+        const auto at = (reinterpret_cast<std::uintptr_t>(raw_) + alignment - 1) & ~std::uintptr_t{alignment - 1};
+        data_ = reinterpret_cast<std::uint64_t*>(at);
+    }
+    module_words(module_words&& other) noexcept
+        : raw_(std::exchange(other.raw_, nullptr)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    module_words& operator=(module_words&& other) noexcept {
+        if (this != &other) {
+            release();
+            raw_ = std::exchange(other.raw_, nullptr);
+            data_ = std::exchange(other.data_, nullptr);
+            size_ = std::exchange(other.size_, 0);
+        }
+        return *this;
+    }
+    module_words(const module_words&) = delete;
+    module_words& operator=(const module_words&) = delete;
+    ~module_words() { release(); }  // also on the server's lazy-free thread: its allocator is thread-safe
+
+    std::uint64_t* data() const noexcept { return data_; }
+    std::uint64_t size() const noexcept { return size_; }
+    std::uint64_t bytes() const noexcept { return size_ * 8; }
+    void flush() const noexcept {}
+
+private:
+    static constexpr std::size_t alignment = 64;
+    void release() noexcept {
+        if (raw_ == nullptr) return;
+        if (RedisModule_Free) RedisModule_Free(raw_);
+        else std::free(raw_);
+    }
+    void* raw_ = nullptr;  ///< what the allocator returned
+    std::uint64_t* data_ = nullptr;
+    std::uint64_t size_ = 0;
+};
+
+/// The core's concurrency policy with the module's words (the cuckoo filter takes a Sync).
+struct module_sync : lfbloom::default_sync {
+    using storage = module_words;
+};
+
+using blocked_bloom_filter = lfbloom::bloom_filter<lfbloom::blocked_layout, module_words>;
+using counting_bloom_filter = lfbloom::basic_counting_bloom_filter<module_words>;
 
 constexpr int encoding_version = 1;
 

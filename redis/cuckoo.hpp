@@ -35,7 +35,7 @@
 
 namespace lfbloom_redis {
 
-using lfbloom::cuckoo_filter;
+using cuckoo_filter = lfbloom::basic_cuckoo_filter<module_sync>;
 
 /// One CF key. The counters are RedisBloom's: items = adds - deletes, deletes.
 struct cuckoo_chain : tracked {
