@@ -399,10 +399,44 @@ struct command {
     int last_key = 1;  ///< -1: every argument from the first is a key (LFBF.MERGE)
 };
 
-/// Registers commands (their key is argument 1; through `last_key`, for several).
-inline int create_commands(RedisModuleCtx* ctx, std::span<const command> commands) {
-    for (const auto& c : commands)
+/// Adds the module's ACL categories, "bloom" (BF.*, CBF.*, RBF.*, LFBF.*) and "cuckoo" (CF.*),
+/// RedisBloom's names on Redis 8, where the server offers it (Redis 7.4 and later, Valkey 8 and
+/// later; not Debian's Redis 7.0: its commands are still in @read, @write and @fast by their
+/// flags). A category the server has already (RedisBloom loaded beside us) is shared. Call
+/// before create_commands.
+inline void add_acl_categories(RedisModuleCtx* ctx) {
+    if (!RedisModule_AddACLCategory) return;
+    for (const char* category : {"bloom", "cuckoo"}) (void)RedisModule_AddACLCategory(ctx, category);
+}
+
+/// Registers commands (their key is argument 1; through `last_key`, for several), each with its
+/// key spec where the server offers RedisModule_SetCommandInfo (7.0 and later: COMMAND INFO, COMMAND
+/// GETKEYS and clients' routing see read-only keys as such) and in the ACL category `category`
+/// where it offers RedisModule_SetCommandACLCategories.
+inline int create_commands(RedisModuleCtx* ctx, std::span<const command> commands, const char* category) {
+    for (const auto& c : commands) {
         if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, c.last_key, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+        RedisModuleCommand* handle = RedisModule_GetCommand ? RedisModule_GetCommand(ctx, c.name) : nullptr;
+        if (handle == nullptr) continue;
+        const bool reads = std::string_view(c.flags).starts_with("readonly");
+        // the key at 1; for several (LFBF.MERGE dest src...), the sources from 2 on, read only
+        RedisModuleCommandKeySpec specs[3] = {};  // ends with one all zero
+        const auto spec = [](RedisModuleCommandKeySpec& s, bool read, int from, int last) {
+            s.flags = read ? REDISMODULE_CMD_KEY_RO | REDISMODULE_CMD_KEY_ACCESS : REDISMODULE_CMD_KEY_RW | REDISMODULE_CMD_KEY_UPDATE;
+            s.begin_search_type = REDISMODULE_KSPEC_BS_INDEX;
+            s.bs.index.pos = from;
+            s.find_keys_type = REDISMODULE_KSPEC_FK_RANGE;
+            s.fk.range = {last, 1, 0};
+        };
+        spec(specs[0], reads, 1, 0);
+        if (c.last_key == -1) spec(specs[1], true, 2, -1);
+        RedisModuleCommandInfo info = {};
+        info.version = REDISMODULE_COMMAND_INFO_VERSION;
+        info.key_specs = specs;
+        if (RedisModule_SetCommandInfo && RedisModule_SetCommandInfo(handle, &info) == REDISMODULE_ERR) return REDISMODULE_ERR;
+        if (RedisModule_SetCommandACLCategories && RedisModule_SetCommandACLCategories(handle, category) == REDISMODULE_ERR)
+            return REDISMODULE_ERR;
+    }
     return REDISMODULE_OK;
 }
 

@@ -622,7 +622,7 @@ inline int register_cuckoo(RedisModuleCtx* ctx) {
         {"cf.debug", guarded<debug>, "readonly"},                  {"cf.scandump", guarded<scandump>, "readonly"},
         {"cf.loadchunk", guarded<loadchunk>, "write deny-oom"},
     };
-    return create_commands(ctx, commands);
+    return create_commands(ctx, commands, "cuckoo");
 }
 
 }  // namespace lfbloom_redis

@@ -528,6 +528,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     if (!callbacks<chain>::create(ctx, "lfbloomBF") || !callbacks<counter>::create(ctx, "lfbloomCB") ||
         !callbacks<window>::create(ctx, "lfbloomRB") || !callbacks<cuckoo_chain>::create(ctx, "lfbloomCF"))
         return REDISMODULE_ERR;
+    add_acl_categories(ctx);
     const command commands[] = {
         {"bf.reserve", guarded<reserve>, "write deny-oom"}, {"bf.add", guarded<add>, "write deny-oom"},
         {"bf.madd", guarded<madd>, "write deny-oom"},       {"bf.insert", guarded<insert>, "write deny-oom"},
@@ -537,7 +538,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
         {"bf.debug", guarded<debug>, "readonly"},
         {"lfbf.restore", guarded<restore>, "write deny-oom"}, {"lfbf.merge", guarded<merge>, "write deny-oom", -1},
     };
-    if (create_commands(ctx, commands) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    if (create_commands(ctx, commands, "bloom") == REDISMODULE_ERR) return REDISMODULE_ERR;
     if (register_counting(ctx) != REDISMODULE_OK || register_cuckoo(ctx) != REDISMODULE_OK) return REDISMODULE_ERR;
     return register_rotating(ctx);
 }

@@ -111,6 +111,35 @@ def main():
         check("... reads still answer", r.execute_command("BF.EXISTS", "b", "item") == 0 and r.execute_command("CF.COUNT", "c", "x") == 0)
         check("... and deletes free memory", r.delete("big") == 1 and r.execute_command("CF.ADD", "c", "item") == 1)
 
+    # Command metadata: every command's key spec (COMMAND INFO, COMMAND GETKEYS); the ACL categories
+    # @bloom and @cuckoo where the server has RedisModule_AddACLCategory (Valkey 9; Redis from 7.4,
+    # not Debian's 7.0, whose module commands are only in the categories of their flags).
+    with servers.server([(module, [])]) as (port, _):
+        r = redis.Redis(port=port, decode_responses=True)
+        r.set_response_callback("COMMAND", lambda reply, **_: reply)  # redis-py's parser drops key specs
+        names = [c for c in r.execute_command("COMMAND", "LIST") if c.split(".")[0] in ("bf", "cf", "cbf", "rbf", "lfbf")]
+        infos = {i[0]: i for i in r.execute_command("COMMAND", "INFO", *names)}
+        reads = {n for n, i in infos.items() if "readonly" in i[2]}
+        check(f"COMMAND INFO: each of the {len(names)} commands has its key at 1, read only where the command only reads",
+              len(names) == 42 and all(i[8][0]["begin_search"]["spec"]["index"] == 1 and
+                                       (i[8][0]["flags"][0] == "RO") == (n in reads) for n, i in infos.items()))
+        check("COMMAND GETKEYS: LFBF.MERGE's destination and sources",
+              r.execute_command("COMMAND", "GETKEYS", "LFBF.MERGE", "d", "s1", "s2") == ["d", "s1", "s2"] and
+              [k["flags"][0] for k in infos["lfbf.merge"][8]] == ["RW", "RO"])
+        server = r.info("server")
+        categories = "valkey_version" in server or tuple(map(int, server["redis_version"].split(".")[:2])) >= (7, 4)
+        if categories:
+            check("ACL CAT cuckoo is CF.*, ACL CAT bloom the rest",
+                  sorted(r.execute_command("ACL", "CAT", "cuckoo")) == sorted(n for n in names if n.startswith("cf.")) and
+                  sorted(r.execute_command("ACL", "CAT", "bloom")) == sorted(n for n in names if not n.startswith("cf.")))
+            r.execute_command("ACL", "SETUSER", "cuckoos", "on", "nopass", "~*", "+@cuckoo")
+            user = redis.Redis(port=port, username="cuckoos", password="x", decode_responses=True)
+            check("a user of +@cuckoo may CF.ADD, not BF.ADD",
+                  user.execute_command("CF.ADD", "k", "i") == 1 and "permission" in (error(user, "BF.ADD", "k2", "i") or ""))
+        else:
+            check(f"Redis {server['redis_version']} has no module ACL categories: none are claimed",
+                  "cuckoo" not in r.execute_command("ACL", "CAT"))
+
     # bad load arguments: the module refuses to load, so the server does not start
     for bad in (["ERROR_RATE", "1"], ["ERROR_RATE", "x"], ["INITIAL_SIZE", "0"], ["EXPANSION", str(1 << 32)],
                 ["MAX_BYTES", "-1"], ["MAX_BYTES"], ["CAPACITY", "10"]):
