@@ -18,6 +18,7 @@
 #include <utility>
 
 #include <strings.h>  // strcasecmp
+#include <sys/mman.h>  // madvise
 
 #include "lfbloom/lfbloom.hpp"
 
@@ -49,6 +50,15 @@ public:
         if (raw_ == nullptr) throw lfbloom::error(lfbloom::errc::out_of_memory, "the server has no memory for " + std::to_string(bytes) + " bytes");
         const auto at = (reinterpret_cast<std::uintptr_t>(raw_) + alignment - 1) & ~std::uintptr_t{alignment - 1};
         data_ = reinterpret_cast<std::uint64_t*>(at);
+#ifdef MADV_HUGEPAGE
+        // Transparent huge pages for the whole 2 MiB pages inside, as word_array asks for its
+        // mappings: a filter larger than the caches costs a TLB miss per probe on 4 KiB pages
+        // (measured here: CF.INSERT 100 items, 12M items, stalled on its prefetches without them).
+        // A hint; failure is harmless.
+        constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+        const std::uintptr_t from = (at + huge - 1) & ~(huge - 1), to = (at + words * 8) & ~(huge - 1);
+        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+#endif
     }
     module_words(module_words&& other) noexcept
         : raw_(std::exchange(other.raw_, nullptr)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
@@ -352,7 +362,7 @@ struct callbacks {
     }
 
     static std::size_t mem_usage(const void* value) { return static_cast<const V*>(value)->bytes(); }
-    // Pages to unmap: large keys are freed on Redis's background thread
+    // Pages the allocator returns to the system: large keys are freed on the server's background thread
     static std::size_t free_effort(RedisModuleString*, const void* value) { return static_cast<const V*>(value)->bytes() / 4096; }
     static void free(void* value) { delete static_cast<V*>(value); }
 

@@ -3,9 +3,9 @@
 //
 // A key is a chain of core cuckoo filters (lfbloom::cuckoo_filter, seed 0): sub-filter i is sized
 // for capacity * expansion^i keys (EXPANSION 0: one sub-filter, adds past it answer "Filter is
-// full"). Every sub-filter is for_capacity(n, sub_rate): the 14-bit format, five fingerprints per
-// 64-bit bucket at load 0.94, about 0.06% false positives per sub-filter at capacity (RedisBloom:
-// 8-bit fingerprints, about 2 * BUCKETSIZE / 255, 1.6% at its default). BUCKETSIZE and
+// full"). Every sub-filter is shape_for(n): the 14-bit format, five fingerprints per 64-bit
+// bucket at load 0.8 at capacity (load_at_capacity), about 0.05% false positives per sub-filter
+// there (RedisBloom: 8-bit fingerprints, about 2 * BUCKETSIZE / 255, 1.6% at its default). BUCKETSIZE and
 // MAXITERATIONS are checked and reported as RedisBloom does, but our buckets hold five
 // fingerprints and our kick is the core's bounded breadth-first search (512 buckets).
 // An add stores a copy of the item's fingerprint in the newest sub-filter, opening a new one when
@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,11 @@ struct cuckoo_chain : tracked {
     static inline RedisModuleType* type = nullptr;
     /// The rate each sub-filter is sized for: any rate above 0.057% gives the 14-bit format at 0.94.
     static constexpr double sub_rate = 0.01;
+    /// A sub-filter's load when it holds its capacity: below the core's 0.94, so that adds near
+    /// capacity rarely need the core's search for a chain of moves (at 0.85-0.94 about half of them
+    /// did, a few dependent cache misses each: CF.INSERT of 100 items ran at 0.75x RedisBloom's
+    /// items per second, measured here, issue 40). Costs 17.5% more memory per item.
+    static constexpr double load_at_capacity = 0.8;
     static constexpr std::size_t max_filters = 32;  ///< RedisBloom's cap
     static constexpr std::size_t head_bytes = 8 + 8 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8;
 
@@ -78,10 +84,16 @@ struct cuckoo_chain : tracked {
         lfbloom::filter_options o;
         o.memory_limit = memory_left(bytes() + sizeof(cuckoo_filter));
         subs.reserve(subs.size() + 1);  // so push_back cannot throw after the filter is made
-        subs.push_back(cuckoo_filter::for_capacity(n, sub_rate, o));
+        subs.push_back(cuckoo_filter(shape_for(n), o));
         account(bytes());
     }
 
+    /// The shape of a sub-filter of capacity n: the core's for n / load_at_capacity * max_load keys.
+    static lfbloom::geometry shape_for(std::uint64_t n) {
+        const double keys = std::ceil(static_cast<double>(n) * (cuckoo_filter::max_load / load_at_capacity));
+        if (!(keys < 0x1p63)) throw lfbloom::error(lfbloom::errc::too_large, "capacity too large");
+        return cuckoo_filter::size_for(static_cast<std::uint64_t>(keys), sub_rate);
+    }
     static lfbloom::hash128 hash(std::string_view item) { return lfbloom::murmur3_x64_128(item.data(), item.size(), 0); }
     /// Prefetches the item's buckets in every sub-filter, the newest first (the one adds go to;
     /// queries look there first): for_each_hashed's batches.
@@ -213,7 +225,7 @@ struct cuckoo_chain : tracked {
         for (std::uint32_t i = 0; i < count; ++i) {
             auto f = r.get_filter<cuckoo_filter>(c->bytes() + sizeof(cuckoo_filter));
             const std::uint64_t n = c->capacity_of(i);
-            const lfbloom::geometry want = cuckoo_filter::size_for(n == 0 ? 1 : n, sub_rate), got = f.shape();
+            const lfbloom::geometry want = shape_for(n == 0 ? 1 : n), got = f.shape();
             if (n == 0 || f.seed() != 0 || got.slots != want.slots || got.slot_bits != want.slot_bits || got.capacity != want.capacity ||
                 got.target_fpr != want.target_fpr)
                 throw lfbloom::error(lfbloom::errc::corrupt, "a sub-filter's shape does not match its key");

@@ -55,7 +55,7 @@ def main():
     parser.add_argument("redisbloom_cache")
     parser.add_argument("--capacity", type=int, default=12_000_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--headroom", type=float, default=0.04)
+    parser.add_argument("--headroom", type=float, default=0.1)
     parser.add_argument("--fpr-queries", type=int, default=1_000_000)
     parser.add_argument("--json")
     a = parser.parse_args()
