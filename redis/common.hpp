@@ -414,9 +414,13 @@ struct command {
 /// later; not Debian's Redis 7.0: its commands are still in @read, @write and @fast by their
 /// flags). A category the server has already (RedisBloom loaded beside us) is shared. Call
 /// before create_commands.
+/// Servers with RedisModule_SetCommandACLCategories but without AddACLCategory (Redis 7.2) know
+/// neither name: commands are not put in them there (the call would fail, and the load with it).
+inline bool acl_categories = false;
 inline void add_acl_categories(RedisModuleCtx* ctx) {
-    if (!RedisModule_AddACLCategory) return;
+    if (!RedisModule_AddACLCategory || !RedisModule_SetCommandACLCategories) return;
     for (const char* category : {"bloom", "cuckoo"}) (void)RedisModule_AddACLCategory(ctx, category);
+    acl_categories = true;
 }
 
 /// Registers commands (their key is argument 1; through `last_key`, for several), each with its
@@ -444,7 +448,7 @@ inline int create_commands(RedisModuleCtx* ctx, std::span<const command> command
         info.version = REDISMODULE_COMMAND_INFO_VERSION;
         info.key_specs = specs;
         if (RedisModule_SetCommandInfo && RedisModule_SetCommandInfo(handle, &info) == REDISMODULE_ERR) return REDISMODULE_ERR;
-        if (RedisModule_SetCommandACLCategories && RedisModule_SetCommandACLCategories(handle, category) == REDISMODULE_ERR)
+        if (acl_categories && RedisModule_SetCommandACLCategories(handle, category) == REDISMODULE_ERR)
             return REDISMODULE_ERR;
     }
     return REDISMODULE_OK;
