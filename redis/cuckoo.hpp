@@ -3,13 +3,16 @@
 //
 // A key is a chain of core cuckoo filters (lfbloom::cuckoo_filter, seed 0): sub-filter i is sized
 // for capacity * expansion^i keys (EXPANSION 0: one sub-filter, adds past it answer "Filter is
-// full"). Every sub-filter is shape_for(n): the 14-bit format, five fingerprints per 64-bit
-// bucket at load 0.8 at capacity (load_at_capacity), about 0.05% false positives per sub-filter
-// there (RedisBloom: 8-bit fingerprints, about 2 * BUCKETSIZE / 255, 1.6% at its default). BUCKETSIZE and
-// MAXITERATIONS are checked and reported as RedisBloom does, but our buckets hold five
+// full"). Every sub-filter is shape_for(n): the core's plain 16-bit format, four fingerprints per
+// 64-bit bucket, at load 0.8 at capacity (load_at_capacity): about 0.01% false positives per
+// sub-filter there (RedisBloom: 8-bit fingerprints, about 2 * BUCKETSIZE / 255, 1.6% at its
+// default), 2.5 bytes per item. The core's smaller 14-bit format (five to a bucket, 2.0 bytes per
+// item, 0.05%) decodes and encodes a bucket through tables on every add: CF.INSERT of 100 items
+// ran about 1.2x RedisBloom's items per second with it, against 1.5x asked (issue 40, measured here). BUCKETSIZE and
+// MAXITERATIONS are checked and reported as RedisBloom does, but our buckets hold four
 // fingerprints and our kick is the core's bounded breadth-first search (512 buckets).
 // An add stores a copy of the item's fingerprint in the newest sub-filter, opening a new one when
-// the newest refuses it (full, or 10 copies of that fingerprint in its two buckets already: the
+// the newest refuses it (full, or 8 copies of that fingerprint in its two buckets already: the
 // answer to RedisBloom #533, a duplicate is refused rather than grown for). A delete takes one
 // copy from the newest sub-filter that has one. CF.DEL of an item that was never added can take
 // another item's copy (same fingerprint, same bucket pair): that item then reads as absent.
@@ -43,13 +46,14 @@ struct cuckoo_chain : tracked {
     /// 7 bytes: the 8th is '1' for a whole value, 'L' for one CF.LOADCHUNK is loading (its pieces so far).
     static constexpr std::string_view magic = "LFBRCF0";
     static inline RedisModuleType* type = nullptr;
-    /// The rate each sub-filter is sized for: any rate above 0.057% gives the 14-bit format at 0.94.
+    /// The rate each sub-filter is sized for (the 16-bit format reaches it at any load).
     static constexpr double sub_rate = 0.01;
     /// A sub-filter's load when it holds its capacity: below the core's 0.94, so that adds near
     /// capacity rarely need the core's search for a chain of moves (at 0.85-0.94 about half of them
     /// did, a few dependent cache misses each: CF.INSERT of 100 items ran at 0.75x RedisBloom's
-    /// items per second, measured here, issue 40). Costs 17.5% more memory per item.
+    /// items per second, measured here, issue 40). Costs 17.5% more memory per item than 0.94.
     static constexpr double load_at_capacity = 0.8;
+    static constexpr std::uint32_t fingerprint_bits = 16;  ///< the format: see the top of this file
     static constexpr std::size_t max_filters = 32;  ///< RedisBloom's cap
     static constexpr std::size_t head_bytes = 8 + 8 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8;
 
@@ -88,11 +92,11 @@ struct cuckoo_chain : tracked {
         account(bytes());
     }
 
-    /// The shape of a sub-filter of capacity n: the core's for n / load_at_capacity * max_load keys.
+    /// The shape of a sub-filter of capacity n: the core's, 16-bit, for n / load_at_capacity * max_load keys.
     static lfbloom::geometry shape_for(std::uint64_t n) {
         const double keys = std::ceil(static_cast<double>(n) * (cuckoo_filter::max_load / load_at_capacity));
         if (!(keys < 0x1p63)) throw lfbloom::error(lfbloom::errc::too_large, "capacity too large");
-        return cuckoo_filter::size_for(static_cast<std::uint64_t>(keys), sub_rate);
+        return cuckoo_filter::size_for(static_cast<std::uint64_t>(keys), sub_rate, fingerprint_bits);
     }
     static lfbloom::hash128 hash(std::string_view item) { return lfbloom::murmur3_x64_128(item.data(), item.size(), 0); }
     /// Prefetches the item's buckets in every sub-filter, the newest first (the one adds go to;
@@ -488,7 +492,7 @@ inline int del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }
 
 /// CF.INFO key: RedisBloom's eight fields. Size is our memory, Number of buckets sub-filter 0's
-/// 64-bit buckets (five fingerprints each), not RedisBloom's.
+/// 64-bit buckets (four fingerprints each), not RedisBloom's.
 inline int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ);

@@ -14,7 +14,6 @@ Usage: cf.py MODULE REDISBLOOM_CACHE [--capacity N] [--rounds R] [--json FILE]""
 import argparse
 import json
 import pathlib
-import statistics
 import sys
 import time
 
@@ -86,28 +85,14 @@ def main():
             results["servers"][name] = {"fill_seconds": round(seconds, 1), "fill_items_per_s": rps * BATCH,
                                         "used_memory_before": before}
             print(f"{name}: filled {fill} items in {seconds:.0f} s", flush=True)
-        samples = {case[0]: {name: [] for name in ports} for case in cases}
-        for round_ in range(a.rounds):
-            for case, command, requests, items in cases:
-                order = list(ports.items()) if round_ % 2 == 0 else list(reversed(ports.items()))
-                for name, port in order:
-                    rps, p99 = bench.benchmark(port, requests, command)
-                    samples[case][name].append((rps * items, p99))
-            print(f"round {round_ + 1} of {a.rounds} done", flush=True)
+        samples = bench.paired_rounds(ports, cases, a.rounds)
         for name, port in ports.items():
             info = cf_info(port)
             s = results["servers"][name]
             s.update(size=info["Size"], filters=info["Number of filters"], items=info["Number of items inserted"],
                      used_memory=redis.Redis(port=port).info("memory")["used_memory"] - s["used_memory_before"],
                      rss=bench.rss(pids[name]), fpr=false_positive_rate(port, a.fpr_queries))
-    print("\n| case | lfbloom items/s | RedisBloom items/s | ratio | lfbloom p99 ms | RedisBloom p99 ms |")
-    print("|---|---|---|---|---|---|")
-    for case, *_ in cases:
-        ours_ = statistics.median(s[0] for s in samples[case]["lfbloom"])
-        theirs_ = statistics.median(s[0] for s in samples[case]["RedisBloom"])
-        p99 = {n: statistics.median(s[1] for s in samples[case][n]) for n in ports}
-        results["cases"][case] = {"samples": samples[case], "ratio": ours_ / theirs_}
-        print(f"| {case} | {ours_:,.0f} | {theirs_:,.0f} | {ours_ / theirs_:.2f} | {p99['lfbloom']:.3f} | {p99['RedisBloom']:.3f} |")
+    results["cases"] = bench.ratio_table(cases, samples)
     print("\n| | items | sub-filters | CF.INFO Size | bytes per item (Size) | used_memory growth | false-positive rate |")
     print("|---|---|---|---|---|---|---|")
     for name, s in results["servers"].items():
