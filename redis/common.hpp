@@ -52,9 +52,8 @@ public:
         data_ = reinterpret_cast<std::uint64_t*>(at);
 #ifdef MADV_HUGEPAGE
         // Transparent huge pages for the whole 2 MiB pages inside, as word_array asks for its
-        // mappings: a filter larger than the caches costs a TLB miss per probe on 4 KiB pages
-        // (measured here: CF.INSERT 100 items, 12M items, stalled on its prefetches without them).
-        // A hint; failure is harmless.
+        // mappings (the server's allocator does not: its blocks were all 4 KiB pages here), since
+        // a filter larger than the caches would cost a page walk per probe. A hint; failure is harmless.
         constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
         const std::uintptr_t from = (at + huge - 1) & ~(huge - 1), to = (at + words * 8) & ~(huge - 1);
         if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
@@ -410,12 +409,11 @@ struct command {
 };
 
 /// Adds the module's ACL categories, "bloom" (BF.*, CBF.*, RBF.*, LFBF.*) and "cuckoo" (CF.*),
-/// RedisBloom's names on Redis 8, where the server offers it (Redis 7.4 and later, Valkey 8 and
-/// later; not Debian's Redis 7.0: its commands are still in @read, @write and @fast by their
-/// flags). A category the server has already (RedisBloom loaded beside us) is shared. Call
-/// before create_commands.
-/// Servers with RedisModule_SetCommandACLCategories but without AddACLCategory (Redis 7.2) know
-/// neither name: commands are not put in them there (the call would fail, and the load with it).
+/// RedisBloom's names on Redis 8, where the server offers RedisModule_AddACLCategory (Valkey 9.1
+/// here; not Debian's Redis 7.0). A category the server has already (RedisBloom loaded beside
+/// us) is shared. Call before create_commands. A server with SetCommandACLCategories but without
+/// AddACLCategory knows neither name: commands are put in no category there (the call would fail,
+/// and the module's load with it).
 inline bool acl_categories = false;
 inline void add_acl_categories(RedisModuleCtx* ctx) {
     if (!RedisModule_AddACLCategory || !RedisModule_SetCommandACLCategories) return;

@@ -8,9 +8,9 @@
 // sub-filter there (RedisBloom: 8-bit fingerprints, about 2 * BUCKETSIZE / 255, 1.6% at its
 // default), 2.5 bytes per item. The core's smaller 14-bit format (five to a bucket, 2.0 bytes per
 // item, 0.05%) decodes and encodes a bucket through tables on every add: CF.INSERT of 100 items
-// ran about 1.2x RedisBloom's items per second with it, against 1.5x asked (issue 40, measured here). BUCKETSIZE and
-// MAXITERATIONS are checked and reported as RedisBloom does, but our buckets hold four
-// fingerprints and our kick is the core's bounded breadth-first search (512 buckets).
+// ran about 1.2x RedisBloom's items per second with it, against 1.5x asked (issue 40, measured
+// here). BUCKETSIZE and MAXITERATIONS are checked and reported as RedisBloom does, but our buckets
+// hold four fingerprints and our kick is the core's bounded breadth-first search (512 buckets).
 // An add stores a copy of the item's fingerprint in the newest sub-filter, opening a new one when
 // the newest refuses it (full, or 8 copies of that fingerprint in its two buckets already: the
 // answer to RedisBloom #533, a duplicate is refused rather than grown for). A delete takes one

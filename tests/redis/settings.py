@@ -117,8 +117,8 @@ def main():
         check("... and deletes free memory for writes", r.execute_command("CF.ADD", "c", "item") == 1)
 
     # Command metadata: every command's key spec (COMMAND INFO, COMMAND GETKEYS); the ACL categories
-    # @bloom and @cuckoo where the server has RedisModule_AddACLCategory (Valkey 9; Redis from 7.4,
-    # not Debian's 7.0, whose module commands are only in the categories of their flags).
+    # @bloom and @cuckoo where the server has RedisModule_AddACLCategory: Valkey 9 and Redis 8 (other
+    # Redis versions: checked if the server lists them; Debian's 7.0 has no such call).
     with servers.server([(module, [])]) as (port, _):
         r = redis.Redis(port=port, decode_responses=True)
         r.set_response_callback("COMMAND", lambda reply, **_: reply)  # redis-py's parser drops key specs
@@ -132,7 +132,8 @@ def main():
               r.execute_command("COMMAND", "GETKEYS", "LFBF.MERGE", "d", "s1", "s2") == ["d", "s1", "s2"] and
               [k["flags"][0] for k in infos["lfbf.merge"][8]] == ["RW", "RO"])
         server = r.info("server")
-        categories = "valkey_version" in server or tuple(map(int, server["redis_version"].split(".")[:2])) >= (7, 4)
+        categories = ("valkey_version" in server or int(server["redis_version"].split(".")[0]) >= 8 or
+                      "cuckoo" in r.execute_command("ACL", "CAT"))
         if categories:
             check("ACL CAT cuckoo is CF.*, ACL CAT bloom the rest",
                   sorted(r.execute_command("ACL", "CAT", "cuckoo")) == sorted(n for n in names if n.startswith("cf.")) and
