@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongFunction;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -105,16 +106,7 @@ class JedisTest {
             assertEquals(Collections.nCopies(250, true), jedis.bfMExists("grow", all), "grown: every item present");
 
             // SCANDUMP into LOADCHUNK: chunks are binary, byte[] in Jedis
-            List<Map.Entry<Long, byte[]>> chunks = new ArrayList<>();
-            for (long cursor = 0;;) {
-                Map.Entry<Long, byte[]> chunk = jedis.bfScanDump("grow", cursor);
-                if (chunk.getKey() == 0) {
-                    break;
-                }
-                assertTrue(chunks.size() < 1000, "scandump: no end after 1000 chunks");
-                chunks.add(chunk);
-                cursor = chunk.getKey();
-            }
+            List<Map.Entry<Long, byte[]>> chunks = scanDump(cursor -> jedis.bfScanDump("grow", cursor));
             boolean binary = false;
             for (Map.Entry<Long, byte[]> chunk : chunks) {
                 binary |= !utf8(chunk.getValue());
@@ -169,16 +161,7 @@ class JedisTest {
             assertEquals(Collections.nCopies(300, true), jedis.cfMExists("ins", all), "every inserted item present");
 
             // SCANDUMP into LOADCHUNK: each module's own bytes, opaque to the client; the end is [0, nil]
-            List<Map.Entry<Long, byte[]>> chunks = new ArrayList<>();
-            for (long cursor = 0;;) {
-                Map.Entry<Long, byte[]> chunk = jedis.cfScanDump("ins", cursor);
-                if (chunk.getKey() == 0) {
-                    break;
-                }
-                assertTrue(chunks.size() < 1000, "scandump: no end after 1000 chunks");
-                chunks.add(chunk);
-                cursor = chunk.getKey();
-            }
+            List<Map.Entry<Long, byte[]>> chunks = scanDump(cursor -> jedis.cfScanDump("ins", cursor));
             for (Map.Entry<Long, byte[]> chunk : chunks) {
                 assertEquals("OK", jedis.cfLoadChunk("copy", chunk.getKey(), chunk.getValue()), "loadchunk " + chunk.getKey());
             }
@@ -188,6 +171,16 @@ class JedisTest {
             jedis.set("string", "v");
             refused("add to a string", () -> jedis.cfAdd("string", "x"), "WRONGTYPE");
         }
+    }
+
+    /** A SCANDUMP's chunks, from cursor 0 to the reply of cursor 0 that ends it. */
+    static List<Map.Entry<Long, byte[]>> scanDump(LongFunction<Map.Entry<Long, byte[]>> next) {
+        List<Map.Entry<Long, byte[]>> chunks = new ArrayList<>();
+        for (Map.Entry<Long, byte[]> chunk = next.apply(0); chunk.getKey() != 0; chunk = next.apply(chunk.getKey())) {
+            assertTrue(chunks.size() < 1000, "scandump: no end after 1000 chunks");
+            chunks.add(chunk);
+        }
+        return chunks;
     }
 
     static boolean utf8(byte[] data) {
