@@ -423,8 +423,8 @@ inline void add_acl_categories(RedisModuleCtx* ctx) {
 
 /// Registers commands (their key is argument 1; through `last_key`, for several), each with its
 /// key spec where the server offers RedisModule_SetCommandInfo (7.0 and later: COMMAND INFO, COMMAND
-/// GETKEYS and clients' routing see read-only keys as such) and in the ACL category `category`
-/// where it offers RedisModule_SetCommandACLCategories.
+/// GETKEYS and clients' routing see read-only keys as such) and, where add_acl_categories could
+/// add them, in the ACL category `category` and @read or @write (and @fast) by its flags.
 inline int create_commands(RedisModuleCtx* ctx, std::span<const command> commands, const char* category) {
     for (const auto& c : commands) {
         if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, c.last_key, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
@@ -446,7 +446,11 @@ inline int create_commands(RedisModuleCtx* ctx, std::span<const command> command
         info.version = REDISMODULE_COMMAND_INFO_VERSION;
         info.key_specs = specs;
         if (RedisModule_SetCommandInfo && RedisModule_SetCommandInfo(handle, &info) == REDISMODULE_ERR) return REDISMODULE_ERR;
-        if (acl_categories && RedisModule_SetCommandACLCategories(handle, category) == REDISMODULE_ERR)
+        // and @read, @write, @fast by its flags: servers put module commands in none of them
+        std::string categories = category;
+        categories += reads ? " read" : " write";
+        if (std::string_view(c.flags).ends_with("fast")) categories += " fast";
+        if (acl_categories && RedisModule_SetCommandACLCategories(handle, categories.c_str()) == REDISMODULE_ERR)
             return REDISMODULE_ERR;
     }
     return REDISMODULE_OK;

@@ -138,6 +138,10 @@ def main():
             check("ACL CAT cuckoo is CF.*, ACL CAT bloom the rest",
                   sorted(r.execute_command("ACL", "CAT", "cuckoo")) == sorted(n for n in names if n.startswith("cf.")) and
                   sorted(r.execute_command("ACL", "CAT", "bloom")) == sorted(n for n in names if not n.startswith("cf.")))
+            check("... and each command in @read or @write by its flags, in @fast where it is fast",
+                  all(((n in r.execute_command("ACL", "CAT", "read")) == (n in reads)) and
+                      ((n in r.execute_command("ACL", "CAT", "write")) == (n not in reads)) and
+                      ((n in r.execute_command("ACL", "CAT", "fast")) == ("fast" in infos[n][2])) for n in names))
             r.execute_command("ACL", "SETUSER", "cuckoos", "on", "nopass", "~*", "+@cuckoo")
             user = redis.Redis(port=port, username="cuckoos", password="x", decode_responses=True)
             check("a user of +@cuckoo may CF.ADD, not BF.ADD",
