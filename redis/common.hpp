@@ -6,15 +6,19 @@
 // background thread for free and for saving in a fork), so nothing here needs a lock.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cstdlib>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <strings.h>  // strcasecmp
+#include <sys/mman.h>  // madvise
 
 #include "lfbloom/lfbloom.hpp"
 
@@ -24,8 +28,76 @@ extern "C" {
 
 namespace lfbloom_redis {
 
-using lfbloom::blocked_bloom_filter;
-using lfbloom::counting_bloom_filter;
+/// The words of every filter the module keeps (lfbloom's storage interface, storage.hpp's
+/// word_array), from the server's allocator: RedisModule_TryCalloc (RedisModule_Calloc on servers
+/// without it, 7.0, which end the server when memory runs out, as for their own data), so
+/// used_memory, maxmemory and its eviction, INFO and MEMORY STATS count every byte of them
+/// (word_array's mmap was invisible to the server: a 144 MB filter left used_memory at 1 MB).
+/// Zeroed (calloc: large blocks come from fresh zero pages, untouched pages cost nothing) and
+/// 64-byte aligned (a blocked filter's line is one cache line): 56 bytes more are asked for.
+/// Outside a server (the loaders' fuzz target) the C allocator. Never process-shared. Move-only.
+class module_words {
+public:
+    module_words() = default;
+    /// Throws too_large (over memory_limit or the machine, before allocating), out_of_memory
+    /// (the server's TryCalloc refused), invalid_argument (bad count, process_shared).
+    module_words(std::uint64_t words, std::uint64_t memory_limit, bool process_shared) : size_(words) {
+        if (process_shared) throw lfbloom::error(lfbloom::errc::invalid_argument, "a module's filter is never process-shared");
+        if (words == 0 || words > (std::uint64_t{1} << 58)) throw lfbloom::error(lfbloom::errc::invalid_argument, "bad word count");
+        lfbloom::check_memory(words * 8, memory_limit);
+        const std::size_t bytes = words * 8 + alignment - 8;
+        raw_ = RedisModule_TryCalloc ? RedisModule_TryCalloc(1, bytes) : RedisModule_Calloc ? RedisModule_Calloc(1, bytes) : std::calloc(1, bytes);
+        if (raw_ == nullptr) throw lfbloom::error(lfbloom::errc::out_of_memory, "the server has no memory for " + std::to_string(bytes) + " bytes");
+        const auto at = (reinterpret_cast<std::uintptr_t>(raw_) + alignment - 1) & ~std::uintptr_t{alignment - 1};
+        data_ = reinterpret_cast<std::uint64_t*>(at);
+#ifdef MADV_HUGEPAGE
+        // Transparent huge pages for the whole 2 MiB pages inside, as word_array asks for its
+        // mappings (the server's allocator does not: its blocks were all 4 KiB pages here), since
+        // a filter larger than the caches would cost a page walk per probe. A hint; failure is harmless.
+        constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+        const std::uintptr_t from = (at + huge - 1) & ~(huge - 1), to = (at + words * 8) & ~(huge - 1);
+        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+#endif
+    }
+    module_words(module_words&& other) noexcept
+        : raw_(std::exchange(other.raw_, nullptr)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    module_words& operator=(module_words&& other) noexcept {
+        if (this != &other) {
+            release();
+            raw_ = std::exchange(other.raw_, nullptr);
+            data_ = std::exchange(other.data_, nullptr);
+            size_ = std::exchange(other.size_, 0);
+        }
+        return *this;
+    }
+    module_words(const module_words&) = delete;
+    module_words& operator=(const module_words&) = delete;
+    ~module_words() { release(); }  // also on the server's lazy-free thread: its allocator is thread-safe
+
+    std::uint64_t* data() const noexcept { return data_; }
+    std::uint64_t size() const noexcept { return size_; }
+    std::uint64_t bytes() const noexcept { return size_ * 8; }
+    void flush() const noexcept {}
+
+private:
+    static constexpr std::size_t alignment = 64;
+    void release() noexcept {
+        if (raw_ == nullptr) return;
+        if (RedisModule_Free) RedisModule_Free(raw_);
+        else std::free(raw_);
+    }
+    void* raw_ = nullptr;  ///< what the allocator returned
+    std::uint64_t* data_ = nullptr;
+    std::uint64_t size_ = 0;
+};
+
+/// The core's concurrency policy with the module's words (the cuckoo filter takes a Sync).
+struct module_sync : lfbloom::default_sync {
+    using storage = module_words;
+};
+
+using blocked_bloom_filter = lfbloom::bloom_filter<lfbloom::blocked_layout, module_words>;
+using counting_bloom_filter = lfbloom::basic_counting_bloom_filter<module_words>;
 
 constexpr int encoding_version = 1;
 
@@ -199,6 +271,21 @@ V* lookup(RedisModuleKey* key, bool& wrong) {
     return static_cast<V*>(RedisModule_ModuleTypeGetValue(key));
 }
 
+/// Calls each(i, hash of items[i]) for i in [0, n) until it returns false, hashing and prefetching
+/// 16 items ahead so their cache misses overlap (a filter larger than the caches costs a miss or
+/// two per item and sub-filter; one item at a time, they would not overlap). V has a static
+/// hash(string_view) and prefetch(hash128) const (BF's chain, CF's cuckoo_chain).
+template <class V, class Each>
+void for_each_hashed(const V& value, RedisModuleString** items, int n, Each&& each) {
+    constexpr int batch = 16;
+    lfbloom::hash128 hashes[batch];
+    for (int i = 0; i < n; ++i) {
+        if (i % batch == 0)
+            for (int j = i; j < std::min(n, i + batch); ++j) value.prefetch(hashes[j - i] = V::hash(view(items[j])));
+        if (!each(i, hashes[i % batch])) return;
+    }
+}
+
 /// Keyspace event of class d ("module") on `key`.
 inline void notify(RedisModuleCtx* ctx, const char* event, RedisModuleString* key) {
     RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, event, key);
@@ -274,7 +361,7 @@ struct callbacks {
     }
 
     static std::size_t mem_usage(const void* value) { return static_cast<const V*>(value)->bytes(); }
-    // Pages to unmap: large keys are freed on Redis's background thread
+    // Pages the allocator returns to the system: large keys are freed on the server's background thread
     static std::size_t free_effort(RedisModuleString*, const void* value) { return static_cast<const V*>(value)->bytes() / 4096; }
     static void free(void* value) { delete static_cast<V*>(value); }
 
@@ -321,10 +408,51 @@ struct command {
     int last_key = 1;  ///< -1: every argument from the first is a key (LFBF.MERGE)
 };
 
-/// Registers commands (their key is argument 1; through `last_key`, for several).
-inline int create_commands(RedisModuleCtx* ctx, std::span<const command> commands) {
-    for (const auto& c : commands)
+/// Adds the module's ACL categories, "bloom" (BF.*, CBF.*, RBF.*, LFBF.*) and "cuckoo" (CF.*),
+/// RedisBloom's names on Redis 8, where the server offers RedisModule_AddACLCategory (Valkey 9.1
+/// here; not Debian's Redis 7.0). A category the server has already (RedisBloom loaded beside
+/// us) is shared. Call before create_commands. A server with SetCommandACLCategories but without
+/// AddACLCategory knows neither name: commands are put in no category there (the call would fail,
+/// and the module's load with it).
+inline bool acl_categories = false;
+inline void add_acl_categories(RedisModuleCtx* ctx) {
+    if (!RedisModule_AddACLCategory || !RedisModule_SetCommandACLCategories) return;
+    for (const char* category : {"bloom", "cuckoo"}) (void)RedisModule_AddACLCategory(ctx, category);
+    acl_categories = true;
+}
+
+/// Registers commands (their key is argument 1; through `last_key`, for several), each with its
+/// key spec where the server offers RedisModule_SetCommandInfo (7.0 and later: COMMAND INFO, COMMAND
+/// GETKEYS and clients' routing see read-only keys as such) and, where add_acl_categories could
+/// add them, in the ACL category `category` and @read or @write (and @fast) by its flags.
+inline int create_commands(RedisModuleCtx* ctx, std::span<const command> commands, const char* category) {
+    for (const auto& c : commands) {
         if (RedisModule_CreateCommand(ctx, c.name, c.f, c.flags, 1, c.last_key, 1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+        RedisModuleCommand* handle = RedisModule_GetCommand ? RedisModule_GetCommand(ctx, c.name) : nullptr;
+        if (handle == nullptr) continue;
+        const bool reads = std::string_view(c.flags).starts_with("readonly");
+        // the key at 1; for several (LFBF.MERGE dest src...), the sources from 2 on, read only
+        RedisModuleCommandKeySpec specs[3] = {};  // ends with one all zero
+        const auto spec = [](RedisModuleCommandKeySpec& s, bool read, int from, int last) {
+            s.flags = read ? REDISMODULE_CMD_KEY_RO | REDISMODULE_CMD_KEY_ACCESS : REDISMODULE_CMD_KEY_RW | REDISMODULE_CMD_KEY_UPDATE;
+            s.begin_search_type = REDISMODULE_KSPEC_BS_INDEX;
+            s.bs.index.pos = from;
+            s.find_keys_type = REDISMODULE_KSPEC_FK_RANGE;
+            s.fk.range = {last, 1, 0};
+        };
+        spec(specs[0], reads, 1, 0);
+        if (c.last_key == -1) spec(specs[1], true, 2, -1);
+        RedisModuleCommandInfo info = {};
+        info.version = REDISMODULE_COMMAND_INFO_VERSION;
+        info.key_specs = specs;
+        if (RedisModule_SetCommandInfo && RedisModule_SetCommandInfo(handle, &info) == REDISMODULE_ERR) return REDISMODULE_ERR;
+        // and @read, @write, @fast by its flags: servers put module commands in none of them
+        std::string categories = category;
+        categories += reads ? " read" : " write";
+        if (std::string_view(c.flags).ends_with("fast")) categories += " fast";
+        if (acl_categories && RedisModule_SetCommandACLCategories(handle, categories.c_str()) == REDISMODULE_ERR)
+            return REDISMODULE_ERR;
+    }
     return REDISMODULE_OK;
 }
 

@@ -235,7 +235,7 @@ inline int register_counting(RedisModuleCtx* ctx) {
         {"cbf.count", guarded<count>, "readonly fast"},         {"cbf.card", guarded<card>, "readonly fast"},
         {"cbf.info", guarded<info>, "readonly fast"},
     };
-    return create_commands(ctx, commands);
+    return create_commands(ctx, commands, "bloom");
 }
 
 }  // namespace lfbloom_redis

@@ -88,20 +88,6 @@ chain* open_or_create(RedisModuleCtx* ctx, RedisModuleString* name, const creati
     return c;
 }
 
-/// Calls each(i, hash of items[i]) for i in [0, n) until it returns false, hashing and prefetching
-/// 16 items ahead so their lines' cache misses overlap (a filter larger than the caches costs one
-/// miss per item and sub-filter; one at a time, they would not overlap).
-template <class Each>
-void for_each_hashed(const chain& c, RedisModuleString** items, int n, Each&& each) {
-    constexpr int batch = 16;
-    lfbloom::hash128 hashes[batch];
-    for (int i = 0; i < n; ++i) {
-        if (i % batch == 0)
-            for (int j = i; j < std::min(n, i + batch); ++j) c.prefetch(hashes[j - i] = chain::hash(view(items[j])));
-        if (!each(i, hashes[i % batch])) return;
-    }
-}
-
 /// Adds items[0..n) to c, replying with an array that stops at the first "full" (RedisBloom's
 /// MADD and INSERT); replicates BF.MADD of every item before the stop, present ones too (a
 /// replica whose filter answers differently still ends up holding each of them).
@@ -544,6 +530,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     if (!callbacks<chain>::create(ctx, "lfbloomBF") || !callbacks<counter>::create(ctx, "lfbloomCB") ||
         !callbacks<window>::create(ctx, "lfbloomRB") || !callbacks<cuckoo_chain>::create(ctx, "lfbloomCF"))
         return REDISMODULE_ERR;
+    add_acl_categories(ctx);
     const command commands[] = {
         {"bf.reserve", guarded<reserve>, "write deny-oom"}, {"bf.add", guarded<add>, "write deny-oom"},
         {"bf.madd", guarded<madd>, "write deny-oom"},       {"bf.insert", guarded<insert>, "write deny-oom"},
@@ -553,7 +540,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
         {"bf.debug", guarded<debug>, "readonly"},
         {"lfbf.restore", guarded<restore>, "write deny-oom"}, {"lfbf.merge", guarded<merge>, "write deny-oom", -1},
     };
-    if (create_commands(ctx, commands) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    if (create_commands(ctx, commands, "bloom") == REDISMODULE_ERR) return REDISMODULE_ERR;
     if (register_counting(ctx) != REDISMODULE_OK || register_cuckoo(ctx) != REDISMODULE_OK) return REDISMODULE_ERR;
     return register_rotating(ctx);
 }

@@ -307,7 +307,7 @@ inline int register_rotating(RedisModuleCtx* ctx) {
         {"rbf.exists", guarded<exists_one>, "readonly fast"}, {"rbf.mexists", guarded<exists_many>, "readonly fast"},
         {"rbf.info", guarded<info>, "readonly fast"},
     };
-    return create_commands(ctx, commands);
+    return create_commands(ctx, commands, "bloom");
 }
 
 }  // namespace lfbloom_redis

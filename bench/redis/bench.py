@@ -52,6 +52,34 @@ def benchmark(port, requests, command, pipeline=16):
     return float(row["rps"]), float(row["p99_latency_ms"])
 
 
+def paired_rounds(ports, cases, rounds):
+    """Runs each case on each server (ports: {name: port}) once per round, the servers' order
+    flipped every round; returns {case: {name: [(items per second, p99 ms)]}}."""
+    samples = {case[0]: {name: [] for name in ports} for case in cases}
+    for round_ in range(rounds):
+        for case, command, requests, items in cases:
+            order = list(ports.items()) if round_ % 2 == 0 else list(reversed(ports.items()))
+            for name, port in order:
+                rps, p99 = benchmark(port, requests, command)
+                samples[case][name].append((rps * items, p99))
+        print(f"round {round_ + 1} of {rounds} done", flush=True)
+    return samples
+
+
+def ratio_table(cases, samples):
+    """Prints the medians of lfbloom and RedisBloom side by side; returns {case: samples and ratio}."""
+    out = {}
+    print("\n| case | lfbloom items/s | RedisBloom items/s | ratio | lfbloom p99 ms | RedisBloom p99 ms |")
+    print("|---|---|---|---|---|---|")
+    for case, *_ in cases:
+        ours = statistics.median(s[0] for s in samples[case]["lfbloom"])
+        theirs = statistics.median(s[0] for s in samples[case]["RedisBloom"])
+        p99 = {n: statistics.median(s[1] for s in samples[case][n]) for n in samples[case]}
+        out[case] = {"samples": samples[case], "ratio": ours / theirs}
+        print(f"| {case} | {ours:,.0f} | {theirs:,.0f} | {ours / theirs:.2f} | {p99['lfbloom']:.3f} | {p99['RedisBloom']:.3f} |")
+    return out
+
+
 def bf_info(port):
     """BF.INFO big as a dict with text keys (redis-py parses it into a dict or leaves a list)."""
     info = redis.Redis(port=port).execute_command("BF.INFO", "big")
@@ -102,26 +130,12 @@ def main():
             results["servers"][name] = {"fill_seconds": round(seconds, 1), "fill_items_per_s": rps * BATCH,
                                         "size": info["Size"], "rss": rss(pids[name]), "items": info["Number of items inserted"]}
             print(f"{name}: filled {fill} items in {seconds:.0f} s; {results['servers'][name]}", flush=True)
-        samples = {case[0]: {name: [] for name in ports} for case in cases}
-        for round_ in range(a.rounds):
-            for case, command, requests, items in cases:
-                order = list(ports.items()) if round_ % 2 == 0 else list(reversed(ports.items()))
-                for name, port in order:
-                    rps, p99 = benchmark(port, requests, command)
-                    samples[case][name].append((rps * items, p99))
-            print(f"round {round_ + 1} of {a.rounds} done", flush=True)
+        samples = paired_rounds(ports, cases, a.rounds)
         for name, port in ports.items():
             info = bf_info(port)
             results["servers"][name]["filters_at_end"] = info["Number of filters"]
             results["servers"][name]["items_at_end"] = info["Number of items inserted"]
-    print(f"\n| case | lfbloom items/s | RedisBloom items/s | ratio | lfbloom p99 ms | RedisBloom p99 ms |")
-    print("|---|---|---|---|---|---|")
-    for case, *_ in cases:
-        ours_ = statistics.median(s[0] for s in samples[case]["lfbloom"])
-        theirs_ = statistics.median(s[0] for s in samples[case]["RedisBloom"])
-        p99 = {n: statistics.median(s[1] for s in samples[case][n]) for n in ports}
-        results["cases"][case] = {"samples": samples[case], "ratio": ours_ / theirs_}
-        print(f"| {case} | {ours_:,.0f} | {theirs_:,.0f} | {ours_ / theirs_:.2f} | {p99['lfbloom']:.3f} | {p99['RedisBloom']:.3f} |")
+    results["cases"] = ratio_table(cases, samples)
     for name, s in results["servers"].items():
         print(f"{name}: BF.INFO Size {s['size']:,} B, RSS {s['rss']:,} B, filled at {s['fill_items_per_s']:,.0f} items/s, "
               f"{s['filters_at_end']} sub-filter(s) and {s['items_at_end']:,} items at the end")

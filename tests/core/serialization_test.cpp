@@ -163,6 +163,24 @@ BOOST_AUTO_TEST_CASE(every_layout_round_trips_exactly) {
     }, filters);
 }
 
+// A storage of the caller's (the Redis module allocates through its server): a distinct type,
+// with word_array's interface.
+struct callers_words : word_array {
+    using word_array::word_array;
+};
+
+BOOST_AUTO_TEST_CASE(filters_over_a_callers_storage_round_trip) {
+    // the counting filter's loader once took only counting_bloom_filter's default storage
+    auto counting = basic_counting_bloom_filter<callers_words>::for_capacity(1000, 0.01, 8, {.seed = 5});
+    bloom_filter<blocked_layout, callers_words> blocked = bloom_filter<blocked_layout, callers_words>::for_capacity(1000, 0.01);
+    for (int i = 0; i < 500; ++i) counting.add("key:" + std::to_string(i)), blocked.add("key:" + std::to_string(i));
+    const auto counting_back = reload<basic_counting_bloom_filter<callers_words>>(saved(counting));
+    const auto blocked_back = reload<bloom_filter<blocked_layout, callers_words>>(saved(blocked));
+    BOOST_TEST(same_words(counting, counting_back));
+    BOOST_TEST(counting_back.counter_bits() == 8u);
+    BOOST_TEST(same_words(blocked, blocked_back));
+}
+
 BOOST_AUTO_TEST_CASE(files_and_descriptors_round_trip) {
     const auto dir = std::filesystem::temp_directory_path() / ("lfbloom-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);

@@ -7,7 +7,7 @@ import redis
 
 import checks
 import servers
-from checks import check, digest, refused
+from checks import check, digest, error, refused
 
 def same_as_reserve(r, key, reserve):
     """Whether the auto-created `key` equals a filter made by an explicit BF.RESERVE."""
@@ -60,7 +60,10 @@ def main():
         r.delete("auto", "explicit")
         r.execute_command("COPY", "auto2", "copied")
         refused(r, "LFBF.RESTORE", "corrupt", b"LFBRSB01 and nothing valid")
-        info = r.info("lfbloom")
+        for _ in range(100):  # as above: Valkey may free them on its lazy-free thread
+            if (info := r.info("lfbloom"))["lfbloom_filters"] == 3:
+                break
+            time.sleep(0.05)
         check("... DEL, COPY and a refused value are counted",
               info["lfbloom_filters"] == 3 and info["lfbloom_refused_values"] == 1)
 
@@ -88,6 +91,63 @@ def main():
         expected = [("bf.reserve", "e1"), ("bf.add", "e1"), ("bf.reserve", "e2"), ("bf.add", "e2"),
                     ("bf.add", "e2"), ("bf.reserve", "e4"), ("bf.add", "e4"), ("bf.loadchunk", "e5")]
         check(f"keyspace events ({seen})", seen == expected)
+
+    # The server counts every byte of the filters (they come from its allocator) and refuses
+    # writes past maxmemory with its own OOM error (deny-oom), as it does RedisBloom's.
+    with servers.server([(module, [])], extra=["--maxmemory", "40mb"]) as (port, _):
+        r = redis.Redis(port=port, decode_responses=True)
+        reserves = {"BF": "BF.RESERVE b 0.01 1000000", "CF": "CF.RESERVE c 1000000",
+                    "CBF": "CBF.RESERVE cb 0.01 100000", "RBF": "RBF.RESERVE rb 0.01 1000000 0"}
+        for kind, command in reserves.items():
+            before = r.info("memory")["used_memory"]
+            r.execute_command(*command.split())
+            grown, size = r.info("memory")["used_memory"] - before, r.memory_usage(command.split()[1])
+            check(f"used_memory grows by the {kind} key's bytes ({grown:,} for MEMORY USAGE {size:,})", grown >= 0.95 * size > 100_000)
+        r.execute_command("BF.RESERVE", "big", "0.01", "25000000")  # about 30 MB: past 40 MB in all
+        oom = "command not allowed when used memory > 'maxmemory'."
+        for command in ("BF.RESERVE x 0.01 1000", "BF.ADD b item", "BF.INSERT x ITEMS a", "CF.RESERVE y 1000", "CF.ADD c item",
+                        "CF.INSERT c ITEMS a b", "CBF.RESERVE z 0.01 1000", "RBF.ADD rb item", "LFBF.MERGE b b"):
+            check(f"past maxmemory, {command} gets the server's OOM error", error(r, *command.split()) == oom)
+        check("... reads still answer", r.execute_command("BF.EXISTS", "b", "item") == 0 and r.execute_command("CF.COUNT", "c", "x") == 0)
+        r.delete("big")
+        for _ in range(100):  # Valkey frees a large value on its lazy-free thread
+            if r.info("memory")["used_memory"] < 40 << 20:
+                break
+            time.sleep(0.05)
+        check("... and deletes free memory for writes", r.execute_command("CF.ADD", "c", "item") == 1)
+
+    # Command metadata: every command's key spec (COMMAND INFO, COMMAND GETKEYS); the ACL categories
+    # @bloom and @cuckoo where the server has RedisModule_AddACLCategory: Valkey 9 and Redis 8 (other
+    # Redis versions: checked if the server lists them; Debian's 7.0 has no such call).
+    with servers.server([(module, [])]) as (port, _):
+        r = redis.Redis(port=port, decode_responses=True)
+        r.set_response_callback("COMMAND", lambda reply, **_: reply)  # redis-py's parser drops key specs
+        names = [c for c in r.execute_command("COMMAND", "LIST") if c.split(".")[0] in ("bf", "cf", "cbf", "rbf", "lfbf")]
+        infos = {i[0]: i for i in r.execute_command("COMMAND", "INFO", *names)}
+        reads = {n for n, i in infos.items() if "readonly" in i[2]}
+        check(f"COMMAND INFO: each of the {len(names)} commands has its key at 1, read only where the command only reads",
+              len(names) == 42 and all(i[8][0]["begin_search"]["spec"]["index"] == 1 and
+                                       (i[8][0]["flags"][0] == "RO") == (n in reads) for n, i in infos.items()))
+        check("COMMAND GETKEYS: LFBF.MERGE's destination and sources",
+              r.execute_command("COMMAND", "GETKEYS", "LFBF.MERGE", "d", "s1", "s2") == ["d", "s1", "s2"] and
+              [k["flags"][0] for k in infos["lfbf.merge"][8]] == ["RW", "RO"])
+        server = r.info("server")
+        categories = ("valkey_version" in server or int(server["redis_version"].split(".")[0]) >= 8 or
+                      "cuckoo" in r.execute_command("ACL", "CAT"))
+        if categories:
+            check("ACL CAT cuckoo is CF.*, ACL CAT bloom the rest",
+                  sorted(r.execute_command("ACL", "CAT", "cuckoo")) == sorted(n for n in names if n.startswith("cf.")) and
+                  sorted(r.execute_command("ACL", "CAT", "bloom")) == sorted(n for n in names if not n.startswith("cf.")))
+            check("... and each command in @read or @write by its flags, in @fast where it is fast",
+                  all(((n in r.execute_command("ACL", "CAT", "read")) == (n in reads)) and
+                      ((n in r.execute_command("ACL", "CAT", "write")) == (n not in reads)) and
+                      ((n in r.execute_command("ACL", "CAT", "fast")) == ("fast" in infos[n][2])) for n in names))
+            r.execute_command("ACL", "SETUSER", "cuckoos", "on", "nopass", "~*", "+@cuckoo")
+            user = redis.Redis(port=port, username="cuckoos", password="x", decode_responses=True)
+            check("a user of +@cuckoo may CF.ADD, not BF.ADD",
+                  user.execute_command("CF.ADD", "k", "i") == 1 and "permission" in (error(user, "BF.ADD", "k2", "i") or ""))
+        else:
+            print(f"note: Redis {server['redis_version']} has no RedisModule_AddACLCategory: no @bloom or @cuckoo")
 
     # bad load arguments: the module refuses to load, so the server does not start
     for bad in (["ERROR_RATE", "1"], ["ERROR_RATE", "x"], ["INITIAL_SIZE", "0"], ["EXPANSION", str(1 << 32)],

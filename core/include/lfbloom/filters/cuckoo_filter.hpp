@@ -382,10 +382,22 @@ public:
     /// Prefetches both buckets of the key and its stripe word (batch calls, key_operations).
     void prefetch(hash128 h, bool for_write) const noexcept {
         const slots s = place(h);
-        for (const void* p : {static_cast<const void*>(&bucket(s.first)), static_cast<const void*>(&bucket(s.second)),
-                              static_cast<const void*>(&stripe_of(s.first, s.second))}) {
-            if (for_write) __builtin_prefetch(p, 1); else __builtin_prefetch(p, 0);
+        const void* first = &bucket(s.first);
+        const void* second = &bucket(s.second);
+        const void* stripe = &stripe_of(s.first, s.second);
+        if (for_write) {
+            __builtin_prefetch(first, 1);
+            __builtin_prefetch(second, 1);
+            __builtin_prefetch(stripe, 1);
+        } else {
+            __builtin_prefetch(first, 0);
+            __builtin_prefetch(second, 0);
+            __builtin_prefetch(stripe, 0);
         }
+        // GCC 12 (-O1 and up) found this function free of side effects and deleted its calls
+        // before inlining them (its cd-dce pass): no prefetch was ever issued (issue 40). An empty
+        // volatile asm is a side effect it must keep; it costs no instruction.
+        asm volatile("" : : "r"(first), "r"(second), "r"(stripe));
     }
 
     cuckoo_status insert(key_view key) { return insert_hash(this->hash(key)); }
@@ -881,7 +893,9 @@ private:
             for (unsigned slot = 0; slot < Format::slots && count < max_search_nodes; ++slot) {
                 const std::uint64_t fp = Format::at(w, slot);
                 const std::uint64_t to = other_bucket(b, fp);
-                if (to != b) nodes[count++] = {to, head, static_cast<std::uint32_t>(fp)};
+                if (to == b) continue;
+                nodes[count++] = {to, head, static_cast<std::uint32_t>(fp)};
+                __builtin_prefetch(&bucket(to), 0);  // read when the search gets there: its misses overlap
             }
         }
         return false;

@@ -273,12 +273,18 @@ inline file_header decode_header(const std::array<unsigned char, header_size>& h
     return out;
 }
 
+/// Whether Filter is a counting filter, over any storage (the Redis module's has its own).
+template <class Filter>
+inline constexpr bool is_counting = false;
+template <class Storage>
+inline constexpr bool is_counting<basic_counting_bloom_filter<Storage>> = true;
+
 /// Builds an empty filter of the header's kind; geometry errors in a file mean corruption.
 template <class Filter, class... Storage>
 Filter make_for(const file_header& h, std::uint64_t memory_limit, Storage&&... storage) {
     const filter_options options{.memory_limit = memory_limit, .seed = h.seed, .probes = h.probes};
     try {
-        if constexpr (std::is_same_v<Filter, counting_bloom_filter>) return Filter(h.shape, h.slot_bits, options, std::forward<Storage>(storage)...);
+        if constexpr (is_counting<Filter>) return Filter(h.shape, h.slot_bits, options, std::forward<Storage>(storage)...);
         else return Filter(h.shape, options, std::forward<Storage>(storage)...);
     } catch (const error& e) {
         if (e.code() == errc::invalid_argument) corrupt(e.what());

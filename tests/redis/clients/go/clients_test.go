@@ -1,4 +1,4 @@
-// go-redis v9 against the module: BF.* through go-redis's own methods and typed results, under
+// go-redis v9 against the module: BF.* and CF.* through go-redis's own methods and typed results, under
 // RESP2 and RESP3. The server is clients.py's: its port comes as $LFBLOOM_REDIS_PORT.
 package clients
 
@@ -169,4 +169,75 @@ func scenario(t *testing.T, rdb *redis.Client) {
 
 	val(t, rdb.Set(ctx, "string", "v", 0))
 	refused(t, "add to a string", rdb.BFAdd(ctx, "string", "x").Err(), "WRONGTYPE")
+}
+
+// TestCuckoo: CF.* through go-redis's own methods, as TestBloom; it holds for RedisBloom 2.8.2 too
+// (CF.INFO's Size and Number of buckets aside, which are each module's own).
+func TestCuckoo(t *testing.T) {
+	for _, protocol := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", protocol), func(t *testing.T) { cuckooScenario(t, client(t, protocol)) })
+	}
+}
+
+func cuckooScenario(t *testing.T, rdb *redis.Client) {
+	ctx := context.Background()
+
+	reserve := &redis.CFReserveOptions{Capacity: 1000, BucketSize: 4, MaxIterations: 50, Expansion: 2}
+	equal(t, "reserve with options", val(t, rdb.CFReserveWithArgs(ctx, "k", reserve)), "OK")
+	refused(t, "reserve on an existing key", rdb.CFReserve(ctx, "k", 1000).Err(), "item exists")
+	equal(t, "add", val(t, rdb.CFAdd(ctx, "k", "a")), true)
+	equal(t, "add again stores a copy", val(t, rdb.CFAdd(ctx, "k", "a")), true)
+	equal(t, "addnx of a present item", val(t, rdb.CFAddNX(ctx, "k", "a")), false)
+	equal(t, "addnx of a new one", val(t, rdb.CFAddNX(ctx, "k", "b")), true)
+	equal(t, "count", val(t, rdb.CFCount(ctx, "k", "a")), int64(2))
+	equal(t, "exists", val(t, rdb.CFExists(ctx, "k", "b")), true)
+	for _, never := range items("never-", 10) {
+		equal(t, fmt.Sprintf("exists %v, never added", never), val(t, rdb.CFExists(ctx, "k", never)), false)
+	}
+	equal(t, "mexists", val(t, rdb.CFMExists(ctx, "k", "a", "b", "x")), []bool{true, true, false})
+	equal(t, "del", val(t, rdb.CFDel(ctx, "k", "a")), true)
+	equal(t, "count after a del", val(t, rdb.CFCount(ctx, "k", "a")), int64(1))
+	refused(t, "del on a missing key", rdb.CFDel(ctx, "missing", "a").Err(), "Not found")
+
+	info := val(t, rdb.CFInfo(ctx, "k"))
+	if info.Size <= 0 || info.NumBuckets <= 0 {
+		t.Errorf("info Size and Number of buckets: got %d and %d, want > 0", info.Size, info.NumBuckets)
+	}
+	equal(t, "info", info, redis.CFInfo{Size: info.Size, NumBuckets: info.NumBuckets, NumFilters: 1, NumItemsInserted: 2,
+		NumItemsDeleted: 1, BucketSize: 4, ExpansionRate: 2, MaxIteration: 50})
+	refused(t, "info of a missing key", rdb.CFInfo(ctx, "missing").Err(), "not found")
+
+	equal(t, "insert creates", val(t, rdb.CFInsert(ctx, "ins", &redis.CFInsertOptions{Capacity: 500}, "x", "y", "x")),
+		[]bool{true, true, true})
+	equal(t, "insertnx", val(t, rdb.CFInsertNX(ctx, "ins", nil, "x", "z")), []int64{0, 1})
+	refused(t, "insert NOCREATE on a missing key", rdb.CFInsert(ctx, "missing", &redis.CFInsertOptions{NoCreate: true}, "x").Err(),
+		"not found")
+	all := items("c", 300)
+	val(t, rdb.CFInsert(ctx, "ins", nil, all...))
+	equal(t, "every inserted item present", val(t, rdb.CFMExists(ctx, "ins", all...)), repeat(true, 300))
+
+	// SCANDUMP into LOADCHUNK: each module's own bytes, opaque to the client. The last reply,
+	// [0, nil] in RedisBloom 2.8.2 as in the module, is redis.Nil to go-redis.
+	var chunks []redis.ScanDump
+	for cursor := int64(0); ; {
+		dump, err := rdb.CFScanDump(ctx, "ins", cursor).Result()
+		if errors.Is(err, redis.Nil) {
+			break
+		}
+		if err != nil || dump.Iter == 0 {
+			t.Fatalf("scandump at %d: got %v, %v; want a chunk, or redis.Nil at the end", cursor, dump.Iter, err)
+		}
+		if len(chunks) > 1000 {
+			t.Fatal("scandump: no end after 1000 chunks")
+		}
+		chunks, cursor = append(chunks, dump), dump.Iter
+	}
+	for _, chunk := range chunks {
+		equal(t, fmt.Sprintf("loadchunk %d", chunk.Iter), val(t, rdb.CFLoadChunk(ctx, "copy", chunk.Iter, chunk.Data)), "OK")
+	}
+	equal(t, "the copy's info", val(t, rdb.CFInfo(ctx, "copy")), val(t, rdb.CFInfo(ctx, "ins")))
+	equal(t, "the copy's items", val(t, rdb.CFMExists(ctx, "copy", all...)), repeat(true, 300))
+
+	val(t, rdb.Set(ctx, "string", "v", 0))
+	refused(t, "add to a string", rdb.CFAdd(ctx, "string", "x").Err(), "WRONGTYPE")
 }

@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongFunction;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,10 +24,12 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.bloom.BFInsertParams;
+import redis.clients.jedis.bloom.CFInsertParams;
+import redis.clients.jedis.bloom.CFReserveParams;
 import redis.clients.jedis.bloom.BFReserveParams;
 import redis.clients.jedis.exceptions.JedisDataException;
 
-/** Jedis 5 against the module: BF.* through UnifiedJedis's bf* methods, under RESP2 and RESP3. */
+/** Jedis 5 against the module: BF.* and CF.* through UnifiedJedis's bf* and cf* methods, under RESP2 and RESP3. */
 class JedisTest {
     static void refused(String what, Executable call, String text) {
         JedisDataException e = assertThrows(JedisDataException.class, call, what);
@@ -103,16 +106,7 @@ class JedisTest {
             assertEquals(Collections.nCopies(250, true), jedis.bfMExists("grow", all), "grown: every item present");
 
             // SCANDUMP into LOADCHUNK: chunks are binary, byte[] in Jedis
-            List<Map.Entry<Long, byte[]>> chunks = new ArrayList<>();
-            for (long cursor = 0;;) {
-                Map.Entry<Long, byte[]> chunk = jedis.bfScanDump("grow", cursor);
-                if (chunk.getKey() == 0) {
-                    break;
-                }
-                assertTrue(chunks.size() < 1000, "scandump: no end after 1000 chunks");
-                chunks.add(chunk);
-                cursor = chunk.getKey();
-            }
+            List<Map.Entry<Long, byte[]>> chunks = scanDump(cursor -> jedis.bfScanDump("grow", cursor));
             boolean binary = false;
             for (Map.Entry<Long, byte[]> chunk : chunks) {
                 binary |= !utf8(chunk.getValue());
@@ -127,6 +121,66 @@ class JedisTest {
             jedis.set("string", "v");
             refused("add to a string", () -> jedis.bfAdd("string", "x"), "WRONGTYPE");
         }
+    }
+
+    /** CF.* through UnifiedJedis's cf* methods; it holds for RedisBloom 2.8.2 too (Size and Number of buckets aside). */
+    @ParameterizedTest
+    @EnumSource(RedisProtocol.class)
+    void cuckooScenario(RedisProtocol protocol) {
+        var config = DefaultJedisClientConfig.builder().protocol(protocol).build();
+        try (UnifiedJedis jedis = new UnifiedJedis(new HostAndPort("127.0.0.1", Server.port()), config)) {
+            jedis.flushAll();
+            assertEquals("OK", jedis.cfReserve("k", 1000, CFReserveParams.reserveParams().bucketSize(4).maxIterations(50).expansion(2)));
+            refused("reserve on an existing key", () -> jedis.cfReserve("k", 1000), "item exists");
+            assertTrue(jedis.cfAdd("k", "a"), "add");
+            assertTrue(jedis.cfAdd("k", "a"), "add again stores a copy");
+            assertFalse(jedis.cfAddNx("k", "a"), "addnx of a present item");
+            assertTrue(jedis.cfAddNx("k", "b"), "addnx of a new one");
+            assertEquals(2, jedis.cfCount("k", "a"), "count");
+            for (String never : items("never-", 10)) {
+                assertFalse(jedis.cfExists("k", never), "exists, never added: " + never);
+            }
+            assertEquals(List.of(true, true, false), jedis.cfMExists("k", "a", "b", "x"), "mexists");
+            assertTrue(jedis.cfDel("k", "a"), "del");
+            assertEquals(1, jedis.cfCount("k", "a"), "count after a del");
+            refused("del on a missing key", () -> jedis.cfDel("missing", "a"), "Not found");
+
+            Map<String, Object> info = new HashMap<>(jedis.cfInfo("k"));
+            assertTrue((Long) info.remove("Size") > 0 && (Long) info.remove("Number of buckets") > 0, "info Size, Number of buckets");
+            assertEquals(Map.of("Number of filters", 1L, "Number of items inserted", 2L, "Number of items deleted", 1L,
+                "Bucket size", 4L, "Expansion rate", 2L, "Max iterations", 50L), info, "info");
+            refused("info of a missing key", () -> jedis.cfInfo("missing"), "not found");
+
+            assertEquals(List.of(true, true, true), jedis.cfInsert("ins", CFInsertParams.insertParams().capacity(500), "x", "y", "x"),
+                "insert creates");
+            assertEquals(List.of(false, true), jedis.cfInsertNx("ins", "x", "z"), "insertnx");
+            refused("insert NOCREATE on a missing key", () -> jedis.cfInsert("missing", CFInsertParams.insertParams().noCreate(), "x"),
+                "not found");
+            String[] all = items("c", 300);
+            jedis.cfInsert("ins", all);
+            assertEquals(Collections.nCopies(300, true), jedis.cfMExists("ins", all), "every inserted item present");
+
+            // SCANDUMP into LOADCHUNK: each module's own bytes, opaque to the client; the end is [0, nil]
+            List<Map.Entry<Long, byte[]>> chunks = scanDump(cursor -> jedis.cfScanDump("ins", cursor));
+            for (Map.Entry<Long, byte[]> chunk : chunks) {
+                assertEquals("OK", jedis.cfLoadChunk("copy", chunk.getKey(), chunk.getValue()), "loadchunk " + chunk.getKey());
+            }
+            assertEquals(jedis.cfInfo("ins"), jedis.cfInfo("copy"), "the copy's info");
+            assertEquals(Collections.nCopies(300, true), jedis.cfMExists("copy", all), "the copy's items");
+
+            jedis.set("string", "v");
+            refused("add to a string", () -> jedis.cfAdd("string", "x"), "WRONGTYPE");
+        }
+    }
+
+    /** A SCANDUMP's chunks, from cursor 0 to the reply of cursor 0 that ends it. */
+    static List<Map.Entry<Long, byte[]>> scanDump(LongFunction<Map.Entry<Long, byte[]>> next) {
+        List<Map.Entry<Long, byte[]>> chunks = new ArrayList<>();
+        for (Map.Entry<Long, byte[]> chunk = next.apply(0); chunk.getKey() != 0; chunk = next.apply(chunk.getKey())) {
+            assertTrue(chunks.size() < 1000, "scandump: no end after 1000 chunks");
+            chunks.add(chunk);
+        }
+        return chunks;
     }
 
     static boolean utf8(byte[] data) {
