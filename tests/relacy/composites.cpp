@@ -216,6 +216,15 @@ struct scalable_cuckoo_remove_grown : rl::test_suite<scalable_cuckoo_remove_grow
     void after() { RL_ASSERT(f.filters() == 2 && f.count_hash(plain_scene.b) == 2 && f.contains_hash(plain_scene.fillers[0])); }
 };
 
+/// The plain scene with B's remove deferred: B's copy in sub-filter 0 (full by count with the
+/// fillers), T's in 1, matching B there, and B's remove pending.
+void defer_b(scalable_cuckoo& f) {
+        f.add_hash(plain_scene.b);
+        for (const hash128& h : plain_scene.fillers) f.add_hash(h);
+        f.add_hash(plain_scene.t);  // sub-filter 0 is full by count: T grows the filter
+        if (f.erase_hash(plain_scene.b) != remove_status::deferred) std::abort();
+}
+
 // Property (the top of scalable_bloom_filter.hpp: deferred removes): B's remove, deferred before
 // the threads start (B's copy in sub-filter 0, T's in 1 matching it there), completes only once
 // B matches in one sub-filter, and an add of B that finds it pending takes it; neither loses a
@@ -228,12 +237,7 @@ struct scalable_cuckoo_remove_grown : rl::test_suite<scalable_cuckoo_remove_grow
 struct scalable_cuckoo_deferred : rl::test_suite<scalable_cuckoo_deferred, 3> {
     scalable_cuckoo f{scene_capacity, 0.1};
 
-    scalable_cuckoo_deferred() {
-        f.add_hash(plain_scene.b);
-        for (const hash128& h : plain_scene.fillers) f.add_hash(h);
-        f.add_hash(plain_scene.t);  // sub-filter 0 is full by count: T grows the filter
-        if (f.erase_hash(plain_scene.b) != remove_status::deferred) std::abort();
-    }
+    scalable_cuckoo_deferred() { defer_b(f); }
     void thread(unsigned index) {
         if (index == 0) {
             RL_ASSERT(f.erase_hash(plain_scene.t) == remove_status::removed);  // T matches in 1 only
@@ -304,12 +308,7 @@ struct scalable_cuckoo_save : rl::test_suite<scalable_cuckoo_save, 3> {
     scalable_cuckoo f{scene_capacity, 0.1};
     std::vector<std::byte> file;  // written by thread 0 only; read in after()
 
-    scalable_cuckoo_save() {
-        f.add_hash(plain_scene.b);
-        for (const hash128& h : plain_scene.fillers) f.add_hash(h);
-        f.add_hash(plain_scene.t);  // sub-filter 0 is full by count: T grows the filter
-        if (f.erase_hash(plain_scene.b) != remove_status::deferred) std::abort();
-    }
+    scalable_cuckoo_save() { defer_b(f); }
     void thread(unsigned index) {
         if (index == 0) {
             save(f, vector_sink(file));
