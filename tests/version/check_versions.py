@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """One version everywhere: ctest `version` fails when a place that states lfbloom's version
-disagrees with CMake's project version (the one place to change it: CMakeLists.txt's project()).
+disagrees with CMake's project version (the one place it is decided: CMakeLists.txt's project();
+`tools/set-version.py X.Y.Z` writes it into every place listed here).
 
     check_versions.py VERSION ROOT LIBRARY [REDIS_MODULE]
 
@@ -82,7 +83,8 @@ def main(argv):
         bad += not ok
         print(f"{'ok  ' if ok else 'DIFF'} {stated:>10}  {place}")
     if bad:
-        print(f"{bad} place(s) differ from CMake's project version {version} (CMakeLists.txt)", file=sys.stderr)
+        print(f"{bad} place(s) differ from CMake's project version {version} (CMakeLists.txt):"
+              f" tools/set-version.py {version} writes it everywhere", file=sys.stderr)
     return 1 if bad else 0
 
 
