@@ -5,7 +5,7 @@ check fail with a verdict about the code (an assertion, a data race, an access t
 where the unmutated program passes it. A mutant whose code no longer matches fails too, so the
 list keeps up with the code.
 
-Usage: mutants.py --cxx g++ --flags="-O0 ..." --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
+Usage: mutants.py --cxx g++ --flags="-Og ..." --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
        [--jobs 2] [--only NAME] [--no-baseline]
 """
 import argparse

@@ -33,11 +33,16 @@ namespace lfbloom {
 inline constexpr std::uint64_t cache_line_bytes = 64;
 inline constexpr std::uint64_t words_per_line = cache_line_bytes / 8;
 
-/// Physical memory of this machine in bytes (0 if unknown): no filter may be larger.
+/// Physical memory of this machine in bytes (0 if unknown): no filter may be larger. Asked once
+/// per process (sysconf's answer is a sysinfo() system call, which was 3% of a model check that
+/// builds a filter per schedule); thread-safe (a function-local static).
 inline std::uint64_t machine_memory_bytes() noexcept {
-    const long pages = ::sysconf(_SC_PHYS_PAGES);
-    const long page = ::sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+    static const std::uint64_t bytes = [] {
+        const long pages = ::sysconf(_SC_PHYS_PAGES);
+        const long page = ::sysconf(_SC_PAGESIZE);
+        return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+    }();
+    return bytes;
 }
 
 /// Throws too_large unless `bytes` fits both the caller's limit (0: none) and the machine.
