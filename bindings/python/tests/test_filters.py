@@ -386,3 +386,16 @@ def test_a_list_batch_keeps_its_keys_alive_while_the_gil_is_released():
     run = subprocess.run([sys.executable, "-c", KEYS_OUTLIVE_THE_LIST], env=env, capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_refused_list_batch_says_how_far_it_got_and_keeps_every_reference_count():
+    # A cuckoo filter refuses keys once full: the batch stops in some window, says where, and has
+    # dropped exactly the references it took (to the keys it ran and to those it never reached).
+    f = lfbloom.CuckooFilter(1000, 0.01)
+    keys = [f"key:{i}" for i in range(50_000)]  # windows of 4096: the refusal comes in the first
+    counts = [sys.getrefcount(keys[i]) for i in (0, 5000, -1)]
+    with pytest.raises(lfbloom.RefusalError) as refused:
+        f.add_many(keys)
+    assert 1000 <= refused.value.done < len(keys)
+    assert all(f.contains_many(keys[: refused.value.done]))
+    assert [sys.getrefcount(keys[i]) for i in (0, 5000, -1)] == counts
