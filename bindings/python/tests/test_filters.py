@@ -5,6 +5,8 @@ import math
 import os
 import pickle
 import struct
+import subprocess
+import sys
 
 import pytest
 
@@ -325,3 +327,75 @@ def test_a_list_batch_with_a_bad_key_changes_nothing():
         with pytest.raises((TypeError, ValueError)):
             f.add_many(bad)
     assert f.info().slots_set == 0
+
+
+def test_a_list_longer_than_one_pass_is_checked_before_any_key_is_added():
+    # Up to _hot.ONE_PASS keys are converted in one pass before the run; a longer list is checked
+    # whole first, then run window by window: a bad key at its end must still change nothing.
+    from lfbloom import _hot
+
+    f = lfbloom.BloomFilter(1000, 0.01)
+    long = list(range(_hot.ONE_PASS + 10))
+    for bad in ("\ud800", 2**64, 1.5):
+        with pytest.raises((TypeError, ValueError)):
+            f.add_many(long + [bad])
+    assert f.info().slots_set == 0
+
+
+def test_long_mixed_lists_set_the_bits_of_single_calls():
+    # str, bytes and int keys across the windows of a list longer than one pass, and a short one:
+    # the same filter as one call a key, and every key found.
+    from lfbloom import _hot
+
+    for count in (_hot.ONE_PASS // 3 + 5000, 3000):
+        keys = [k for i in range(count) for k in (i, f"s{i}", b"b%d" % i)]
+        batched, single = lfbloom.BloomFilter(10**6, 0.01), lfbloom.BloomFilter(10**6, 0.01)
+        assert batched.add_many(keys) >= count
+        for key in keys:
+            single.add(key)
+        assert batched == single
+        assert all(batched.contains_many(keys))
+
+
+KEYS_OUTLIVE_THE_LIST = r"""
+import sys, threading, lfbloom
+f = lfbloom.BloomFilter(10**6, 0.01)
+for round in range(3):
+    keys = [f"key:{round}:{i}" for i in range(400_000)]  # the list holds the only reference to each
+    expected = [k.encode() for k in keys]
+    go = threading.Event()
+    def clear():
+        go.wait()
+        keys.clear()  # runs as soon as the batch releases the GIL: frees every key it has not kept
+    t = threading.Thread(target=clear)
+    t.start()
+    go.set()
+    f.update(keys)
+    t.join()
+    missing = sum(not hit for hit in f.contains_many(expected))
+    if missing:
+        sys.exit(f"round {round}: {missing} keys lost (their str freed while the batch read them)")
+"""
+
+
+def test_a_list_batch_keeps_its_keys_alive_while_the_gil_is_released():
+    # The batch reads str keys in place, the GIL released: another thread that drops them from the
+    # list meanwhile must not free them under it. PYTHONMALLOC=debug overwrites freed memory, so
+    # a batch that held no reference would hash garbage and lose keys.
+    env = dict(os.environ, PYTHONMALLOC="debug")
+    run = subprocess.run([sys.executable, "-c", KEYS_OUTLIVE_THE_LIST], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_refused_list_batch_says_how_far_it_got_and_keeps_every_reference_count():
+    # A cuckoo filter refuses keys once full: the batch stops in some window, says where, and has
+    # dropped exactly the references it took (to the keys it ran and to those it never reached).
+    f = lfbloom.CuckooFilter(1000, 0.01)
+    keys = [f"key:{i}" for i in range(50_000)]  # windows of 4096: the refusal comes in the first
+    counts = [sys.getrefcount(keys[i]) for i in (0, 5000, -1)]
+    with pytest.raises(lfbloom.RefusalError) as refused:
+        f.add_many(keys)
+    assert 1000 <= refused.value.done < len(keys)
+    assert all(f.contains_many(keys[: refused.value.done]))
+    assert [sys.getrefcount(keys[i]) for i in (0, 5000, -1)] == counts

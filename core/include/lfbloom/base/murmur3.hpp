@@ -29,6 +29,39 @@ inline std::uint64_t load_le64(const unsigned char* p) noexcept {
     return boost::endian::little_to_native(v);
 }
 
+inline std::uint32_t load_le32(const unsigned char* p) noexcept {
+    std::uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return boost::endian::little_to_native(v);
+}
+
+/// MurmurHash3's tail, the last `rest` (< 16) bytes of the key at `tail`, as the little-endian
+/// values k1 (bytes 0-7) and k2 (bytes 8-14), zero above the key's bytes: the same values a loop
+/// over the bytes gives, with a few loads that never read outside the key (a byte loop whose
+/// count varies with the key's length mispredicts about once a key). `whole_block_before`: the
+/// key has a 16-byte block before the tail, so a load may start up to 8 bytes before it.
+[[gnu::always_inline]] inline void load_tail(const unsigned char* tail, unsigned rest, bool whole_block_before,
+                                             std::uint64_t& k1, std::uint64_t& k2) noexcept {
+    k2 = 0;
+    if (rest >= 8) {
+        k1 = load_le64(tail);
+        // bytes 8 .. rest-1: the 8 bytes ending at the tail's end, shifted down past bytes 0-7's
+        // overlap (rest = 8: none, and a shift by 64 is undefined: the condition keeps it out)
+        if (rest > 8) k2 = load_le64(tail + rest - 8) >> (8 * (16 - rest));
+    } else if (whole_block_before && rest > 0) {
+        k1 = load_le64(tail + rest - 8) >> (8 * (8 - rest));  // starts inside the previous block
+    } else if (rest >= 4) {
+        // bytes 0-3 and rest-4 .. rest-1 (overlapping when rest < 8: the same bytes ORed twice)
+        k1 = load_le32(tail) | std::uint64_t{load_le32(tail + rest - 4)} << (8 * (rest - 4));
+    } else if (rest > 0) {
+        // bytes 0, rest/2 and rest-1: every byte of a 1-3 byte tail, some twice
+        k1 = std::uint64_t{tail[0]} | std::uint64_t{tail[rest >> 1]} << (8 * (rest >> 1)) |
+             std::uint64_t{tail[rest - 1]} << (8 * (rest - 1));
+    } else {
+        k1 = 0;
+    }
+}
+
 constexpr std::uint64_t fmix64(std::uint64_t k) noexcept {
     k ^= k >> 33;
     k *= 0xff51afd7ed558ccdULL;
@@ -72,10 +105,8 @@ inline hash128 murmur3_x64_128(const void* data, std::uint64_t len, std::uint64_
     // Tail: up to 15 bytes, little-endian into k1 (bytes 0..7) and k2 (bytes 8..14).
     const unsigned char* tail = bytes + blocks * 16;
     const unsigned rest = static_cast<unsigned>(len & 15);
-    std::uint64_t k1 = 0;
-    std::uint64_t k2 = 0;
-    for (unsigned i = rest; i > 8; --i) k2 |= std::uint64_t{tail[i - 1]} << (8 * (i - 9));
-    for (unsigned i = rest < 8 ? rest : 8; i > 0; --i) k1 |= std::uint64_t{tail[i - 1]} << (8 * (i - 1));
+    std::uint64_t k1, k2;
+    detail::load_tail(tail, rest, len >= 16, k1, k2);
     if (rest > 8) {
         k2 *= c2;
         k2 = std::rotl(k2, 33);
