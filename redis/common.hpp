@@ -272,17 +272,23 @@ V* lookup(RedisModuleKey* key, bool& wrong) {
 }
 
 /// Calls each(i, hash of items[i]) for i in [0, n) until it returns false, hashing and prefetching
-/// 16 items ahead so their cache misses overlap (a filter larger than the caches costs a miss or
-/// two per item and sub-filter; one item at a time, they would not overlap). V has a static
-/// hash(string_view) and prefetch(hash128) const (BF's chain, CF's cuckoo_chain).
+/// each item `ahead` items before its turn, so that cache misses overlap (a filter larger than the
+/// caches costs a miss or two per item and sub-filter; one item at a time, they would not). A
+/// sliding window: every item's lines had `ahead` items' time to come in (in batches of 16, the
+/// first of each had none). V has a static hash(string_view) and prefetch(hash128) const (BF's
+/// chain, CF's cuckoo_chain); if it has prefetch_late(hash128) const too (CF's adds), that runs
+/// `ahead` / 2 items before the item's turn, when prefetch's lines are in.
 template <class V, class Each>
 void for_each_hashed(const V& value, RedisModuleString** items, int n, Each&& each) {
-    constexpr int batch = 16;
-    lfbloom::hash128 hashes[batch];
+    constexpr int ahead = 16;  // a power of two: i % ahead is a mask
+    lfbloom::hash128 hashes[ahead];
+    for (int j = 0; j < std::min(n, ahead); ++j) value.prefetch(hashes[j] = V::hash(view(items[j])));
     for (int i = 0; i < n; ++i) {
-        if (i % batch == 0)
-            for (int j = i; j < std::min(n, i + batch); ++j) value.prefetch(hashes[j - i] = V::hash(view(items[j])));
-        if (!each(i, hashes[i % batch])) return;
+        const lfbloom::hash128 h = hashes[i % ahead];
+        if (i + ahead < n) value.prefetch(hashes[i % ahead] = V::hash(view(items[i + ahead])));
+        if constexpr (requires { value.prefetch_late(h); })
+            if (i + ahead / 2 < n) value.prefetch_late(hashes[(i + ahead / 2) % ahead]);
+        if (!each(i, h)) return;
     }
 }
 

@@ -364,7 +364,20 @@ void add_items(RedisModuleCtx* ctx, RedisModuleString* name, cuckoo_chain& c, Re
     int stored = 0;
     std::vector<RedisModuleString*> kept;  // the stored items, gathered only once one was not stored
     bool all = true;
-    for_each_hashed(c, items, n, [&](int i, lfbloom::hash128 h) {
+    // the chain as adds see it: the newest sub-filter's buckets (every sub-filter's for NX, which
+    // looks in all of them first), then a second prefetch of the buckets where its search for room
+    // looks first (the core's prefetch_room), half the window before each add
+    struct adding {
+        const cuckoo_chain& c;
+        bool nx;
+        static lfbloom::hash128 hash(std::string_view item) { return cuckoo_chain::hash(item); }
+        void prefetch(lfbloom::hash128 h) const {
+            if (nx) c.prefetch(h);
+            else c.subs.back().prefetch(h, true);
+        }
+        void prefetch_late(lfbloom::hash128 h) const { c.subs.back().prefetch_room(h); }
+    };
+    for_each_hashed(adding{c, nx}, items, n, [&](int i, lfbloom::hash128 h) {
         outcome o = outcome::present;
         std::string why;
         if (!nx || !c.contains(h)) {
