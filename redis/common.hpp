@@ -427,9 +427,20 @@ inline void add_acl_categories(RedisModuleCtx* ctx) {
     acl_categories = true;
 }
 
+/// A command's tips for clients that cache replies (client-side caching decides by COMMAND INFO:
+/// a read-only command of keys is cacheable unless tipped otherwise): "dont-cache" on the replies
+/// that report memory or internal state or stream a dump (*.INFO, *.DEBUG, *.SCANDUMP), as
+/// RedisBloom tips them (its PR #1009), and "nondeterministic_output" on RBF's reads, whose
+/// answers change with the clock with no write to invalidate a cached one. Null: none.
+inline const char* tips_for(std::string_view name) {
+    if (name.starts_with("rbf.") && (name.ends_with("exists") || name.ends_with(".info"))) return "nondeterministic_output";
+    if (name.ends_with(".info") || name.ends_with(".debug") || name.ends_with(".scandump")) return "dont-cache";
+    return nullptr;
+}
+
 /// Registers commands (their key is argument 1; through `last_key`, for several), each with its
-/// key spec where the server offers RedisModule_SetCommandInfo (7.0 and later: COMMAND INFO, COMMAND
-/// GETKEYS and clients' routing see read-only keys as such) and, where add_acl_categories could
+/// key spec and tips (tips_for) where the server offers RedisModule_SetCommandInfo (7.0 and later:
+/// COMMAND INFO, COMMAND GETKEYS and clients' routing see read-only keys as such) and, where add_acl_categories could
 /// add them, in the ACL category `category` and @read or @write (and @fast) by its flags.
 inline int create_commands(RedisModuleCtx* ctx, std::span<const command> commands, const char* category) {
     for (const auto& c : commands) {
@@ -451,6 +462,7 @@ inline int create_commands(RedisModuleCtx* ctx, std::span<const command> command
         RedisModuleCommandInfo info = {};
         info.version = REDISMODULE_COMMAND_INFO_VERSION;
         info.key_specs = specs;
+        info.tips = tips_for(c.name);  // a field of every version of the struct: servers with SetCommandInfo report it
         if (RedisModule_SetCommandInfo && RedisModule_SetCommandInfo(handle, &info) == REDISMODULE_ERR) return REDISMODULE_ERR;
         // and @read, @write, @fast by its flags: servers put module commands in none of them
         std::string categories = category;
