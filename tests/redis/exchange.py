@@ -123,6 +123,10 @@ def cuckoo(r, lfbloom, out, rng, keys, absent):
             info = r.execute_command("CF.INFO", key)
             check(f"{kind} file -> {key}: CF.INFO {info}", info[b"Number of filters"] == filters and
                   info[b"Number of items inserted"] == 3000 and info[b"Expansion rate"] == (0 if filters == 1 else 2))
+        before = [checks.digest(r, k) for k in ("cf-restored", "cf-chunked")]
+        r.execute_command("DEBUG", "RELOAD")
+        check(f"{kind} file: its keys keep their digests through DEBUG RELOAD (RDB) and answer alike",
+              [checks.digest(r, k) for k in ("cf-restored", "cf-chunked")] == before and cf_answers(r, "cf-chunked", probes) == expected)
         check(f"{kind} file: the key is a CF key that takes adds and deletes",
               r.execute_command("CF.ADD", "cf-chunked", "new") == 1 and r.execute_command("CF.DEL", "cf-chunked", keys[0]) == 1)
         r.delete("cf-restored", "cf-chunked")
