@@ -3,8 +3,9 @@
 //
 // A key is a chain of core cuckoo filters (lfbloom::cuckoo_filter, seed 0): sub-filter i is sized
 // for capacity * expansion^i keys (EXPANSION 0: one sub-filter, adds past it answer "Filter is
-// full"). Every sub-filter is shape_for(n): the core's plain 16-bit format, four fingerprints per
-// 64-bit bucket, at load 0.8 at capacity (load_at_capacity): about 0.01% false positives per
+// full"). Every sub-filter it makes is shape_for(n) (a key loaded from a file of the library
+// keeps the file's, of any shape and format: "lfbloom's file" below): the core's plain 16-bit
+// format, four fingerprints per 64-bit bucket, at load 0.8 at capacity (load_at_capacity): about 0.01% false positives per
 // sub-filter there (RedisBloom: 8-bit fingerprints, about 2 * BUCKETSIZE / 255, 1.6% at its
 // default), 2.5 bytes per item. The core's smaller 14-bit format (five to a bucket, 2.0 bytes per
 // item, 0.05%) decodes and encodes a bucket through tables on every add: CF.INSERT of 100 items
@@ -214,8 +215,8 @@ struct cuckoo_chain : tracked {
     }
 
     /// Validates everything before and while allocating: lengths against the bytes present, each
-    /// sub-filter's checksum and shape (what grow() makes there), the memory limit, the count of
-    /// fingerprints against the items. Throws lfbloom::error.
+    /// sub-filter's checksum and seed (any shape: a key loaded from a file keeps the file's), the
+    /// memory limit, the count of fingerprints against the items. Throws lfbloom::error.
     static std::unique_ptr<cuckoo_chain> deserialize(std::string_view blob) {
         auto c = std::make_unique<cuckoo_chain>();
         if (blob.size() > magic.size() && blob[magic.size()] == 'L') {
