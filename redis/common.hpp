@@ -272,17 +272,23 @@ V* lookup(RedisModuleKey* key, bool& wrong) {
 }
 
 /// Calls each(i, hash of items[i]) for i in [0, n) until it returns false, hashing and prefetching
-/// 16 items ahead so their cache misses overlap (a filter larger than the caches costs a miss or
-/// two per item and sub-filter; one item at a time, they would not overlap). V has a static
-/// hash(string_view) and prefetch(hash128) const (BF's chain, CF's cuckoo_chain).
+/// each item `ahead` items before its turn, so that cache misses overlap (a filter larger than the
+/// caches costs a miss or two per item and sub-filter; one item at a time, they would not). A
+/// sliding window: every item's lines had `ahead` items' time to come in (in batches of 16, the
+/// first of each had none). V has a static hash(string_view) and prefetch(hash128) const (BF's
+/// chain, CF's cuckoo_chain); if it has prefetch_late(hash128) const too (CF's adds), that runs
+/// `ahead` / 2 items before the item's turn, when prefetch's lines are in.
 template <class V, class Each>
 void for_each_hashed(const V& value, RedisModuleString** items, int n, Each&& each) {
-    constexpr int batch = 16;
-    lfbloom::hash128 hashes[batch];
+    constexpr int ahead = 16;  // a power of two: i % ahead is a mask
+    lfbloom::hash128 hashes[ahead];
+    for (int j = 0; j < std::min(n, ahead); ++j) value.prefetch(hashes[j] = V::hash(view(items[j])));
     for (int i = 0; i < n; ++i) {
-        if (i % batch == 0)
-            for (int j = i; j < std::min(n, i + batch); ++j) value.prefetch(hashes[j - i] = V::hash(view(items[j])));
-        if (!each(i, hashes[i % batch])) return;
+        const lfbloom::hash128 h = hashes[i % ahead];
+        if (i + ahead < n) value.prefetch(hashes[i % ahead] = V::hash(view(items[i + ahead])));
+        if constexpr (requires { value.prefetch_late(h); })
+            if (i + ahead / 2 < n) value.prefetch_late(hashes[(i + ahead / 2) % ahead]);
+        if (!each(i, h)) return;
     }
 }
 
@@ -421,9 +427,20 @@ inline void add_acl_categories(RedisModuleCtx* ctx) {
     acl_categories = true;
 }
 
+/// A command's tips for clients that cache replies (client-side caching decides by COMMAND INFO:
+/// a read-only command of keys is cacheable unless tipped otherwise): "dont-cache" on the replies
+/// that report memory or internal state or stream a dump (*.INFO, *.DEBUG, *.SCANDUMP), as
+/// RedisBloom tips them (its PR #1009), and "nondeterministic_output" on RBF's reads, whose
+/// answers change with the clock with no write to invalidate a cached one. Null: none.
+inline const char* tips_for(std::string_view name) {
+    if (name.starts_with("rbf.") && (name.ends_with("exists") || name.ends_with(".info"))) return "nondeterministic_output";
+    if (name.ends_with(".info") || name.ends_with(".debug") || name.ends_with(".scandump")) return "dont-cache";
+    return nullptr;
+}
+
 /// Registers commands (their key is argument 1; through `last_key`, for several), each with its
-/// key spec where the server offers RedisModule_SetCommandInfo (7.0 and later: COMMAND INFO, COMMAND
-/// GETKEYS and clients' routing see read-only keys as such) and, where add_acl_categories could
+/// key spec and tips (tips_for) where the server offers RedisModule_SetCommandInfo (7.0 and later:
+/// COMMAND INFO, COMMAND GETKEYS and clients' routing see read-only keys as such) and, where add_acl_categories could
 /// add them, in the ACL category `category` and @read or @write (and @fast) by its flags.
 inline int create_commands(RedisModuleCtx* ctx, std::span<const command> commands, const char* category) {
     for (const auto& c : commands) {
@@ -445,6 +462,7 @@ inline int create_commands(RedisModuleCtx* ctx, std::span<const command> command
         RedisModuleCommandInfo info = {};
         info.version = REDISMODULE_COMMAND_INFO_VERSION;
         info.key_specs = specs;
+        info.tips = tips_for(c.name);  // a field of every version of the struct: servers with SetCommandInfo report it
         if (RedisModule_SetCommandInfo && RedisModule_SetCommandInfo(handle, &info) == REDISMODULE_ERR) return REDISMODULE_ERR;
         // and @read, @write, @fast by its flags: servers put module commands in none of them
         std::string categories = category;

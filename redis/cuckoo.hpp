@@ -3,8 +3,9 @@
 //
 // A key is a chain of core cuckoo filters (lfbloom::cuckoo_filter, seed 0): sub-filter i is sized
 // for capacity * expansion^i keys (EXPANSION 0: one sub-filter, adds past it answer "Filter is
-// full"). Every sub-filter is shape_for(n): the core's plain 16-bit format, four fingerprints per
-// 64-bit bucket, at load 0.8 at capacity (load_at_capacity): about 0.01% false positives per
+// full"). Every sub-filter it makes is shape_for(n) (a key loaded from a file of the library
+// keeps the file's, of any shape and format: "lfbloom's file" below): the core's plain 16-bit
+// format, four fingerprints per 64-bit bucket, at load 0.8 at capacity (load_at_capacity): about 0.01% false positives per
 // sub-filter there (RedisBloom: 8-bit fingerprints, about 2 * BUCKETSIZE / 255, 1.6% at its
 // default), 2.5 bytes per item. The core's smaller 14-bit format (five to a bucket, 2.0 bytes per
 // item, 0.05%) decodes and encodes a bucket through tables on every add: CF.INSERT of 100 items
@@ -30,6 +31,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -144,7 +147,8 @@ struct cuckoo_chain : tracked {
     // items(u64) deletes(u64) count(u32) total(u64, the whole value's bytes), the XXH3-64 of the
     // head's bytes before it (the sub-filters carry their own checksums), then per sub-filter
     // length(u64) and its FORMAT.md bytes (lfbloom::save: header, bucket words, checksum).
-    // Little-endian. A value being loaded is magic(7) 'L', the dump's length(u64) and its bytes so far.
+    // Little-endian. A value being loaded is magic(7) 'L', the file's length(u64), the BUCKETSIZE
+    // and MAXITERATIONS it gets (u32 each), and the file's bytes so far (see "lfbloom's file" below).
 
     std::uint64_t serialized_size() const {
         std::uint64_t n = head_bytes;
@@ -178,6 +182,8 @@ struct cuckoo_chain : tracked {
         if (c.loading) {
             out = std::string(magic) + 'L';
             put(out, c.loading_total);
+            put(out, c.bucket_size);
+            put(out, c.max_iterations);
             return out + *c.loading;
         }
         out.reserve(c.serialized_size());
@@ -198,25 +204,29 @@ struct cuckoo_chain : tracked {
         const auto count = r.get<std::uint32_t>();
         const auto total = r.get<std::uint64_t>();
         if (r.get<std::uint64_t>() != XXH3_64bits(blob.data(), head_bytes - 8)) throw lfbloom::error(lfbloom::errc::corrupt, "head checksum mismatch");
-        if (c.capacity < 2 * std::uint64_t{c.bucket_size} || c.bucket_size < 1 || c.bucket_size > 255 || c.max_iterations < 1 ||
-            c.max_iterations > 65535 || c.expansion > 32768 || std::popcount(c.expansion) > 1 || count == 0 || count > max_filters ||
-            (c.expansion == 0 && count != 1) || total < head_bytes)
-            throw lfbloom::error(lfbloom::errc::corrupt, "bad parameters");
+        if (!c.valid(count) || total < head_bytes) throw lfbloom::error(lfbloom::errc::corrupt, "bad parameters");
         return {count, total};
+    }
+    /// Whether the parameters are a key's (RedisBloom's ranges, expansion a power of two) for `count` sub-filters.
+    bool valid(std::uint64_t count) const {
+        return capacity >= 2 * std::uint64_t{bucket_size} && bucket_size >= 1 && bucket_size <= 255 && max_iterations >= 1 &&
+               max_iterations <= 65535 && expansion <= 32768 && std::popcount(expansion) <= 1 && count >= 1 && count <= max_filters &&
+               (expansion != 0 || count == 1);
     }
 
     /// Validates everything before and while allocating: lengths against the bytes present, each
-    /// sub-filter's checksum and shape (what grow() makes there), the memory limit, the count of
-    /// fingerprints against the items. Throws lfbloom::error.
+    /// sub-filter's checksum and seed (any shape: a key loaded from a file keeps the file's), the
+    /// memory limit, the count of fingerprints against the items. Throws lfbloom::error.
     static std::unique_ptr<cuckoo_chain> deserialize(std::string_view blob) {
         auto c = std::make_unique<cuckoo_chain>();
         if (blob.size() > magic.size() && blob[magic.size()] == 'L') {
             reader r(blob, "LFBRCF0L");
             c->loading_total = r.get<std::uint64_t>();
-            if (r.rest.size() < head_bytes || r.rest.size() >= c->loading_total) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent load state");
-            const auto [count, total] = get_head(r.rest, *c);
-            if (total != c->loading_total) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent load state");
-            (void)memory_left(total);  // as CF.LOADCHUNK checked it
+            c->bucket_size = r.get<std::uint32_t>();
+            c->max_iterations = r.get<std::uint32_t>();
+            if (r.rest.size() < lfbloom::header_size || r.rest.size() >= c->loading_total || c->bucket_size < 1 || c->bucket_size > 255 ||
+                c->max_iterations < 1 || c->max_iterations > 65535 || file_length(r.rest.substr(0, lfbloom::header_size)) != c->loading_total)
+                throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent load state");
             c->loading = std::make_unique<std::string>(r.rest);
             c->account(c->bytes());
             return c;
@@ -228,11 +238,9 @@ struct cuckoo_chain : tracked {
         c->subs.reserve(count);
         for (std::uint32_t i = 0; i < count; ++i) {
             auto f = r.get_filter<cuckoo_filter>(c->bytes() + sizeof(cuckoo_filter));
-            const std::uint64_t n = c->capacity_of(i);
-            const lfbloom::geometry want = shape_for(n == 0 ? 1 : n), got = f.shape();
-            if (n == 0 || f.seed() != 0 || got.slots != want.slots || got.slot_bits != want.slot_bits || got.capacity != want.capacity ||
-                got.target_fpr != want.target_fpr)
-                throw lfbloom::error(lfbloom::errc::corrupt, "a sub-filter's shape does not match its key");
+            // any shape and bucket format: a key loaded from a file of the library keeps its
+            // sub-filters as the file made them (grow() makes the ones after them)
+            if (f.seed() != 0) throw lfbloom::error(lfbloom::errc::corrupt, "a sub-filter's seed is not 0");
             fingerprints += f.stats().fingerprints;
             c->subs.push_back(std::move(f));
             c->account(c->bytes());
@@ -241,23 +249,157 @@ struct cuckoo_chain : tracked {
         if (fingerprints != c->items) throw lfbloom::error(lfbloom::errc::corrupt, "the items do not match the fingerprints");
         return c;
     }
+
+    // ---- lfbloom's file of a key: CF.SCANDUMP's pieces, CF.LOADCHUNK and LFBF.RESTORE of a file ----
+    // A key is a scalable filter of cuckoo parts in the library's format (FORMAT.md, "Composites"):
+    // seed 0, max sub-filters 32 (EXPANSION 0: 1), growth EXPANSION (0: 1), tightening 0.5 and
+    // rate 2 x sub_rate, so that the format's rule gives part 0 the rate it was sized for (the
+    // parts' own headers say what each was sized for: a loader does not re-derive them, and grow()
+    // makes every part at sub_rate). The tail's add count of a part is its fingerprints, the last
+    // part's plus the key's deletes (RedisBloom's count, which the format has no field for; a
+    // delete takes its copy from the newest part that has one). BUCKETSIZE and MAXITERATIONS, which
+    // the format cannot hold either, travel in the head's cursor (cuckoo::head_cursor).
+    // Back from a file: a scalable file of cuckoo parts (seed 0, no pending removes, at most 32
+    // parts, a growth that is EXPANSION's power of two, or max sub-filters 1 for EXPANSION 0),
+    // whose parts may have any shape and bucket format, or one cuckoo filter's file, which becomes
+    // a key of EXPANSION 0 (one filter, as the file) whose capacity is the file's.
+
+    static constexpr const char* not_cuckoo =
+        "a CF key loads a cuckoo filter's file (lfbloom build --kind cuckoo, or --kind scalable --sub-kind cuckoo)";
+
+    lfbloom::composite_header file_head() const {
+        lfbloom::composite_header h;
+        h.parts_layout = lfbloom::layout::cuckoo;
+        h.capacity = capacity;
+        h.fpr = 2 * sub_rate;
+        h.scalable.growth = expansion == 0 ? 1.0 : expansion;
+        h.scalable.tightening = 0.5;
+        h.scalable.max_filters = expansion == 0 ? 1 : max_filters;
+        h.parts = static_cast<std::uint32_t>(subs.size());
+        h.bytes = file_size();
+        return h;
+    }
+    std::uint64_t file_size() const {
+        std::uint64_t n = lfbloom::header_size + lfbloom::trailer_size;
+        for (const auto& f : subs) n += 8 + lfbloom::serialized_size(f);
+        return n;
+    }
+    /// Writes the key's file to sink(data, n).
+    template <class Sink>
+    void write_file(Sink&& sink) const {
+        const lfbloom::byte_sink out = [&](const void* d, std::size_t n) { sink(static_cast<const char*>(d), n); };
+        std::vector<std::uint64_t> tail;
+        for (const auto& f : subs) tail.push_back(f.stats().fingerprints);
+        tail.back() += deletes;
+        lfbloom::detail::write_composite(file_head(), out, [&] {
+            for (const auto& f : subs) lfbloom::save(f, out);
+        }, tail);
+    }
+
+    /// Whether `blob` starts as a file of cuckoo filters (LFBF.RESTORE's choice between BF and CF).
+    static bool is_cuckoo_file(std::string_view blob) {
+        return blob.size() >= 12 && blob.starts_with({lfbloom::detail::magic, 8}) &&
+               (static_cast<lfbloom::layout>(blob[10]) == lfbloom::layout::cuckoo ||
+                (static_cast<std::uint8_t>(blob[10]) >= 16 && static_cast<lfbloom::layout>(blob[11]) == lfbloom::layout::cuckoo));
+    }
+
+    /// The length of the file whose first header_size bytes are `head`, if a key can hold it.
+    /// Throws lfbloom::error: corrupt or unsupported_version (not a file's head), incompatible
+    /// (a file a key cannot hold: the reason), too_large (over max-bytes).
+    static std::uint64_t file_length(std::string_view head) {
+        using lfbloom::errc;
+        lfbloom::native_head h;
+        if (head.size() != h.size()) throw lfbloom::error(errc::corrupt, "a file's head is 80 bytes");
+        std::memcpy(h.data(), head.data(), h.size());
+        if (!lfbloom::is_composite(h)) {
+            const lfbloom::file_header p = lfbloom::file_header_of(h);
+            if (p.kind != lfbloom::layout::cuckoo) throw lfbloom::error(errc::incompatible, not_cuckoo);
+            if (p.seed != 0) throw lfbloom::error(errc::incompatible, "a CF key loads cuckoo filters of seed 0");
+            const std::uint64_t total = lfbloom::header_size + p.payload_bytes + lfbloom::trailer_size;
+            (void)memory_left(total);  // max-bytes
+            return total;
+        }
+        const lfbloom::composite_header c = lfbloom::composite_header_of(h, memory_left(0));
+        if (c.kind != lfbloom::filter_kind::scalable || c.parts_layout != lfbloom::layout::cuckoo) throw lfbloom::error(errc::incompatible, not_cuckoo);
+        if (c.seed != 0) throw lfbloom::error(errc::incompatible, "a CF key loads cuckoo filters of seed 0");
+        if (c.pending != 0) throw lfbloom::error(errc::incompatible, "a CF key holds no pending removes (the file has " + std::to_string(c.pending) + ")");
+        if (c.parts > max_filters) throw lfbloom::error(errc::incompatible, "a CF key holds at most 32 sub-filters");
+        const double g = c.scalable.growth;
+        if (c.scalable.max_filters > 1 && !(g <= 32768 && g == std::floor(g) && std::has_single_bit(static_cast<std::uint32_t>(g))))
+            throw lfbloom::error(errc::incompatible, "a CF key grows by a power of two up to 32768 (EXPANSION), not " + shortest(g));
+        return c.bytes;
+    }
+
+    /// The key of the file `file` (whole), with RedisBloom's two parameters the file has no field
+    /// for. Checks as file_length, then every part (header before allocating, checksum), the tail's
+    /// checksum, and the parameters as a value's. Throws lfbloom::error as file_length.
+    static std::unique_ptr<cuckoo_chain> import_file(std::string_view file, std::uint32_t bucket_size, std::uint32_t max_iterations) {
+        using lfbloom::errc;
+        if (file.size() < lfbloom::header_size) throw lfbloom::error(errc::corrupt, "truncated file");
+        if (file_length(file.substr(0, lfbloom::header_size)) != file.size())
+            throw lfbloom::error(errc::corrupt, "the file's length is not the one its header declares");
+        auto c = std::make_unique<cuckoo_chain>();
+        c->bucket_size = bucket_size;
+        c->max_iterations = max_iterations;
+        std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(file.data()), file.size());
+        lfbloom::native_head h;
+        std::memcpy(h.data(), file.data(), h.size());
+        std::uint64_t adds = 0;
+        if (!lfbloom::is_composite(h)) {
+            auto f = lfbloom::load<cuckoo_filter>(lfbloom::span_source(bytes), memory_left(0), file.size());
+            c->capacity = f.shape().capacity;
+            c->expansion = 0;
+            c->subs.push_back(std::move(f));
+        } else {
+            const lfbloom::composite_header head = lfbloom::composite_header_of(h, memory_left(0), file.size());
+            bytes = bytes.subspan(lfbloom::header_size);
+            auto [parts, tail] = lfbloom::detail::read_composite<cuckoo_filter>(head, lfbloom::span_source(bytes), memory_left(0),
+                                                                              file.size() - lfbloom::header_size,
+                                                                              [](const auto& p) { return p.size(); });
+            c->capacity = head.capacity;
+            c->expansion = head.scalable.max_filters == 1 ? 0 : static_cast<std::uint32_t>(head.scalable.growth);
+            c->subs.reserve(parts.size());
+            for (auto& f : parts) c->subs.push_back(std::move(f));
+            for (const std::uint64_t t : tail) adds = t > ~adds ? ~std::uint64_t{0} : adds + t;
+        }
+        for (const auto& f : c->subs) c->items += f.stats().fingerprints;
+        c->deletes = adds > c->items ? adds - c->items : 0;
+        if (!c->valid(c->subs.size()))
+            throw lfbloom::error(errc::incompatible, "a CF key needs a capacity of at least 2 x BUCKETSIZE (the file's is " +
+                                                         std::to_string(c->capacity) + ")");
+        c->reaccount();
+        return c;
+    }
 };
 
 namespace cuckoo {
 
 constexpr std::uint64_t piece_bytes = std::uint64_t{16} << 20;
 
-/// The piece of c's dump from byte `at` (a multiple of piece_bytes after the head; the head alone
-/// at 0) to the piece's end; empty past the dump. `end` is set to the piece's end.
+/// CF.SCANDUMP's and CF.LOADCHUNK's cursors: 1 + the end of a piece in the file, in the low 39
+/// bits (files under 512 GiB); the head's also carries BUCKETSIZE (bits 39-46) and MAXITERATIONS
+/// (bits 47-62), which the file has no field for (0: RedisBloom's defaults, 2 and 20).
+constexpr int position_bits = 39;
+constexpr std::uint64_t position_mask = (std::uint64_t{1} << position_bits) - 1;
+inline long long head_cursor(const cuckoo_chain& c) {
+    return static_cast<long long>((1 + lfbloom::header_size) | std::uint64_t{c.bucket_size} << position_bits |
+                                  std::uint64_t{c.max_iterations} << (position_bits + 8));
+}
+/// The file offset a positive cursor names (the end of its piece).
+inline std::uint64_t position(long long cursor) { return (static_cast<std::uint64_t>(cursor) & position_mask) - 1; }
+
+/// The piece of c's file from byte `at` (the head alone at 0; after it, pieces of piece_bytes) to
+/// the piece's end; empty past the file. `end` is set to the piece's end.
 inline std::string dump_piece(const cuckoo_chain& c, std::uint64_t at, std::uint64_t& end) {
-    const std::uint64_t total = c.serialized_size();
+    const std::uint64_t total = c.file_size();
+    if (total > position_mask) throw lfbloom::error(lfbloom::errc::too_large, "a key of 512 GiB or more has no dump");
     if (at >= total) return end = 0, std::string();
-    const std::uint64_t from = at < cuckoo_chain::head_bytes ? 0 : at;
-    end = from == 0 ? cuckoo_chain::head_bytes : std::min(total, from + piece_bytes);
+    const std::uint64_t from = at < lfbloom::header_size ? 0 : at;
+    end = from == 0 ? lfbloom::header_size : std::min(total, from + piece_bytes);
     std::string out;
     out.reserve(end - from);
     std::uint64_t pos = 0;  // of the next byte the writer gives
-    c.write([&](const char* d, std::size_t n) {
+    c.write_file([&](const char* d, std::size_t n) {
         const std::uint64_t lo = std::max(pos, from), hi = std::min(pos + n, end);
         if (lo < hi) out.append(d + (lo - pos), hi - lo);
         pos += n;
@@ -364,7 +506,20 @@ void add_items(RedisModuleCtx* ctx, RedisModuleString* name, cuckoo_chain& c, Re
     int stored = 0;
     std::vector<RedisModuleString*> kept;  // the stored items, gathered only once one was not stored
     bool all = true;
-    for_each_hashed(c, items, n, [&](int i, lfbloom::hash128 h) {
+    // the chain as adds see it: the newest sub-filter's buckets (every sub-filter's for NX, which
+    // looks in all of them first), then a second prefetch of the buckets where its search for room
+    // looks first (the core's prefetch_room), half the window before each add
+    struct adding {
+        const cuckoo_chain& c;
+        bool nx;
+        static lfbloom::hash128 hash(std::string_view item) { return cuckoo_chain::hash(item); }
+        void prefetch(lfbloom::hash128 h) const {
+            if (nx) c.prefetch(h);
+            else c.subs.back().prefetch(h, true);
+        }
+        void prefetch_late(lfbloom::hash128 h) const { c.subs.back().prefetch_room(h); }
+    };
+    for_each_hashed(adding{c, nx}, items, n, [&](int i, lfbloom::hash128 h) {
         outcome o = outcome::present;
         std::string why;
         if (!nx || !c.contains(h)) {
@@ -533,10 +688,11 @@ inline int debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithStringBuffer(ctx, line.data(), line.size());
 }
 
-/// CF.SCANDUMP key cursor: pieces of the key's dump (its value's bytes, whose sub-filters are the
-/// core's files). Cursor 0 asks for the head, answered with cursor 1 (RedisBloom's header cursor);
-/// cursor 1 for the piece after it; cursor c > 1 for the piece from byte c - 1, answered with 1 +
-/// its end. [0, nil] past the end.
+/// CF.SCANDUMP key cursor: pieces of the key's file (see "lfbloom's file" in cuckoo_chain): the
+/// data of the replies, laid end to end, is a file that `lfbloom info` and `query` open. Cursor 0
+/// asks for the head (the file's 80-byte header), answered with head_cursor; any other cursor for
+/// the piece from the end its cursor names (cursor 1: after the head, as RedisBloom's header
+/// cursor), answered with 1 + its end. [0, nil] past the end.
 inline int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ);
@@ -549,21 +705,25 @@ inline int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (c->loading) return RedisModule_ReplyWithError(ctx, "ERR the filter is being loaded (CF.LOADCHUNK)");
     try {
         std::uint64_t end = 0;
-        const std::uint64_t at = cursor == 0 ? 0 : cursor == 1 ? cuckoo_chain::head_bytes : static_cast<std::uint64_t>(cursor - 1);
+        const std::uint64_t at = cursor == 0 ? 0 : std::max<std::uint64_t>(position(cursor), lfbloom::header_size);
         const std::string data = dump_piece(*c, at, end);
         RedisModule_ReplyWithArray(ctx, 2);
         if (data.empty()) return RedisModule_ReplyWithLongLong(ctx, 0), RedisModule_ReplyWithNull(ctx);  // RedisBloom's end: nil
-        RedisModule_ReplyWithLongLong(ctx, cursor == 0 ? 1 : static_cast<long long>(end + 1));
+        RedisModule_ReplyWithLongLong(ctx, cursor == 0 ? head_cursor(*c) : static_cast<long long>(end + 1));
         return RedisModule_ReplyWithStringBuffer(ctx, data.data(), data.size());
     } catch (const std::exception& e) {
         return reply_error(ctx, e);
     }
 }
 
-/// CF.LOADCHUNK key cursor data: CF.SCANDUMP's pieces, in order. Cursor 1 is the head: it creates
-/// the key (its declared length checked against max-bytes first); each other piece must start
-/// where the last one ended (cursor - 1 is its end); the last makes the filters, everything
-/// checked as in a value from RDB. A piece that does not fit deletes a key being loaded.
+/// CF.LOADCHUNK key cursor data: a file's pieces, in order, each with the cursor 1 + the offset of
+/// its end (CF.SCANDUMP's replies, or any pieces of a file of the library). The first (cursor 1,
+/// or one whose cursor names its own length) holds at least the file's 80-byte header: checked
+/// (a file a key cannot hold is refused with the reason, max-bytes against its whole length)
+/// before the key is made, with BUCKETSIZE and MAXITERATIONS from CF.SCANDUMP's head cursor
+/// (RedisBloom's defaults for a file's); each other piece must start where the last one ended;
+/// the last makes the filters, every part and the tail checked (cuckoo_chain::import_file). A
+/// piece that does not fit deletes a key being loaded.
 inline int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 4) return RedisModule_WrongArity(ctx);
     long long cursor = 0;
@@ -573,48 +733,63 @@ inline int loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     cuckoo_chain* c = nullptr;
     if (wrong_or_missing(ctx, key, c)) return REDISMODULE_OK;
     const std::string_view data = view(argv[3]);
+    std::unique_ptr<cuckoo_chain> made;  // a key this piece starts, until it is the key's value
     const auto refused = [&](const char* why) {
         live.refused.fetch_add(1, std::memory_order_relaxed);  // relaxed: statistics
-        if (c != nullptr && c->loading) {  // half loaded: it goes, on replicas too
+        if (c != nullptr && c->loading && !made) {  // half loaded: it goes, on replicas too
             RedisModule_DeleteKey(key);
             RedisModule_Replicate(ctx, "DEL", "s", argv[1]);
             RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "del", argv[1]);
         }
         return RedisModule_ReplyWithError(ctx, why);
     };
+    // a file's reason to refuse (incompatible) is said; anything else wrong with it is RedisBloom's word
+    const auto refused_for = [&](const lfbloom::error& e, const char* word) {
+        const std::string text = "ERR " + std::string(e.what());
+        return refused(e.code() == lfbloom::errc::incompatible ? text.c_str() : word);
+    };
+    const bool first = cursor == 1 || (cursor > 0 && position(cursor) == data.size());
     try {
-        if (cursor == 1) {
-            if (c != nullptr) return RedisModule_ReplyWithError(ctx, "ERR item exists");
-            if (data.size() != cuckoo_chain::head_bytes) return refused("Invalid header");
-            auto made = std::make_unique<cuckoo_chain>();
+        if (c == nullptr) {
+            if (!first) return RedisModule_ReplyWithError(ctx, "ERR not found");
+            if (data.size() < lfbloom::header_size) return refused("Invalid header");
+            made = std::make_unique<cuckoo_chain>();
+            const auto param = [&](int shift, std::uint32_t bits, std::uint32_t otherwise) {
+                const auto v = static_cast<std::uint32_t>(static_cast<std::uint64_t>(cursor) >> shift) & bits;
+                return v == 0 ? otherwise : v;
+            };
+            made->bucket_size = param(position_bits, 0xff, 2);
+            made->max_iterations = param(position_bits + 8, 0xffff, 20);
             try {
-                made->loading_total = cuckoo_chain::get_head(data, *made).second;
-            } catch (const lfbloom::error&) {
-                return refused("Invalid header");
+                made->loading_total = cuckoo_chain::file_length(data.substr(0, lfbloom::header_size));
+            } catch (const lfbloom::error& e) {
+                if (e.code() == lfbloom::errc::too_large) throw;
+                return refused_for(e, "Invalid header");
             }
-            (void)memory_left(made->loading_total);  // before anything is kept
+            if (data.size() > made->loading_total) return refused("Invalid header");
             made->loading = std::make_unique<std::string>(data);
+            c = made.get();
+        } else {
+            if (cursor == 1) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+            if (!c->loading || cursor < 0 || data.empty() || position(cursor) < data.size() ||
+                position(cursor) - data.size() != c->loading->size() || data.size() > c->loading_total - c->loading->size())
+                return refused("Couldn't load chunk!");
+            c->loading->append(data);
+        }
+        if (c->loading->size() == c->loading_total) {
+            std::unique_ptr<cuckoo_chain> whole;
+            try {
+                whole = cuckoo_chain::import_file(*c->loading, c->bucket_size, c->max_iterations);
+            } catch (const lfbloom::error& e) {
+                if (e.code() == lfbloom::errc::too_large || e.code() == lfbloom::errc::out_of_memory) throw;
+                return refused_for(e, "Couldn't load chunk!");
+            }
+            RedisModule_ModuleTypeSetValue(key, cuckoo_chain::type, whole.release());  // frees c, or made's
+        } else if (made) {
             made->reaccount();
             RedisModule_ModuleTypeSetValue(key, cuckoo_chain::type, made.release());
         } else {
-            if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
-            if (!c->loading || cursor < 0 || data.empty() || data.size() >= static_cast<std::uint64_t>(cursor) ||
-                static_cast<std::uint64_t>(cursor) - 1 - data.size() != c->loading->size() ||
-                data.size() > c->loading_total - c->loading->size())
-                return refused("Couldn't load chunk!");
-            c->loading->append(data);
-            if (c->loading->size() == c->loading_total) {
-                std::unique_ptr<cuckoo_chain> whole;
-                try {
-                    whole = cuckoo_chain::deserialize(*c->loading);
-                } catch (const lfbloom::error& e) {
-                    if (e.code() == lfbloom::errc::corrupt) return refused("Couldn't load chunk!");
-                    throw;
-                }
-                RedisModule_ModuleTypeSetValue(key, cuckoo_chain::type, whole.release());  // frees c
-            } else {
-                c->reaccount();
-            }
+            c->reaccount();
         }
     } catch (const std::exception& e) {  // max-bytes, out of memory
         const std::string text = "ERR " + std::string(e.what());

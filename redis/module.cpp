@@ -305,14 +305,17 @@ int debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }
 
 /// LFBF.RESTORE key blob: recreates a key of any of our types from its serialized form (what AOF
-/// rewrite emits), or a BF key from a file of the library (chain.hpp); the blob's magic names the type.
+/// rewrite emits), or a BF or CF key from a file of the library (chain.hpp, cuckoo.hpp: CF keys get
+/// RedisBloom's BUCKETSIZE 2 and MAXITERATIONS 20); the blob's magic names the type.
 int restore(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     RedisModuleKey* key = open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
     if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) return RedisModule_ReplyWithError(ctx, "ERR item exists");
     const std::string_view blob = view(argv[2]);
     try {
-        if (blob.starts_with({lfbloom::detail::magic, 8}))  // a file of the library's (chain.hpp)
+        if (cuckoo_chain::is_cuckoo_file(blob))  // a file of the library's: cuckoo filters (cuckoo.hpp)
+            RedisModule_ModuleTypeSetValue(key, cuckoo_chain::type, cuckoo_chain::import_file(blob, 2, 20).release());
+        else if (blob.starts_with({lfbloom::detail::magic, 8}))  // blocked filters (chain.hpp)
             RedisModule_ModuleTypeSetValue(key, chain::type, import_file(blob).release());
         else if (!callbacks<chain>::restore(key, blob) && !callbacks<counter>::restore(key, blob) &&
                  !callbacks<window>::restore(key, blob) &&

@@ -1,7 +1,8 @@
 // Fuzz target: the Redis module's loaders, which take bytes from RDB files, LFBF.RESTORE (AOF),
 // and BF.LOADCHUNK. Byte 0 picks one (BF chain, CBF, RBF value, or an lfbloom file of a BF key, as
-// BF.SCANDUMP's pieces make it; 4: a CF value, whole or being loaded, as CF.SCANDUMP's pieces
-// laid end to end are one); the rest is its input. Any input either loads or throws
+// BF.SCANDUMP's pieces make it; 4: a CF value, whole or being loaded; 5: an lfbloom file of a CF
+// key, as CF.SCANDUMP's pieces make it and CF.LOADCHUNK and LFBF.RESTORE take it); the rest is
+// its input. Any input either loads or throws
 // lfbloom::error; nothing else (no crash, no sanitizer report, no allocation past the memory
 // limit). What loads saves to bytes that load and save again unchanged.
 #include <memory>
@@ -44,6 +45,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         if (data[0] == 4) {  // a CF value; 4 meant a BF value as 0 does, and no seed starts with it
             round_trip<lfbloom_redis::cuckoo_chain>(input);
+            return 0;
+        }
+        if (data[0] == 5) {  // a CF key's file: what loads writes a file that loads to the same file
+            using lfbloom_redis::cuckoo_chain;
+            const auto file_of = [](const cuckoo_chain& c) {
+                std::string out;
+                c.write_file([&](const char* d, std::size_t n) { out.append(d, n); });
+                return out;
+            };
+            const std::string file = file_of(*cuckoo_chain::import_file(input, 2, 20));
+            try {
+                if (file_of(*cuckoo_chain::import_file(file, 2, 20)) != file) fuzz::fail("a CF key's file does not load back to itself");
+            } catch (const lfbloom::error&) {
+                fuzz::fail("the file of a CF key does not load");
+            }
             return 0;
         }
         switch (data[0] % 4) {

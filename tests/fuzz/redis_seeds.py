@@ -1,6 +1,6 @@
 """Writes seed inputs for the `redis` fuzz target (tests/fuzz/corpus/redis): the values a server
 with the module saves for keys of each type (CF keys, one being loaded, included), as the LFBF.RESTORE blobs of a rewritten AOF, and
-BF keys' lfbloom files (BF.SCANDUMP). Usage: redis_seeds.py MODULE CORPUS (run once; the seeds are committed)."""
+BF and CF keys' lfbloom files (BF.SCANDUMP, CF.SCANDUMP). Usage: redis_seeds.py MODULE CORPUS (run once; the seeds are committed)."""
 import pathlib
 import sys
 import time
@@ -50,10 +50,11 @@ def main():
         r.execute_command(*"CF.DEL cf 3".split())
         r.execute_command(*"CF.INSERT cf-fixed ITEMS a a b".split())
         r.execute_command("CF.LOADCHUNK", "cf-loading", *r.execute_command("CF.SCANDUMP", "cf", 0))
-        for key in ("grown", "fixed", "auto"):  # a BF key's lfbloom file: its BF.SCANDUMP laid end to end
-            dump, cursor = b"\x03", 0
+        # a BF key's lfbloom file (selector 3), a CF key's (5): its SCANDUMP laid end to end
+        for kind, key in (("BF", "grown"), ("BF", "fixed"), ("BF", "auto"), ("CF", "cf"), ("CF", "cf-fixed")):
+            dump, cursor = b"\x03" if kind == "BF" else b"\x05", 0
             while True:
-                cursor, data = r.execute_command("BF.SCANDUMP", key, cursor)
+                cursor, data = r.execute_command(f"{kind}.SCANDUMP", key, cursor)
                 if cursor == 0:
                     break
                 dump += data

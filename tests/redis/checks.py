@@ -83,3 +83,25 @@ def aof_replay(module, populate, then):
         before = [digest(r, k) for k in keys]
         r.execute_command("DEBUG LOADAOF")
         check("AOF rewrite and replay keep every digest", [digest(r, k) for k in keys] == before)
+
+
+def corrupt_pieces(r, kind, chunks, rng, per_piece=10, key="reloaded"):
+    """Loads a dump's pieces (scandump's) into `key` with {kind}.LOADCHUNK, `per_piece` times for
+    each piece with one random bit of it flipped: each load must be refused at some piece and
+    leave no key (a first piece refused at once creates none; a later one deletes the key being
+    loaded), the server up. Checks it, and that a flipped first piece is refused at once."""
+    flips = [(i, data[:at] + bytes([data[at] ^ 1 << rng.randrange(8)]) + data[at + 1:])
+             for i, (_, data) in enumerate(chunks) for at in rng.sample(range(len(data)), min(per_piece, len(data)))]
+
+    def load_with(i, bad):
+        """Loads the pieces with piece i replaced; whether some piece was refused."""
+        failed = False
+        for j, (cursor, data) in enumerate(chunks):
+            failed |= refused(r, f"{kind}.LOADCHUNK", key, cursor, bad if j == i else data)
+        return failed
+
+    check(f"{kind}.LOADCHUNK: a first piece with a flipped bit creates nothing",
+          all(refused(r, f"{kind}.LOADCHUNK", key, chunks[0][0], bad) and not r.exists(key) for i, bad in flips if i == 0))
+    n = sum(load_with(i, bad) and not r.exists(key) for i, bad in flips)
+    check(f"{kind}.LOADCHUNK: a piece with a flipped bit fails the load and leaves no key ({n} of {len(flips)}), the server up",
+          n == len(flips) and r.ping())

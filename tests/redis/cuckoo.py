@@ -165,18 +165,7 @@ def main():
               len(chunks) >= 3 and digests(r, ["halfway", "halfway-copy"]) == digests(r, ["big"]) * 2)
 
         chunks = scandump(r, "grown", "CF")
-        flips = [(i, data[:at] + bytes([data[at] ^ 1 << rng.randrange(8)]) + data[at + 1:])
-                 for i, (_, data) in enumerate(chunks) for at in rng.sample(range(len(data)), 20)]
-
-        def load_with(i, bad):
-            """Loads the chunks with chunk i replaced; whether some chunk was refused."""
-            failed = False
-            for j, (cursor, data) in enumerate(chunks):
-                failed |= refused(r, "CF.LOADCHUNK", "reloaded", cursor, bad if j == i else data)
-            return failed
-
-        n = sum(load_with(i, data) and not r.exists("reloaded") for i, data in flips)
-        check(f"a piece with a flipped bit fails the load and leaves no key ({n} of {len(flips)})", n == len(flips))
+        checks.corrupt_pieces(r, "CF", chunks, rng, per_piece=20)
         r.execute_command("CF.LOADCHUNK", "reloaded", *chunks[0])
         check("a piece at another cursor is refused and deletes the key being loaded",
               refused(r, "CF.LOADCHUNK", "reloaded", chunks[1][0] + 8, chunks[1][1]) and not r.exists("reloaded"))

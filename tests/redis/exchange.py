@@ -90,12 +90,87 @@ def main():
         reply = r.execute_command("BF.MADD", "fixed-again", *keys[900:2000])
         check("... and loads back NONSCALING, full at its capacity",
               reply[0] == 1 and any(isinstance(a, redis.ResponseError) and "non scaling" in str(a) for a in reply))
+        cuckoo(r, lfbloom, out, rng, keys, absent)
     return checks.finish()
 
 
-def cli_file(lfbloom, out, kind, *args):
+def cf_answers(r, key, probes):
+    return [bool(a) for a in r.execute_command("CF.MEXISTS", key, *probes)]
+
+
+def cuckoo(r, lfbloom, out, rng, keys, absent):
+    """CF keys and the library's cuckoo files, both ways: every probe's answer equal."""
+    probes = keys[:3000] + absent
+    # Library -> Redis: one cuckoo filter (a key of EXPANSION 0), a scalable one of cuckoo parts
+    for kind, args, filters in (("cuckoo", ["--kind", "cuckoo", "-n", "4000"], 1),
+                                ("scalable cuckoo", ["--kind", "scalable", "--sub-kind", "cuckoo", "-n", "500"], 3)):
+        built = out / "built-cuckoo.lfb"
+        cli(lfbloom, "build", "--no-progress", "-o", str(built), "-p", "0.001", *args, str(out / "keys.txt"))
+        expected = cli_answers(lfbloom, built, probes)
+        data = built.read_bytes()
+        subprocess.run(["redis-cli", "-p", str(r.connection_pool.connection_kwargs["port"]), "-x", "LFBF.RESTORE", "cf-restored"],
+                       input=data, check=True, capture_output=True)
+        # CF.LOADCHUNK in pieces of any length (the first at least the 80-byte header), cursor 1 + end
+        at = 0
+        while at < len(data):
+            end = min(len(data), at + (80 if at == 0 else 0) + rng.randint(1, 3000))
+            r.execute_command("CF.LOADCHUNK", "cf-chunked", end + 1, data[at:end])
+            at = end
+        for key in ("cf-restored", "cf-chunked"):
+            answers = cf_answers(r, key, probes)
+            check(f"{kind} file -> {key}: every answer is the command's ({sum(answers[3000:])} false positives of 6,000)",
+                  answers == expected)
+            info = r.execute_command("CF.INFO", key)
+            check(f"{kind} file -> {key}: CF.INFO {info}", info[b"Number of filters"] == filters and
+                  info[b"Number of items inserted"] == 3000 and info[b"Expansion rate"] == (0 if filters == 1 else 2))
+        before = [checks.digest(r, k) for k in ("cf-restored", "cf-chunked")]
+        r.execute_command("DEBUG", "RELOAD")
+        check(f"{kind} file: its keys keep their digests through DEBUG RELOAD (RDB) and answer alike",
+              [checks.digest(r, k) for k in ("cf-restored", "cf-chunked")] == before and cf_answers(r, "cf-chunked", probes) == expected)
+        check(f"{kind} file: the key is a CF key that takes adds and deletes",
+              r.execute_command("CF.ADD", "cf-chunked", "new") == 1 and r.execute_command("CF.DEL", "cf-chunked", keys[0]) == 1)
+        r.delete("cf-restored", "cf-chunked")
+    # files a CF key cannot hold: refused with the reason, no key left
+    for what, args, reason in (("a cuckoo file of seed 7", ["--kind", "cuckoo", "--seed", "7"], "seed 0"),
+                               ("a scalable cuckoo file of growth 3", ["--kind", "scalable", "--sub-kind", "cuckoo", "--growth", "3"],
+                                "power of two"),
+                               ("a blocked file", ["--kind", "blocked"], "cuckoo filter's file")):
+        data = cli_file(lfbloom, out, *args, n=4000)
+        restored = error(r, "LFBF.RESTORE", "cf-other", data) if "blocked" not in what else reason
+        chunked = error(r, "CF.LOADCHUNK", "cf-other", 81, data[:80]) or ""
+        check(f"{what} is refused with a reason ({chunked!r}), no key made",
+              reason in (restored or "") and reason in chunked and not r.exists("cf-other"))
+
+    # Redis -> library: a key grown through three sub-filters, with deletes; a key of EXPANSION 0
+    r.execute_command("CF.RESERVE", "cf-grown", 500, "EXPANSION", 2, "BUCKETSIZE", 4, "MAXITERATIONS", 50)
+    r.execute_command("CF.INSERT", "cf-grown", "ITEMS", *keys[:3000])
+    for k in keys[:300:3]:
+        r.execute_command("CF.DEL", "cf-grown", k)
+    r.execute_command("CF.RESERVE", "cf-fixed", 4000, "EXPANSION", 0)
+    r.execute_command("CF.INSERT", "cf-fixed", "ITEMS", *keys[:3000])
+    for key, parts in (("cf-grown", 3), ("cf-fixed", 1)):
+        pieces = scandump(r, key, "CF")
+        path = out / f"redis-{key}.lfb"
+        path.write_bytes(b"".join(d for _, d in pieces))
+        info = json.loads(cli(lfbloom, "info", "--json", str(path)))
+        check(f"{key}: the command sees a scalable filter of {info['parts']} cuckoo parts",
+              info["kind"] == "scalable" and info.get("sub_kind") == "cuckoo" and info["parts"] == parts)
+        check(f"{key}: the command answers as the key, every probe", cli_answers(lfbloom, path, probes) == cf_answers(r, key, probes))
+        for cursor, data in pieces:
+            r.execute_command("CF.LOADCHUNK", f"{key}-copy", cursor, data)
+        check(f"{key}: its pieces load back equal (digest, CF.INFO)",
+              checks.digest(r, f"{key}-copy") == checks.digest(r, key) and
+              r.execute_command("CF.INFO", f"{key}-copy") == r.execute_command("CF.INFO", key))
+    r.execute_command("LFBF.RESTORE", "cf-fixed-file", (out / "redis-cf-fixed.lfb").read_bytes())
+    check("cf-fixed: its file restores to an equal key (RedisBloom's defaults: BUCKETSIZE 2, MAXITERATIONS 20)",
+          checks.digest(r, "cf-fixed-file") == checks.digest(r, "cf-fixed"))
+
+
+def cli_file(lfbloom, out, *args, n=100):
     path = out / "other.lfb"
-    cli(lfbloom, "build", "--no-progress", "-o", str(path), "-n", "100", "-p", "0.01", "--kind", kind, *args, str(out / "keys.txt"))
+    if not args[0].startswith("-"):
+        args = ("--kind",) + args
+    cli(lfbloom, "build", "--no-progress", "-o", str(path), "-n", str(n), "-p", "0.01", *args, str(out / "keys.txt"))
     data = path.read_bytes()
     path.unlink()
     return data

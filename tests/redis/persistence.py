@@ -101,21 +101,7 @@ def main():
         check(f"SCANDUMP and LOADCHUNK keep the digest ({len(chunks)} chunks)",
               len(chunks) > 3 and digests(r, ["undumped"]) == digests(r, ["dumped"]))
         chunks = scandump(r, "reserved")
-        flips = [(i, bytes(data[:at]) + bytes([data[at] ^ 1 << rng.randrange(8)]) + data[at + 1:])
-                 for i, (_, data) in enumerate(chunks) for at in rng.sample(range(len(data)), 10)]
-        check("a first chunk with a flipped bit creates nothing",
-              all(refused(r, "BF.LOADCHUNK", "reloaded", chunks[0][0], data) for i, data in flips if i == 0)
-              and not r.exists("reloaded"))
-
-        def load_with(i, bad):
-            """Loads the chunks with chunk i replaced; whether some chunk was refused."""
-            failed = False
-            for j, (cursor, data) in enumerate(chunks):
-                failed |= refused(r, "BF.LOADCHUNK", "reloaded", cursor, bad if j == i else data)
-            return failed
-
-        n = sum(load_with(i, data) and not r.exists("reloaded") for i, data in flips if i > 0)
-        check(f"a chunk with a flipped bit fails the load and deletes the key ({n} of {len(flips) - 10})", n == len(flips) - 10)
+        checks.corrupt_pieces(r, "BF", chunks, rng)
         r.execute_command("BF.LOADCHUNK", "reloaded", *chunks[0])
         check("a chunk at another cursor is refused",
               all(refused(r, "BF.LOADCHUNK", "reloaded", cursor + shift, data)

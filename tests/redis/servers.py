@@ -53,7 +53,16 @@ def server(modules, binary=None, extra=(), directory=None, port=None, save=False
                     break
                 except OSError:
                     time.sleep(0.05)
-            redis.Redis(port=port).ping()
+            try:
+                redis.Redis(port=port).ping()
+            except redis.ConnectionError:
+                # the port opens before modules load: a server whose module refused its load
+                # arguments accepts a connection, then exits (seen under load)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=5)
+                if proc.poll() is not None:
+                    raise RuntimeError(f"{binary} exited: {(pathlib.Path(directory) / 'server.log').read_text()}")
+                raise
             yield port, directory
         finally:
             if proc.poll() is None:

@@ -128,6 +128,11 @@ def main():
         check(f"COMMAND INFO: each of the {len(names)} commands has its key at 1, read only where the command only reads",
               len(names) == 42 and all(i[8][0]["begin_search"]["spec"]["index"] == 1 and
                                        (i[8][0]["flags"][0] == "RO") == (n in reads) for n, i in infos.items()))
+        tipped = {n: i[7] for n, i in infos.items() if i[7]}
+        check(f"COMMAND INFO tips: dont-cache on *.INFO, *.DEBUG, *.SCANDUMP, nondeterministic_output on RBF's reads ({tipped})",
+              tipped == {**{n: ["dont-cache"] for n in ("bf.info", "cf.info", "cbf.info", "bf.debug", "cf.debug", "bf.scandump",
+                                                         "cf.scandump")},
+                         **{n: ["nondeterministic_output"] for n in ("rbf.exists", "rbf.mexists", "rbf.info")}})
         check("COMMAND GETKEYS: LFBF.MERGE's destination and sources",
               r.execute_command("COMMAND", "GETKEYS", "LFBF.MERGE", "d", "s1", "s2") == ["d", "s1", "s2"] and
               [k["flags"][0] for k in infos["lfbf.merge"][8]] == ["RW", "RO"])

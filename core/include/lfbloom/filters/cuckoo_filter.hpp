@@ -400,6 +400,27 @@ public:
         asm volatile("" : : "r"(first), "r"(second), "r"(stripe));
     }
 
+    /// A batch's second prefetch, for an add: if both of the key's buckets are full now, prefetches
+    /// the other buckets of their fingerprints, where make_room's search looks first (its misses
+    /// were most of an add's time near capacity, issue 40). Call some keys after prefetch(h, true),
+    /// when its lines are in. A hint: it changes nothing, and its loads are relaxed (load_word), as
+    /// make_room's search's, whose answers the add re-checks under the stripe lock.
+    void prefetch_room(hash128 h) const noexcept {
+        visit([&](auto format) {
+            using Format = decltype(format);
+            const slots s = place(h);
+            const std::uint64_t first = load_word(bucket(s.first)), second = load_word(bucket(s.second));
+            if (Format::empty(first) != 0 || Format::empty(second) != 0) return;
+            for (unsigned slot = 0; slot < Format::slots; ++slot) {
+                const void* a = &bucket(other_bucket(s.first, Format::at(first, slot)));
+                const void* b = &bucket(other_bucket(s.second, Format::at(second, slot)));
+                __builtin_prefetch(a, 0);
+                __builtin_prefetch(b, 0);
+                asm volatile("" : : "r"(a), "r"(b));  // kept, as in prefetch
+            }
+        });
+    }
+
     cuckoo_status insert(key_view key) { return insert_hash(this->hash(key)); }
     cuckoo_status insert(std::string_view key) { return insert(as_key(key)); }
     cuckoo_status insert(std::uint64_t key) { return insert_hash(this->hash(key)); }

@@ -15,13 +15,17 @@ import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.Redisson;
+import org.redisson.api.CuckooFilterInfo;
 import org.redisson.api.RBloomFilterNative;
+import org.redisson.api.RCuckooFilter;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.bloomfilter.BloomFilterInfo;
 import org.redisson.api.bloomfilter.BloomFilterInfoOption;
 import org.redisson.api.bloomfilter.BloomFilterInitArgs;
 import org.redisson.api.bloomfilter.BloomFilterInsertArgs;
 import org.redisson.api.bloomfilter.BloomFilterScanDumpInfo;
+import org.redisson.api.cuckoofilter.CuckooFilterAddArgs;
+import org.redisson.api.cuckoofilter.CuckooFilterInitArgs;
 import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
@@ -29,7 +33,7 @@ import org.redisson.config.Protocol;
 
 /**
  * Redisson 4 against the module: RBloomFilterNative (getBloomFilterNative, BF.* underneath, unlike
- * getBloomFilter's own bitmap), under RESP2 and RESP3.
+ * getBloomFilter's own bitmap) and RCuckooFilter (getCuckooFilter, CF.*), under RESP2 and RESP3.
  */
 class RedissonTest {
     static void refused(String what, Executable call, String text) {
@@ -150,6 +154,61 @@ class RedissonTest {
 
             redisson.getBucket("string", StringCodec.INSTANCE).set("v");
             refused("add to a string", () -> redisson.getBloomFilterNative("string").add("x"), "WRONGTYPE");
+        } finally {
+            redisson.shutdown();
+        }
+    }
+
+    /** CuckooFilterInfo has no equals: its eight fields, Size and Number of buckets (ours) first. */
+    static List<Long> fields(CuckooFilterInfo info) {
+        return List.of(info.getSize(), info.getNumberOfBuckets(), info.getNumberOfFilters(), info.getNumberOfInsertedItems(),
+            info.getNumberOfDeletedItems(), info.getBucketSize(), info.getExpansionRate(), info.getMaxIterations());
+    }
+
+    /** CF.* through Redisson 4.7's RCuckooFilter; it holds for RedisBloom 2.8.2 too (Size and Number of buckets aside). */
+    @ParameterizedTest
+    @EnumSource(Protocol.class)
+    void cuckoo(Protocol protocol) {
+        Config config = new Config();
+        config.setProtocol(protocol);
+        config.useSingleServer().setAddress("redis://127.0.0.1:" + Server.port());
+        RedissonClient redisson = Redisson.create(config);
+        try {
+            redisson.getKeys().flushall();
+            RCuckooFilter<String> k = redisson.getCuckooFilter("k", StringCodec.INSTANCE);
+            k.init(CuckooFilterInitArgs.capacity(1000).bucketSize(4).maxIterations(50).expansion(2));
+            refused("init on an existing key", () -> k.init(1000), "item exists");
+            assertTrue(k.add("a"), "add");
+            assertTrue(k.add("a"), "add again stores a copy");
+            assertFalse(k.addIfAbsent("a"), "addIfAbsent of a present item");
+            assertTrue(k.addIfAbsent("b"), "addIfAbsent of a new one");
+            assertEquals(2, k.count("a"), "count");
+            for (String never : items("never-", 10)) {
+                assertFalse(k.exists(never), "exists, never added: " + never);
+            }
+            assertEquals(Set.of("a", "b"), k.exists(List.of("a", "b", "x")), "mexists: the items present");
+            assertTrue(k.remove("a"), "del");
+            assertEquals(1, k.count("a"), "count after a del");
+            refused("del on a missing key", () -> redisson.<String>getCuckooFilter("missing", StringCodec.INSTANCE).remove("a"), "Not found");
+
+            CuckooFilterInfo info = k.getInfo();
+            assertTrue(info.getSize() > 0 && info.getNumberOfBuckets() > 0, "info Size, buckets: " + fields(info));
+            assertEquals(List.of(1L, 2L, 1L, 4L, 2L, 50L), fields(info).subList(2, 8), "info: filters, items, deleted, bucket size, expansion, iterations");
+            refused("info of a missing key", () -> redisson.<String>getCuckooFilter("missing", StringCodec.INSTANCE).getInfo(), "not found");
+
+            RCuckooFilter<String> ins = redisson.getCuckooFilter("ins", StringCodec.INSTANCE);
+            assertEquals(Set.of("x", "y"), ins.add(CuckooFilterAddArgs.items(List.of("x", "y", "x")).capacity(500)), "insert: the items added");
+            assertEquals(List.of(1L, 3L), List.of(ins.getInfo().getNumberOfFilters(), ins.getInfo().getNumberOfInsertedItems()), "insert's filter");
+            assertEquals(Set.of("z"), ins.addIfAbsent(CuckooFilterAddArgs.items(List.of("x", "z"))), "insertnx: the items added");
+            refused("insert NOCREATE on a missing key",
+                () -> redisson.<String>getCuckooFilter("missing", StringCodec.INSTANCE).add(CuckooFilterAddArgs.items(List.of("x")).noCreate()),
+                "not found");
+            List<String> all = items("i", 300);
+            ins.add(CuckooFilterAddArgs.items(all));
+            assertEquals(Set.copyOf(all), ins.exists(all), "every inserted item present");
+
+            redisson.getBucket("string", StringCodec.INSTANCE).set("v");
+            refused("add to a string", () -> redisson.<String>getCuckooFilter("string", StringCodec.INSTANCE).add("x"), "WRONGTYPE");
         } finally {
             redisson.shutdown();
         }
