@@ -54,7 +54,7 @@ def new_filter(capacity, fpr):
 
 class CtypesTest(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(lib.lfb_version_string(), b"1.12.0")
+        self.assertEqual(lib.lfb_version_string(), b"1.13.0")
         self.assertEqual(lib.lfb_abi_version(), 1)
 
     def test_one_handle_for_every_kind(self):

@@ -301,7 +301,7 @@ def test_a_closed_filter_raises_and_close_is_idempotent(kind_filter):
 
 
 def test_the_library_is_the_wheels_own():
-    assert lfbloom.library_version == "1.12.0"
+    assert lfbloom.library_version == "1.13.0"
     package = os.path.dirname(lfbloom.__file__)
     assert os.path.exists(os.path.join(package, "liblfbloom.so.1"))
     assert "LD_LIBRARY_PATH" not in os.environ or package not in os.environ["LD_LIBRARY_PATH"]
