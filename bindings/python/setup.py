@@ -1,8 +1,9 @@
 """Builds lfbloom's wheel: liblfbloom.so.1 (CMake, or a prebuilt one) next to its two modules, the
 cffi module lfbloom._native (lfbloom_build.py) and the hot path lfbloom._hot (native/hot.c), both
-on the limited API of Python 3.10 (abi3). A free-threaded CPython (sysconfig's Py_GIL_DISABLED:
-3.13t, 3.14t) has no limited API: there both modules are built against its full API for that
-interpreter alone (a cp3XXt wheel), and declare that they run without the GIL.
+on the limited API of Python 3.10 (abi3). A free-threaded CPython (sysconfig's Py_GIL_DISABLED;
+3.14t and later, as cffi refuses 3.13t) has no limited API: there both modules are built against
+its full API for that interpreter alone (a cp314t wheel, say), and declare that they run without
+the GIL (hot.c's Py_mod_gil slot; cffi's backend for _native).
 
 LFBLOOM_LIBRARY=/path/to/liblfbloom.so.1 uses a library already built from this source tree (as
 ctest does, after its own build); otherwise the library is built here with CMake from ../.., the
