@@ -11,6 +11,8 @@ inside a call (the GIL is released in every call of this module). So each Python
 lfbpy_ref, and every call enters and leaves it; closing marks it closed, and whichever of the
 close and the last call in flight comes last frees the handle.
 """
+import sysconfig
+
 from cffi import FFI
 
 CDEF = """
@@ -31,6 +33,8 @@ typedef struct lfb_info {
 
 #define LFB_FORMAT_NATIVE ...
 #define LFB_FORMAT_GUAVA ...
+#define LFB_FORMAT_PARQUET ...
+#define LFB_KIND_SPLIT_BLOCK ...
 #define LFB_OP_ADD ...
 #define LFB_OP_CONTAINS ...
 #define LFB_OP_REMOVE ...
@@ -253,5 +257,7 @@ ffibuilder.set_source(
     extra_compile_args=["-std=c11"],
     # The library sits next to the module in the installed package: no LD_LIBRARY_PATH needed.
     extra_link_args=["-Wl,-rpath,$ORIGIN"],
-    py_limited_api=True,
+    # abi3, except on a free-threaded CPython, which has no limited API before 3.15: cffi (2.x)
+    # then builds against the full API itself; this says so rather than leave it to cffi's notice.
+    py_limited_api=not sysconfig.get_config_var("Py_GIL_DISABLED"),
 )

@@ -1,6 +1,9 @@
 """Builds lfbloom's wheel: liblfbloom.so.1 (CMake, or a prebuilt one) next to its two modules, the
 cffi module lfbloom._native (lfbloom_build.py) and the hot path lfbloom._hot (native/hot.c), both
-on the limited API of Python 3.10 (abi3).
+on the limited API of Python 3.10 (abi3). A free-threaded CPython (sysconfig's Py_GIL_DISABLED;
+3.14t and later, as cffi refuses 3.13t) has no limited API: there both modules are built against
+its full API for that interpreter alone (a cp314t wheel, say), and declare that they run without
+the GIL (hot.c's Py_mod_gil slot; cffi's backend for _native).
 
 LFBLOOM_LIBRARY=/path/to/liblfbloom.so.1 uses a library already built from this source tree (as
 ctest does, after its own build); otherwise the library is built here with CMake from ../.., the
@@ -10,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -17,6 +21,7 @@ from setuptools.command.build_ext import build_ext
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SONAME = "liblfbloom.so.1"
+FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 def built_library(build_temp):
@@ -56,12 +61,12 @@ HOT = Extension(
     libraries=[":" + SONAME],
     extra_compile_args=["-std=c11", "-O2"],
     extra_link_args=["-Wl,-rpath,$ORIGIN"],
-    py_limited_api=True,
+    py_limited_api=not FREE_THREADED,  # hot.c leaves Py_LIMITED_API undefined there itself
 )
 
 setup(
     ext_modules=[HOT],
     cffi_modules=["lfbloom_build.py:ffibuilder"],
     cmdclass={"build_ext": BuildWithLibrary},
-    options={"bdist_wheel": {"py_limited_api": "cp310"}},
+    options={} if FREE_THREADED else {"bdist_wheel": {"py_limited_api": "cp310"}},
 )

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 12
+#define LFB_VERSION_MINOR 13
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -70,11 +70,31 @@ LFB_API void lfb_free(lfb_handle* handle);
 /* Serialized formats. */
 enum lfb_format {
     LFB_FORMAT_NATIVE = 1, /* lfbloom's own: versioned, checksummed, every layout (docs/FORMAT.md) */
-    LFB_FORMAT_GUAVA = 2   /* Guava's BloomFilter.writeTo: classic layout, seed 0 only */
+    LFB_FORMAT_GUAVA = 2,  /* Guava's BloomFilter.writeTo: classic layout, seed 0 only */
+    LFB_FORMAT_PARQUET = 3 /* since 1.13: a Parquet split-block bitset: split-block layout, seed 0 only (below) */
 };
 /* The bytes lfb_load_size needs to tell a saved filter's length. */
 #define LFB_NATIVE_HEADER_BYTES 80
 #define LFB_GUAVA_HEADER_BYTES 6
+/*
+ * Since 1.13, LFB_FORMAT_PARQUET: the bitset of a Parquet column chunk's split-block Bloom filter,
+ * as a Parquet file stores it after the chunk's BloomFilterHeader (algorithm BLOCK, hash XXHASH,
+ * compression UNCOMPRESSED): numBytes bytes, the 32-bit words little-endian, no header of its own.
+ * lfb_save, lfb_save_file, lfb_save_fd and lfb_serialized_size take it for an LFB_KIND_SPLIT_BLOCK
+ * filter of seed 0 (which hashes keys as Parquet does: XXH64 of the key's bytes, seed 0; a Parquet
+ * INT64 value is 8 bytes little-endian, a BYTE_ARRAY its bytes) whose bitset is at most
+ * LFB_PARQUET_MAX_BYTES; any other filter gets LFB_ERR_INCOMPATIBLE. The save holds every add that
+ * completed before it began, as every save does. lfb_load and lfb_load_file read a split-block
+ * filter from exactly `len` bytes (the whole file), which must be a positive multiple of 32 and at
+ * most LFB_PARQUET_MAX_BYTES (else LFB_ERR_INVALID_ARGUMENT), checked with memory_limit
+ * (LFB_ERR_TOO_LARGE) before anything is allocated; lfb_load_fd reads the rest of a regular file
+ * and refuses a pipe or socket, whose length it cannot know (LFB_ERR_INVALID_ARGUMENT), as
+ * lfb_load_size refuses the format: the length is numBytes of the header before the bitset.
+ * Parquet writers (parquet-mr, Arrow) make powers of two from 32 bytes to 128 MiB; parquet-mr and
+ * DuckDB read any multiple of 32, but a reader may expect a power of two: for a bitset of a given
+ * size, create the filter with exact `slots` (8 x the bytes) and `hashes` 8.
+ */
+#define LFB_PARQUET_MAX_BYTES 2147483616u /* numBytes is a Thrift i32: the largest multiple of 32 below 2^31 */
 
 /*
  * Saving and loading. A save may run while other threads add: it holds every add that completed

@@ -117,7 +117,8 @@ void read_sized(const Struct* in, Struct& out) {
 }
 
 inline lfbloom::file_format format_of(std::uint32_t format) {
-    require(format == LFB_FORMAT_NATIVE || format == LFB_FORMAT_GUAVA, "format must be LFB_FORMAT_NATIVE or LFB_FORMAT_GUAVA");
+    require(format == LFB_FORMAT_NATIVE || format == LFB_FORMAT_GUAVA || format == LFB_FORMAT_PARQUET,
+            "format must be LFB_FORMAT_NATIVE, LFB_FORMAT_GUAVA or LFB_FORMAT_PARQUET");
     return static_cast<lfbloom::file_format>(format);
 }
 

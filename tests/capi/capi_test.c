@@ -1775,6 +1775,142 @@ static void test_any_handle_files(void) {
     unlink(path);
 }
 
+/* ---- Parquet's split-block bitsets (LFB_FORMAT_PARQUET, 1.13) ---------------------------------- */
+
+/* The bits the Parquet spec (apache/parquet-format BloomFilter.md) sets for a key whose XXH64 (seed
+ * 0) is `hash`, in a bitset of `blocks` 256-bit blocks, written here from the spec's words alone. */
+static void parquet_spec_insert(uint32_t* words, uint64_t blocks, uint64_t hash) {
+    static const uint32_t salt[8] = {0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,
+                                     0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u};
+    const uint64_t block = ((hash >> 32) * blocks) >> 32;
+    const uint32_t key = (uint32_t)hash;
+    unsigned i;
+    for (i = 0; i < 8; ++i) words[block * 8 + i] |= UINT32_C(1) << ((uint32_t)(key * salt[i]) >> 27);
+}
+
+static lfb_handle* split_block_of(uint64_t bytes, uint64_t seed) {
+    lfb_spec spec;
+    lfb_handle* h = NULL;
+    CHECK(lfb_spec_init_size(&spec, sizeof spec) == LFB_OK);
+    spec.kind = LFB_KIND_SPLIT_BLOCK, spec.slots = bytes * 8, spec.hashes = 8, spec.seed = seed;
+    CHECK(lfb_create(&spec, &h) == LFB_OK);
+    return h;
+}
+
+static void test_parquet_bitsets(void) {
+    /* Keys and their XXH64 with seed 0 (xxHash's reference implementation, libxxhash 0.8). */
+    static const struct { const char* key; uint64_t len; uint64_t xxh64; } keys[] = {
+        {"", 0, UINT64_C(0xef46db3751d8e999)},
+        {"abc", 3, UINT64_C(0x44bc2cf5ad770999)},
+        {"hello", 5, UINT64_C(0x26c7827d889f6da3)},
+        {"user:42", 7, UINT64_C(0xdc1fea7da8d2d1c2)},
+        {"\x2a\0\0\0\0\0\0\0", 8, UINT64_C(0xb556806fb6d14353)}, /* the INT64 42: 8 bytes little-endian */
+    };
+    enum { bytes = 1024, nkeys = sizeof keys / sizeof keys[0] };
+    static uint32_t words[bytes / 4];
+    static unsigned char expected[bytes], saved[bytes + 64], zeros[bytes];
+    char path[] = "/tmp/lfb_parquet_XXXXXX";
+    lfb_handle *h = split_block_of(bytes, 0), *back = NULL, *other = NULL;
+    uint64_t size = 0, written = 0, total = 0;
+    int fd, pipes[2];
+    unsigned i, b;
+    if (h == NULL) return;
+    memset(words, 0, sizeof words);
+    for (i = 0; i < nkeys; ++i) {
+        parquet_spec_insert(words, bytes / 32, keys[i].xxh64);
+        CHECK(lfb_add(h, keys[i].key, keys[i].len) == 1);
+    }
+    for (i = 0; i < bytes / 4; ++i)
+        for (b = 0; b < 4; ++b) expected[4 * i + b] = (unsigned char)(words[i] >> (8 * b));
+    CHECK(lfb_serialized_size(h, LFB_FORMAT_PARQUET, &size) == LFB_OK && size == bytes);
+    CHECK(lfb_save(h, LFB_FORMAT_PARQUET, saved, sizeof saved, &written) == LFB_OK && written == bytes);
+    CHECK(memcmp(saved, expected, bytes) == 0); /* the spec's bits, words little-endian */
+    /* The spec's bitset read back: every key present, the same filter as h. */
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, bytes, 0, &back) == LFB_OK);
+    if (back != NULL) {
+        CHECK(lfb_kind(back) == LFB_KIND_SPLIT_BLOCK && lfb_equal(h, back) == 1);
+        for (i = 0; i < nkeys; ++i) CHECK(lfb_contains(back, keys[i].key, keys[i].len) == 1);
+        CHECK(lfb_contains(back, "absent", 6) == lfb_contains(h, "absent", 6));
+        lfb_free(back), back = NULL;
+    }
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, zeros, 32, 0, &back) == LFB_OK); /* one empty block */
+    if (back != NULL) {
+        for (i = 0; i < nkeys; ++i) CHECK(lfb_contains(back, keys[i].key, keys[i].len) == 0);
+        CHECK(lfb_add(back, "abc", 3) == 1 && lfb_contains(back, "abc", 3) == 1);
+        lfb_free(back), back = NULL;
+    }
+    /* Files and descriptors: a regular file's rest is the bitset; a pipe's length is unknown. */
+    fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    CHECK(lfb_save_file(h, LFB_FORMAT_PARQUET, path, 0600) == LFB_OK);
+    CHECK(lfb_load_file(LFB_FORMAT_PARQUET, path, 0, &back) == LFB_OK && back != NULL && lfb_equal(h, back) == 1);
+    lfb_free(back), back = NULL;
+    CHECK(lfb_load_file(LFB_FORMAT_PARQUET, path, bytes - 1, &back) == LFB_ERR_TOO_LARGE && back == NULL);
+    fd = open(path, O_RDWR | O_TRUNC);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK(write(fd, "x", 1) == 1); /* something before the bitset, as in a Parquet file */
+        CHECK(lfb_save_fd(h, LFB_FORMAT_PARQUET, fd) == LFB_OK);
+        CHECK(lseek(fd, 1, SEEK_SET) == 1);
+        CHECK(lfb_load_fd(LFB_FORMAT_PARQUET, fd, 0, &back) == LFB_OK && back != NULL && lfb_equal(h, back) == 1);
+        lfb_free(back), back = NULL;
+        CHECK(lseek(fd, 0, SEEK_SET) == 0); /* 1 + 1024 bytes: not a multiple of 32 */
+        CHECK(lfb_load_fd(LFB_FORMAT_PARQUET, fd, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+        close(fd);
+    }
+    CHECK(truncate(path, bytes - 1) == 0); /* a truncated file: its length is no bitset's */
+    CHECK(lfb_load_file(LFB_FORMAT_PARQUET, path, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    unlink(path);
+    CHECK(pipe(pipes) == 0);
+    CHECK(write(pipes[1], expected, 64) == 64);
+    close(pipes[1]);
+    CHECK(lfb_load_fd(LFB_FORMAT_PARQUET, pipes[0], 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    close(pipes[0]);
+    /* Bad input: every call refuses with its code and allocates nothing; h is unchanged. */
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, NULL, 32, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, NULL, 0, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, 32, 0, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, 0, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, 31, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, 33, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, bytes - 16, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    /* Absurd sizes are refused from the length alone, before the data is read or memory taken. */
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, (uint64_t)LFB_PARQUET_MAX_BYTES + 32, 0, &back) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, UINT64_C(1) << 40, 0, &back) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, UINT64_MAX - 31, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, LFB_PARQUET_MAX_BYTES, UINT64_C(1) << 20, &back) == LFB_ERR_TOO_LARGE);
+    CHECK(lfb_load(LFB_FORMAT_PARQUET, expected, bytes, bytes - 1, &back) == LFB_ERR_TOO_LARGE && back == NULL);
+    CHECK(lfb_load_size(LFB_FORMAT_PARQUET, expected, bytes, 0, &total, NULL) == LFB_ERR_INVALID_ARGUMENT); /* no header */
+    CHECK(lfb_load(4, expected, bytes, 0, &back) == LFB_ERR_INVALID_ARGUMENT && back == NULL);
+    CHECK(lfb_serialized_size(NULL, LFB_FORMAT_PARQUET, &size) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_serialized_size(h, LFB_FORMAT_PARQUET, NULL) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_save(NULL, LFB_FORMAT_PARQUET, saved, sizeof saved, &written) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_save(h, LFB_FORMAT_PARQUET, NULL, bytes, &written) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_save(h, LFB_FORMAT_PARQUET, saved, bytes - 1, &written) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_save_fd(h, LFB_FORMAT_PARQUET, -1) == LFB_ERR_INVALID_ARGUMENT);
+    CHECK(lfb_save_file(h, LFB_FORMAT_PARQUET, NULL, 0600) == LFB_ERR_INVALID_ARGUMENT);
+    /* Only split-block filters of seed 0 are Parquet's. */
+    other = split_block_of(bytes, 5);
+    CHECK(lfb_serialized_size(other, LFB_FORMAT_PARQUET, &size) == LFB_ERR_INCOMPATIBLE);
+    CHECK(lfb_save(other, LFB_FORMAT_PARQUET, saved, sizeof saved, &written) == LFB_ERR_INCOMPATIBLE);
+    lfb_free(other), other = NULL;
+    {
+        lfb_spec spec;
+        static const uint32_t kinds[] = {LFB_KIND_CLASSIC, LFB_KIND_BLOCKED, LFB_KIND_COUNTING, LFB_KIND_CUCKOO};
+        for (i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
+            CHECK(lfb_spec_init_size(&spec, sizeof spec) == LFB_OK);
+            spec.kind = kinds[i], spec.capacity = 1000, spec.fpr = 0.01;
+            CHECK(lfb_create(&spec, &other) == LFB_OK);
+            CHECK(lfb_save(other, LFB_FORMAT_PARQUET, saved, sizeof saved, &written) == LFB_ERR_INCOMPATIBLE);
+            CHECK(lfb_save_fd(other, LFB_FORMAT_PARQUET, 1) == LFB_ERR_INCOMPATIBLE);
+            lfb_free(other), other = NULL;
+        }
+    }
+    CHECK(lfb_save(h, LFB_FORMAT_PARQUET, saved, sizeof saved, &written) == LFB_OK && memcmp(saved, expected, bytes) == 0);
+    lfb_free(h);
+}
+
 /* Keys [from, to) of numbered_keys's buffer: how many the filter answers "maybe" for. */
 static uint64_t present(const lfb_handle* h, const char* data, const uint64_t* offsets, uint64_t from, uint64_t to) {
     uint64_t i, n = 0;
@@ -2302,7 +2438,8 @@ static void test_go_composites(const char* dir) {
  * "xlang:é:<i>" (UTF-8) and uint64 keys i * 0x9E3779B97F4A7C15 as 8 little-endian bytes, 0 to
  * 1999 added, 0 to 3999 asked. C's blocked filter of the same keys (capacity 2000, 0.01, seed 39)
  * is Python's file byte for byte (dir/py-str.lfb, dir/py-int.lfb) and the loaded file answers
- * every asked key as C's does; C's own are written to dir/c-str.lfb and dir/c-int.lfb. */
+ * every asked key as C's does; C's own are written to dir/c-str.lfb and dir/c-int.lfb. The same
+ * for Parquet bitsets of split-block filters of seed 0 (dir/py-*.parquet, dir/c-*.parquet). */
 static void test_python_files(const char* dir) {
     static char data[32 * 4000], file[1 << 16], saved[1 << 16];
     static uint64_t offsets[4001];
@@ -2353,6 +2490,34 @@ static void test_python_files(const char* dir) {
         }
         snprintf(path, sizeof path, "%s/c-%s.lfb", dir, names[n]);
         CHECK(lfb_save_file(ours, LFB_FORMAT_NATIVE, path, 0644) == LFB_OK);
+        lfb_free(ours), ours = NULL;
+        /* Parquet bitsets (1.13): a split-block filter of seed 0, the same keys, Python's
+         * dir/py-*.parquet; C's to dir/c-*.parquet. */
+        spec.kind = LFB_KIND_SPLIT_BLOCK, spec.seed = 0;
+        CHECK(lfb_create(&spec, &ours) == LFB_OK);
+        if (ours == NULL) continue;
+        for (i = 0; i < 2000; ++i) CHECK(lfb_add(ours, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+        CHECK(lfb_save(ours, LFB_FORMAT_PARQUET, saved, sizeof saved, &written) == LFB_OK);
+        snprintf(path, sizeof path, "%s/py-%s.parquet", dir, names[n]);
+        size = 0, same = 0;
+        in = fopen(path, "rb");
+        CHECK(in != NULL);
+        if (in != NULL) {
+            size = fread(file, 1, sizeof file, in);
+            fclose(in);
+        }
+        CHECK(size == written && memcmp(file, saved, (size_t)size) == 0);
+        CHECK(lfb_load_file(LFB_FORMAT_PARQUET, path, 0, &theirs) == LFB_OK);
+        if (theirs != NULL) {
+            for (i = 0; i < 4000; ++i) {
+                int answer = lfb_contains(theirs, data + offsets[i], offsets[i + 1] - offsets[i]);
+                same += answer == lfb_contains(ours, data + offsets[i], offsets[i + 1] - offsets[i]) && (i >= 2000 || answer == 1);
+            }
+            CHECK(same == 4000);
+            lfb_free(theirs), theirs = NULL;
+        }
+        snprintf(path, sizeof path, "%s/c-%s.parquet", dir, names[n]);
+        CHECK(lfb_save_file(ours, LFB_FORMAT_PARQUET, path, 0644) == LFB_OK);
         lfb_free(ours);
     }
 }
@@ -2405,6 +2570,7 @@ int main(int argc, char** argv) {
     test_bulk_build();
     test_composite_saves();
     test_golden_composites();
+    test_parquet_bitsets();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -116,7 +116,11 @@ BOOST_AUTO_TEST_CASE(bad_shapes_and_bitsets_are_refused) {
     std::span<const std::byte> truncated(bytes.data(), 64);
     BOOST_TEST((code_of([&] { load_parquet_bitset(span_source(truncated), 96); }) == errc::corrupt));
     std::span<const std::byte> big(bytes);
-    BOOST_TEST((code_of([&] { load_parquet_bitset(span_source(big), std::uint64_t{1} << 36, 1 << 20); }) == errc::too_large));
+    BOOST_TEST((code_of([&] { load_parquet_bitset(span_source(big), std::uint64_t{1} << 30, 1 << 20); }) == errc::too_large));
+    for (std::uint64_t size : {parquet_max_bytes + 32, std::uint64_t{1} << 31, std::uint64_t{1} << 36}) {  // past numBytes' i32
+        std::span<const std::byte> data(bytes);
+        BOOST_TEST((code_of([&] { load_parquet_bitset(span_source(data), size); }) == errc::invalid_argument));
+    }
     std::span<const std::byte> whole(bytes);
     const auto full = load_parquet_bitset(span_source(whole), 96);
     BOOST_TEST(full.contains("anything"));  // every bit set

@@ -23,6 +23,7 @@ import argparse
 import os
 import pathlib
 import random
+import shlex
 import struct
 import subprocess
 import sys
@@ -216,12 +217,12 @@ def check_file(con, parquet, rows, cpp, java, work, label):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cpp", required=True, help="lfbloom-parquet-interop (or any program with its interface)")
+    parser.add_argument("--cpp", required=True, help="lfbloom-parquet-interop (or any command line with its interface, split as a shell does)")
     parser.add_argument("--jar", help="parquet-bits.jar from tests/parquet/java: parquet-mr writes each filter too")
     parser.add_argument("--java", default=os.environ.get("JAVA", "java"), help="the java launcher (default: $JAVA or java)")
     parser.add_argument("--keep", metavar="DIR", help="write the files here and keep them")
     args = parser.parse_args()
-    cpp = [args.cpp]
+    cpp = shlex.split(args.cpp)
     java = [args.java, "-jar", args.jar] if args.jar else None
 
     rng = random.Random(SEED)

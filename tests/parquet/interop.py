@@ -23,6 +23,7 @@ import argparse
 import os
 import pathlib
 import random
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -118,13 +119,13 @@ def run_case(num_bytes, count, keys_file, absent_file, sides, work):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cpp", required=True, help="lfbloom-parquet-interop (or any program with its interface)")
+    parser.add_argument("--cpp", required=True, help="lfbloom-parquet-interop (or any command line with its interface, split as a shell does)")
     parser.add_argument("--jar", required=True, help="parquet-bits.jar, from tests/parquet/java")
     parser.add_argument("--java", default=os.environ.get("JAVA", "java"), help="the java launcher (default: $JAVA or java)")
     parser.add_argument("--keep", metavar="DIR", help="write the key files and bitsets here and keep them")
     args = parser.parse_args()
 
-    sides = (Side("cpp", [args.cpp]), Side("java", [args.java, "-jar", args.jar]))
+    sides = (Side("cpp", shlex.split(args.cpp)), Side("java", [args.java, "-jar", args.jar]))
     largest = max(count for _, count in CASES)
     present, absent = make_keys(largest, ABSENT)
 

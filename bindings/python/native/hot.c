@@ -12,7 +12,10 @@
  * (_add_slow, _contains_slow, _fail), so a key's bytes and the exceptions are defined once there.
  * Every call enters and leaves the close-safety guard (guard.h), as the cffi module's calls do.
  */
+#include <pyconfig.h> /* Py_GIL_DISABLED: a free-threaded CPython has no limited API (before 3.15) */
+#ifndef Py_GIL_DISABLED
 #define Py_LIMITED_API 0x030A0000
+#endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdlib.h>
@@ -338,8 +341,15 @@ static int exec_module(PyObject* module) {
     return PyModule_AddIntConstant(module, "ONE_PASS", ONE_PASS);
 }
 
+/* Free-threaded CPython (setup.py builds this against its full API there): nothing here needs the
+ * GIL. No mutable global state; a Core's ref is set once, before the object is shared; the guard
+ * is atomic; a key's bytes come from the key object the caller holds; a list batch reads borrowed
+ * items, so there lfbloom._filters hands it a tuple snapshot instead of a list. */
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, exec_module},
+#ifdef Py_GIL_DISABLED
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
     {0, NULL},
 };
 

@@ -2,11 +2,14 @@
 and python.java, and python.c): the same keys give the same file in each, and each loads the
 others' with identical answers.
 
-    exchange.py write DIR         Python's filters of the shared keys: DIR/py-str.lfb, DIR/py-int.lfb
+    exchange.py write DIR         Python's filters of the shared keys: DIR/py-str.lfb, DIR/py-int.lfb,
+                                  and Parquet bitsets of them: DIR/py-str.parquet, DIR/py-int.parquet
     exchange.py check DIR go      Go's (DIR/go-str.lfb, DIR/go-int.lfb, written by the Go test
                                   TestFilesOfPython) are byte for byte Python's, and answer alike
     exchange.py check DIR java    Java's (DIR/java-*.lfb, by the JUnit test PythonFilesTest), the same
-    exchange.py check DIR c       C's (DIR/c-*.lfb, by tests/capi/capi_test.c --python-files), the same
+    exchange.py check DIR c       C's (DIR/c-*.lfb, by tests/capi/capi_test.c --python-files), the same;
+                                  and C's Parquet bitsets (DIR/c-*.parquet) against Python's
+                                  (DIR/py-*.parquet, which write makes too and the C test checks)
 
 The keys, which bindings/go/python_files_test.go, bindings/java/.../PythonFilesTest.java and
 tests/capi/capi_test.c make by the same rule: str keys "xlang:é:<i>"
@@ -41,7 +44,38 @@ def filters():
     return made
 
 
+def parquet_filters():
+    """name -> Python's split-block filter of seed 0 of that key type, as a Parquet bitset."""
+    made = {}
+    for name, keys in (("str", str_keys), ("int", int_keys)):
+        f = lfbloom.BloomFilter(ADDED, 0.01, layout="split-block")
+        for key in keys(ADDED)[::2]:
+            f.add(key)
+        f.add_many(keys(ADDED)[1::2])
+        made[name] = f
+    return made
+
+
+def check_parquet(directory, language):
+    for name, ours in parquet_filters().items():
+        path = f"{directory}/{language}-{name}.parquet"
+        with open(path, "rb") as file:
+            data = file.read()
+        theirs = lfbloom.load(path, "parquet")
+        assert data == ours.to_bytes("parquet"), f"{path}: not the bitset Python makes from the same keys"
+        asked = (str_keys if name == "str" else int_keys)(ASKED)
+        answers = theirs.contains_many(asked)
+        assert answers == ours.contains_many(asked) == [key in theirs for key in asked], path
+        assert all(answers[:ADDED]), f"{path}: a false negative"
+        print(f"{path}: {sum(answers[ADDED:])} of {ASKED - ADDED} absent keys answered present, as in Python")
+
+
 def main(mode, directory, language="go"):
+    if mode == "write":
+        for name, ours in parquet_filters().items():
+            ours.save(f"{directory}/py-{name}.parquet", "parquet")
+    elif language == "c":
+        check_parquet(directory, language)
     for name, ours in filters().items():
         if mode == "write":
             ours.save(f"{directory}/py-{name}.lfb")

@@ -41,9 +41,11 @@
 
 namespace lfbloom {
 
-/// Formats a filter is saved in: lfbloom's own (docs/FORMAT.md, every layout) or Guava's
-/// BloomFilter.writeTo (classic filters of seed 0). The numbers are the C ABI's enum lfb_format.
-enum class file_format : std::uint32_t { native = 1, guava = 2 };
+/// Formats a filter is saved in: lfbloom's own (docs/FORMAT.md, every layout), Guava's
+/// BloomFilter.writeTo (classic filters of seed 0) or, since 1.13, a Parquet column chunk's
+/// split-block bitset (split-block filters of seed 0; no header: its length is the bitset's, so a
+/// load needs the data's length). The numbers are the C ABI's enum lfb_format.
+enum class file_format : std::uint32_t { native = 1, guava = 2, parquet = 3 };
 
 /// What make_filter builds: a kind sized for (capacity, fpr) or of an exact geometry (slots,
 /// hashes), and for composites their own parameters. 0 means the default everywhere but in
@@ -557,10 +559,12 @@ public:
 
     std::uint64_t serialized_size(file_format format) const override {
         if constexpr (requires { detail::serialized_size(f_, format); }) return detail::serialized_size(f_, format);
+        else if (format == file_format::parquet) return parquet_bitset_size(parquet_filter());
         else return format == file_format::native ? lfbloom::serialized_size(f_) : guava_size(guava_filter(format));
     }
     void save(file_format format, const byte_sink& sink) const override {
         if constexpr (requires { detail::save(f_, format, sink); }) detail::save(f_, format, sink);
+        else if (format == file_format::parquet) save_parquet_bitset(parquet_filter(), sink);
         else format == file_format::native ? lfbloom::save(f_, sink) : save_guava(guava_filter(format), sink);
     }
 
@@ -684,6 +688,11 @@ private:
             throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
         if constexpr (requires(const byte_sink& sink) { save_guava(f_, sink); }) return f_;
         else throw error(errc::incompatible, "only classic-layout filters can be saved in Guava's format");
+    }
+
+    const split_block_bloom_filter& parquet_filter() const {
+        if constexpr (requires(const byte_sink& sink) { save_parquet_bitset(f_, sink); }) return f_;
+        else throw error(errc::incompatible, "only split-block filters can be saved as a Parquet bitset");
     }
 
     const F& same_kind(const dynamic_filter& other) const {
@@ -839,14 +848,22 @@ inline void check_accepted(filter_kind kind, kind_set accepted) {
 }
 }  // namespace detail
 
-/// Whatever filter `source` holds in `format` (native: any layout; guava: classic), validated
-/// before anything is allocated (see serialization.hpp); a kind outside `accepted` is refused
+/// Whatever filter `source` holds in `format` (native: any layout; guava: classic; parquet: a
+/// split-block filter of exactly `available` bytes, which must be known), validated before
+/// anything is allocated (see serialization.hpp); a kind outside `accepted` is refused
 /// (incompatible) as soon as the header is read.
 inline std::unique_ptr<dynamic_filter> load_filter(file_format format, const byte_source& source, std::uint64_t memory_limit = 0,
                                                    std::uint64_t available = unknown_length, kind_set accepted = all_kinds) {
     if (format == file_format::guava) {
         detail::check_accepted(filter_kind::classic, accepted);
         return make_dynamic(load_guava(source, memory_limit, available));
+    }
+    if (format == file_format::parquet) {
+        detail::check_accepted(filter_kind::split_block, accepted);
+        if (available == unknown_length)
+            throw error(errc::invalid_argument, "a Parquet bitset has no header: its length (numBytes of its BloomFilterHeader) "
+                                                "must be known, as it is for a buffer or a regular file, not a pipe");
+        return make_dynamic(load_parquet_bitset(source, available, memory_limit, available));
     }
     if (format != file_format::native)
         throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
@@ -882,6 +899,8 @@ struct saved_header {
 /// reading the rest. Throws corrupt (also for a head too short), unsupported_version, or
 /// too_large past memory_limit (0 = none). Allocates nothing.
 inline saved_header saved_header_of(file_format format, std::span<const std::byte> head, std::uint64_t memory_limit = 0) {
+    if (format == file_format::parquet)
+        throw error(errc::invalid_argument, "a Parquet bitset has no header: its length is numBytes of the BloomFilterHeader before it");
     if (format == file_format::guava)
         return {guava_header_size + read_guava_header(span_source(head), memory_limit).words * 8, filter_kind::classic};
     if (format != file_format::native)

@@ -95,6 +95,7 @@ extern swig_intgo _wrap_lfb_contains_native_d1c8dc9ff6b400fa(uintptr_t arg1, uin
 extern void _wrap_lfb_free_native_d1c8dc9ff6b400fa(uintptr_t arg1);
 extern swig_intgo _wrap_LFB_FORMAT_NATIVE_native_d1c8dc9ff6b400fa(void);
 extern swig_intgo _wrap_LFB_FORMAT_GUAVA_native_d1c8dc9ff6b400fa(void);
+extern swig_intgo _wrap_LFB_FORMAT_PARQUET_native_d1c8dc9ff6b400fa(void);
 extern swig_intgo _wrap_lfb_serialized_size_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
 extern swig_intgo _wrap_lfb_save_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2, swig_type_3 arg3, swig_voidp arg4);
 extern swig_intgo _wrap_lfb_save_fd_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
@@ -355,6 +356,13 @@ func _swig_getLFB_FORMAT_GUAVA() (_swig_ret Enum_SS_lfb_format) {
 }
 
 var LFB_FORMAT_GUAVA Enum_SS_lfb_format = _swig_getLFB_FORMAT_GUAVA()
+func _swig_getLFB_FORMAT_PARQUET() (_swig_ret Enum_SS_lfb_format) {
+	var swig_r Enum_SS_lfb_format
+	swig_r = (Enum_SS_lfb_format)(C._wrap_LFB_FORMAT_PARQUET_native_d1c8dc9ff6b400fa())
+	return swig_r
+}
+
+var LFB_FORMAT_PARQUET Enum_SS_lfb_format = _swig_getLFB_FORMAT_PARQUET()
 const LFB_NATIVE_HEADER_BYTES int = 80
 const LFB_GUAVA_HEADER_BYTES int = 6
 func Lfb_serialized_size(arg1 uintptr, arg2 uint, arg3 *uint64) (_swig_ret int) {

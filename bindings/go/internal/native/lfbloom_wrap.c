@@ -317,6 +317,18 @@ intgo _wrap_LFB_FORMAT_GUAVA_native_d1c8dc9ff6b400fa() {
 }
 
 
+intgo _wrap_LFB_FORMAT_PARQUET_native_d1c8dc9ff6b400fa() {
+  enum lfb_format result;
+  intgo _swig_go_result;
+  
+  
+  result = LFB_FORMAT_PARQUET;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_lfb_serialized_size_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;

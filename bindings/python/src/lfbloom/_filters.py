@@ -12,6 +12,7 @@ import dataclasses
 import math
 import os
 import sys
+import sysconfig
 from typing import Any, Iterable, TypeVar
 
 from ._errors import DataError, check, error_for
@@ -22,8 +23,9 @@ from ._native import ffi, lib
 F = TypeVar("F", bound="Filter")
 
 _add, _contains = lib.lfbpy_add, lib.lfbpy_contains
-_FORMATS = {"native": lib.LFB_FORMAT_NATIVE, "guava": lib.LFB_FORMAT_GUAVA}
+_FORMATS = {"native": lib.LFB_FORMAT_NATIVE, "guava": lib.LFB_FORMAT_GUAVA, "parquet": lib.LFB_FORMAT_PARQUET}
 _LAYOUTS = ("classic", "blocked", "split-block", "one-word", "two-word")
+_FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,7 +99,7 @@ def _format(name: str) -> int:
     try:
         return _FORMATS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"format is 'native' or 'guava', not {name!r}") from None
+        raise ValueError(f"format is 'native', 'guava' or 'parquet', not {name!r}") from None
 
 
 def _path(path: Any) -> bytes:
@@ -200,6 +202,8 @@ class Filter(Core):
         numpy_keys = _numpy_keys(keys)
         if numpy_keys is None and width is None and not isinstance(keys, (str, bytes, bytearray, memoryview)):
             keys = keys if type(keys) in (list, tuple) else list(keys)
+            if _FREE_THREADED and type(keys) is list:
+                keys = tuple(keys)  # no GIL holds a list still while the hot path reads its items
             hot = self._batch_list(op, keys, results)  # None: some key is not an exact str, bytes or int
             if hot is not None:
                 status, positive, done, answers = hot
@@ -256,9 +260,12 @@ class Filter(Core):
     # ---- files and bytes ------------------------------------------------------------------------
 
     def to_bytes(self, format: str = "native") -> bytes:
-        """The filter serialized: ``"native"`` (every kind, docs/FORMAT.md) or ``"guava"``
-        (Guava's ``writeTo``; classic layout of seed 0). Thread-safe: holds every add that
-        completed before it began (a cuckoo filter's writers wait meanwhile)."""
+        """The filter serialized: ``"native"`` (every kind, docs/FORMAT.md), ``"guava"``
+        (Guava's ``writeTo``; classic layout of seed 0) or ``"parquet"`` (a Parquet column
+        chunk's split-block bitset, the bytes after its ``BloomFilterHeader``; split-block layout
+        of seed 0, at most 2**31 - 32 bytes: ``BloomFilter.for_parquet``). Another kind raises
+        ``DataError`` (incompatible). Thread-safe: holds every add that completed before it
+        began (a cuckoo filter's writers wait meanwhile)."""
         fmt, size, written = _format(format), ffi.new("uint64_t*"), ffi.new("uint64_t*")
         for _ in range(8):  # a growing filter may outgrow the size it gave: then ask again
             check(lib.lfbpy_serialized_size(self._ref, fmt, size), "to_bytes")
@@ -278,7 +285,13 @@ class Filter(Core):
     def from_bytes(cls: type[F], data: Any, format: str = "native", *, memory_limit: int = 0) -> F:
         """The filter ``data`` holds (exactly one). Validates everything, the memory limit
         (bytes, 0 = none) from the header before allocating; ``DataError`` for corrupt or
-        truncated data, or a kind other than ``cls``'s. Thread-safe."""
+        truncated data, or a kind other than ``cls``'s. Thread-safe.
+
+        ``format="parquet"``: ``data`` is a Parquet split-block bitset (numBytes bytes, no
+        header: its length is the filter's, a positive multiple of 32 up to 2**31 - 32, else
+        ``ArgumentError``); the result is a split-block ``BloomFilter`` that answers as Parquet
+        readers do, for keys given as Parquet hashes them (a BYTE_ARRAY's bytes, a str's UTF-8,
+        an INT64 as an int)."""
         view = memoryview(data).cast("B") if not isinstance(data, bytes) else data
         out = ffi.new("lfb_handle**")
         check(lib.lfb_load(_format(format), ffi.from_buffer(view), len(view), _uint("memory_limit", memory_limit), out),
@@ -439,6 +452,20 @@ class BloomFilter(Filter):
     def __init__(self, capacity: int, fpr: float, *, layout: str = "blocked", seed: int = 0,
                  memory_limit: int = 0) -> None:
         self._attach(_create(self._spec(capacity, fpr, layout=layout, seed=seed, memory_limit=memory_limit)))
+
+    @classmethod
+    def for_parquet(cls, num_bytes: int, *, memory_limit: int = 0) -> "BloomFilter":
+        """An empty split-block filter of seed 0 whose Parquet bitset (``to_bytes("parquet")``)
+        has ``num_bytes`` bytes: Parquet's numBytes, a positive multiple of 32 up to 2**31 - 32
+        (writers use powers of two up to 128 MiB, and some readers expect one). Keys hash as
+        Parquet hashes a column's values (XXH64 of the bytes, seed 0): bytes and str for
+        BYTE_ARRAY columns, int for INT64 columns (8 bytes little-endian). Thread-safe."""
+        num_bytes = _uint("num_bytes", num_bytes)
+        if num_bytes == 0 or num_bytes % 32 or num_bytes > 0x7FFFFFE0:
+            raise ValueError(f"a Parquet bitset has a positive multiple of 32 bytes, at most 2**31 - 32, not {num_bytes}")
+        spec = _spec(lib.LFB_KIND_SPLIT_BLOCK, 0, 0.0, 0, memory_limit)
+        spec.slots, spec.hashes = num_bytes * 8, 8
+        return cls._wrap(_create(spec))
 
     @classmethod
     def _spec(cls, capacity: int, fpr: float, *, layout: str = "blocked", seed: int = 0,

@@ -443,26 +443,42 @@ inline classic_bloom_filter load_guava(const byte_source& source, std::uint64_t 
 
 // ---- Parquet's bitset ---------------------------------------------------------------------------
 
+/// The most bytes a Parquet bitset has: numBytes of its BloomFilterHeader is a Thrift i32, so the
+/// largest multiple of 32 below 2^31 (parquet-mr and Arrow write at most 128 MiB by default).
+inline constexpr std::uint64_t parquet_max_bytes = 0x7fffffe0;
+
+/// The bytes save_parquet_bitset writes for `filter` (its numBytes); throws incompatible unless the
+/// seed is 0 and the bitset fits Parquet's numBytes.
+inline std::uint64_t parquet_bitset_size(const split_block_bloom_filter& filter) {
+    if (filter.seed() != 0) throw error(errc::incompatible, "Parquet's split-block filters hash with seed 0");
+    const std::uint64_t bytes = filter.words().size() * 8;
+    if (bytes > parquet_max_bytes)
+        throw error(errc::incompatible, "a Parquet bitset has at most " + std::to_string(parquet_max_bytes) + " bytes (numBytes is an i32); this filter has " +
+                                            std::to_string(bytes));
+    return bytes;
+}
+
 /// Writes a split-block filter's bitset as a Parquet file stores it after the column chunk's
 /// BloomFilterHeader (algorithm BLOCK, hash XXHASH, compression UNCOMPRESSED, numBytes = the
 /// filter's bytes): the 32-bit words little-endian. Readers that follow the spec answer as this
-/// filter does for seed-0 filters (throws incompatible for another seed). Thread-safe with
+/// filter does for seed-0 filters (throws as parquet_bitset_size does). Thread-safe with
 /// concurrent adds, as save() is. parquet-mr writes only power-of-two sizes but reads any
 /// multiple of 32 bytes.
 inline void save_parquet_bitset(const split_block_bloom_filter& filter, const byte_sink& sink) {
-    if (filter.seed() != 0) throw error(errc::incompatible, "Parquet's split-block filters hash with seed 0");
+    parquet_bitset_size(filter);
     detail::write_words(filter.words(), sink, detail::little, nullptr);
 }
 
 /// Reads a Parquet split-block bitset of `bytes` bytes (numBytes of its BloomFilterHeader) into a
 /// filter of the same bits. Throws invalid_argument (bytes not a positive multiple of 32, or over
-/// 2^32 blocks), too_large (the memory limit) or corrupt (truncated) before or while reading; the
-/// capacity and rate it reports are those k = 8 is optimal for.
+/// parquet_max_bytes), too_large (the memory limit) or corrupt (truncated) before allocating or
+/// while reading; the capacity and rate it reports are those k = 8 is optimal for.
 inline split_block_bloom_filter load_parquet_bitset(const byte_source& source, std::uint64_t bytes, std::uint64_t memory_limit = 0,
                                                     std::uint64_t available = unknown_length) {
-    if (bytes == 0 || bytes % 32 != 0 || bytes / 32 > split_block_layout::max_blocks)
-        throw error(errc::invalid_argument, "a Parquet bitset has a positive multiple of 32 bytes, at most 2^32 blocks; got " +
-                                                std::to_string(bytes));
+    static_assert(parquet_max_bytes / 32 <= split_block_layout::max_blocks);
+    if (bytes == 0 || bytes % 32 != 0 || bytes > parquet_max_bytes)
+        throw error(errc::invalid_argument, "a Parquet bitset has a positive multiple of 32 bytes, at most " + std::to_string(parquet_max_bytes) +
+                                                " (numBytes is an i32); got " + std::to_string(bytes));
     check_memory(bytes, memory_limit);
     detail::check_available(bytes, available);
     return detail::read_filter([&] { return split_block_bloom_filter::with_geometry(bytes * 8, 8, {.memory_limit = memory_limit}); },
