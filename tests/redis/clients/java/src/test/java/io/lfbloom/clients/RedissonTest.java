@@ -45,6 +45,14 @@ class RedissonTest {
         return IntStream.range(0, n).mapToObj(i -> prefix + i).collect(Collectors.toList());
     }
 
+    /** A client of the test's server speaking the given protocol. */
+    static RedissonClient client(Protocol protocol) {
+        Config config = new Config();
+        config.setProtocol(protocol);
+        config.useSingleServer().setAddress("redis://127.0.0.1:" + Server.port());
+        return Redisson.create(config);
+    }
+
     /** BloomFilterInfo has no equals: its five fields, Size last. */
     static List<Long> fields(BloomFilterInfo info) {
         return List.of(info.getCapacity(), info.getSubFilterCount(), info.getItemCount(), info.getExpansionRate(), info.getSize());
@@ -53,10 +61,7 @@ class RedissonTest {
     @ParameterizedTest
     @EnumSource(Protocol.class)
     void scenario(Protocol protocol) {
-        Config config = new Config();
-        config.setProtocol(protocol);
-        config.useSingleServer().setAddress("redis://127.0.0.1:" + Server.port());
-        RedissonClient redisson = Redisson.create(config);
+        RedissonClient redisson = client(protocol);
         try {
             redisson.getKeys().flushall();
             RBloomFilterNative<String> k = redisson.getBloomFilterNative("k");
@@ -169,10 +174,7 @@ class RedissonTest {
     @ParameterizedTest
     @EnumSource(Protocol.class)
     void cuckoo(Protocol protocol) {
-        Config config = new Config();
-        config.setProtocol(protocol);
-        config.useSingleServer().setAddress("redis://127.0.0.1:" + Server.port());
-        RedissonClient redisson = Redisson.create(config);
+        RedissonClient redisson = client(protocol);
         try {
             redisson.getKeys().flushall();
             RCuckooFilter<String> k = redisson.getCuckooFilter("k", StringCodec.INSTANCE);
