@@ -5,8 +5,8 @@ check fail with a verdict about the code (an assertion, a data race, an access t
 where the unmutated program passes it. A mutant whose code no longer matches fails too, so the
 list keeps up with the code.
 
-Usage: mutants.py --cxx g++ --flags="-Og ..." --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
-       [--jobs 2] [--only NAME] [--no-baseline]
+Usage: mutants.py --cxx g++ --flags="-O0 ..." --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
+       [--program-flags PROGRAM=FLAGS ...] [--jobs 2] [--only NAME] [--no-baseline]
 """
 import argparse
 import concurrent.futures
@@ -196,7 +196,8 @@ def run_check(binary, check):
 
 
 def compile_program(args, include, program, binary):
-    cmd = [args.cxx, "-std=c++20", *args.flags.split(), f"-I{include}", f"-I{HERE}", f"-I{args.relacy}",
+    flags = dict(f.split("=", 1) for f in args.program_flags).get(program, args.flags)
+    cmd = [args.cxx, "-std=c++20", *flags.split(), f"-I{include}", f"-I{HERE}", f"-I{args.relacy}",
            *([f"-I{args.boost}"] if args.boost else []), str(HERE / f"{program}.cpp"), "-o", str(binary)]
     return subprocess.run(cmd, capture_output=True, text=True)
 
@@ -237,6 +238,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("--flags", required=True, help="the mutants' flags in tests/relacy/CMakeLists.txt (see there why each)")
+    ap.add_argument("--program-flags", action="append", default=[], metavar="PROGRAM=FLAGS",
+                    help="flags for one program's mutants instead of --flags")
     ap.add_argument("--core", required=True)
     ap.add_argument("--relacy", required=True)
     ap.add_argument("--boost", default="")
