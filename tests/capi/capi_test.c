@@ -2440,18 +2440,50 @@ static void test_go_composites(const char* dir) {
  * is Python's file byte for byte (dir/py-str.lfb, dir/py-int.lfb) and the loaded file answers
  * every asked key as C's does; C's own are written to dir/c-str.lfb and dir/c-int.lfb. The same
  * for Parquet bitsets of split-block filters of seed 0 (dir/py-*.parquet, dir/c-*.parquet). */
+/* One of test_python_files' exchanges: a filter of `spec` with keys 0 to 1999 saved in `format`
+ * equals Python's dir/py-<name>.<extension> byte for byte, that file loaded answers keys 0 to 3999
+ * as ours does, and ours is written to dir/c-<name>.<extension>. */
+static void exchange_with_python(const char* dir, const char* name, const lfb_spec* spec, uint32_t format,
+                                 const char* extension, const char* data, const uint64_t* offsets) {
+    static char file[1 << 16], saved[1 << 16];
+    char path[4096];
+    lfb_handle *ours = NULL, *theirs = NULL;
+    uint64_t written = 0, size = 0, same = 0, i;
+    FILE* in;
+    CHECK(lfb_create(spec, &ours) == LFB_OK);
+    if (ours == NULL) return;
+    for (i = 0; i < 2000; ++i) CHECK(lfb_add(ours, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
+    CHECK(lfb_save(ours, format, saved, sizeof saved, &written) == LFB_OK);
+    snprintf(path, sizeof path, "%s/py-%s.%s", dir, name, extension);
+    in = fopen(path, "rb");
+    CHECK(in != NULL);
+    if (in != NULL) {
+        size = fread(file, 1, sizeof file, in);
+        fclose(in);
+    }
+    CHECK(size == written && memcmp(file, saved, (size_t)size) == 0); /* Python's bytes */
+    CHECK(lfb_load_file(format, path, 0, &theirs) == LFB_OK);
+    if (theirs != NULL) {
+        for (i = 0; i < 4000; ++i) {
+            int answer = lfb_contains(theirs, data + offsets[i], offsets[i + 1] - offsets[i]);
+            same += answer == lfb_contains(ours, data + offsets[i], offsets[i + 1] - offsets[i]) && (i >= 2000 || answer == 1);
+        }
+        CHECK(same == 4000);
+        lfb_free(theirs);
+    }
+    snprintf(path, sizeof path, "%s/c-%s.%s", dir, name, extension);
+    CHECK(lfb_save_file(ours, format, path, 0644) == LFB_OK);
+    lfb_free(ours);
+}
+
 static void test_python_files(const char* dir) {
-    static char data[32 * 4000], file[1 << 16], saved[1 << 16];
+    static char data[32 * 4000];
     static uint64_t offsets[4001];
     static const char* const names[] = {"str", "int"};
-    char path[4096];
     unsigned n;
     uint64_t i;
     for (n = 0; n < 2; ++n) {
         lfb_spec spec;
-        lfb_handle *ours = NULL, *theirs = NULL;
-        uint64_t written = 0, size = 0, same = 0;
-        FILE* in;
         if (n == 0) {
             prefixed_keys("xlang:\xc3\xa9:", 4000, data, offsets);
         } else {
@@ -2467,58 +2499,10 @@ static void test_python_files(const char* dir) {
         spec.capacity = 2000;
         spec.fpr = 0.01;
         spec.seed = 39;
-        CHECK(lfb_create(&spec, &ours) == LFB_OK);
-        if (ours == NULL) continue;
-        for (i = 0; i < 2000; ++i) CHECK(lfb_add(ours, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
-        CHECK(lfb_save(ours, LFB_FORMAT_NATIVE, saved, sizeof saved, &written) == LFB_OK);
-        snprintf(path, sizeof path, "%s/py-%s.lfb", dir, names[n]);
-        in = fopen(path, "rb");
-        CHECK(in != NULL);
-        if (in != NULL) {
-            size = fread(file, 1, sizeof file, in);
-            fclose(in);
-        }
-        CHECK(size == written && memcmp(file, saved, (size_t)size) == 0); /* Python's bytes */
-        CHECK(lfb_load_file(LFB_FORMAT_NATIVE, path, 0, &theirs) == LFB_OK);
-        if (theirs != NULL) {
-            for (i = 0; i < 4000; ++i) {
-                int answer = lfb_contains(theirs, data + offsets[i], offsets[i + 1] - offsets[i]);
-                same += answer == lfb_contains(ours, data + offsets[i], offsets[i + 1] - offsets[i]) && (i >= 2000 || answer == 1);
-            }
-            CHECK(same == 4000);
-            lfb_free(theirs);
-        }
-        snprintf(path, sizeof path, "%s/c-%s.lfb", dir, names[n]);
-        CHECK(lfb_save_file(ours, LFB_FORMAT_NATIVE, path, 0644) == LFB_OK);
-        lfb_free(ours), ours = NULL;
-        /* Parquet bitsets (1.13): a split-block filter of seed 0, the same keys, Python's
-         * dir/py-*.parquet; C's to dir/c-*.parquet. */
+        exchange_with_python(dir, names[n], &spec, LFB_FORMAT_NATIVE, "lfb", data, offsets);
+        /* Parquet bitsets (1.13): a split-block filter of seed 0, the same keys. */
         spec.kind = LFB_KIND_SPLIT_BLOCK, spec.seed = 0;
-        CHECK(lfb_create(&spec, &ours) == LFB_OK);
-        if (ours == NULL) continue;
-        for (i = 0; i < 2000; ++i) CHECK(lfb_add(ours, data + offsets[i], offsets[i + 1] - offsets[i]) >= 0);
-        CHECK(lfb_save(ours, LFB_FORMAT_PARQUET, saved, sizeof saved, &written) == LFB_OK);
-        snprintf(path, sizeof path, "%s/py-%s.parquet", dir, names[n]);
-        size = 0, same = 0;
-        in = fopen(path, "rb");
-        CHECK(in != NULL);
-        if (in != NULL) {
-            size = fread(file, 1, sizeof file, in);
-            fclose(in);
-        }
-        CHECK(size == written && memcmp(file, saved, (size_t)size) == 0);
-        CHECK(lfb_load_file(LFB_FORMAT_PARQUET, path, 0, &theirs) == LFB_OK);
-        if (theirs != NULL) {
-            for (i = 0; i < 4000; ++i) {
-                int answer = lfb_contains(theirs, data + offsets[i], offsets[i + 1] - offsets[i]);
-                same += answer == lfb_contains(ours, data + offsets[i], offsets[i + 1] - offsets[i]) && (i >= 2000 || answer == 1);
-            }
-            CHECK(same == 4000);
-            lfb_free(theirs), theirs = NULL;
-        }
-        snprintf(path, sizeof path, "%s/c-%s.parquet", dir, names[n]);
-        CHECK(lfb_save_file(ours, LFB_FORMAT_PARQUET, path, 0644) == LFB_OK);
-        lfb_free(ours);
+        exchange_with_python(dir, names[n], &spec, LFB_FORMAT_PARQUET, "parquet", data, offsets);
     }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -488,6 +489,52 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(threads_share_one_filter_without_false_negatives, 
 // The blocked layout's AVX2 add (blocked_layout::add_avx2) and its scalar add set the same bits
 // and give the same answers, key by key, for k from 1 to 17 (17: past the unrolled probes, both
 // take the scalar path) and under both probe rules.
+// A batch query runs its own code (blocked_layout::contains_group: rule 2's check for several
+// keys at once, with AVX2 or SSE2): its answers and count must be the single calls', for every k
+// (the vector path up to 7, the per-key paths above), both rules and both SIMD levels, in a filter
+// so full that absent keys whose fields are all set (where rule 2's check decides) are common,
+// and for batch lengths that leave every kind of partial group.
+BOOST_AUTO_TEST_CASE(blocked_batch_queries_agree_with_single_calls) {
+    const simd::level saved = simd::current();
+    std::vector<simd::level> levels{simd::level::scalar};
+    if (simd::supported() == simd::level::avx2) levels.push_back(simd::level::avx2);
+    std::uint64_t decided_by_rule_2 = 0;  // absent keys whose fields are all set, in rule 2 filters
+    for (simd::level l : levels) {
+        simd::use(l);
+        for (std::uint32_t k = 1; k <= 18; ++k) {
+            for (probe_rule rule : {probe_rule::fields, probe_rule::distinct}) {
+                auto f = blocked_bloom_filter::with_geometry(32 * 512, k, {.probes = rule});
+                random_keys gen(100 + k);
+                std::vector<std::string> keys;
+                for (int i = 0; i < 1500; ++i) f.add(keys.emplace_back(gen.next()));
+                for (int i = 0; i < 4001; ++i) keys.push_back(gen.next());
+                auto rule_1 = blocked_bloom_filter::with_geometry(32 * 512, k, {.probes = probe_rule::fields});
+                for (int i = 0; i < 1500; ++i) rule_1.add(keys[i]);
+                for (std::size_t length : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{17}, std::size_t{64},
+                                           std::size_t{67}, keys.size()}) {
+                    std::vector<key_view> batch;
+                    for (std::size_t i = 0; i < length; ++i) batch.push_back(key_view(std::as_bytes(std::span(keys[(i * 7) % keys.size()]))));
+                    std::vector<std::uint8_t> found(length + 1, 2);
+                    const std::uint64_t count = f.contains_many(batch, found.data());
+                    std::uint64_t expected = 0;
+                    for (std::size_t i = 0; i < length; ++i) {
+                        const bool single = f.contains(batch[i]);
+                        expected += single;
+                        BOOST_TEST_REQUIRE(found[i] == single, "k " << k << ", rule " << static_cast<int>(rule) << ", key " << i);
+                        if (length == keys.size() && rule == probe_rule::distinct && !single && rule_1.contains(batch[i])) ++decided_by_rule_2;
+                    }
+                    BOOST_TEST_REQUIRE(found[length] == 2, "wrote past the batch");
+                    BOOST_TEST_REQUIRE(count == expected, "k " << k << ", rule " << static_cast<int>(rule));
+                    BOOST_TEST_REQUIRE(f.contains_many(batch) == expected);
+                }
+            }
+        }
+    }
+    simd::use(saved);
+    BOOST_TEST_MESSAGE(decided_by_rule_2 << " absent keys had every field set and were told apart by rule 2's slots");
+    BOOST_TEST(decided_by_rule_2 > 0u);
+}
+
 BOOST_AUTO_TEST_CASE(blocked_scalar_and_avx2_adds_agree) {
     const simd::level saved = simd::current();
     if (simd::supported() != simd::level::avx2) {

@@ -165,11 +165,13 @@ public:
     bool add_hash(hash128 h) noexcept { return layout_.add(words_.data(), h); }
     /// Wait-free, any thread: see the guarantee at the top of this file.
     bool contains_hash(hash128 h) const noexcept { return layout_.contains(words_.data(), h); }
-    /// contains_hash for batch calls, whose answers feed no branch: the layout's branch-free
-    /// form where it has one (blocked). Wait-free, any thread.
-    bool contains_hash_in_batch(hash128 h) const noexcept {
-        if constexpr (requires { layout_.contains_branch_free(words_.data(), h); }) return layout_.contains_branch_free(words_.data(), h);
-        else return contains_hash(h);
+    /// contains_hash over a batch's group of n hashes, for a layout with a group form (blocked's
+    /// contains_group): found[i] (if not null) gets each answer; returns how many may be present.
+    /// Wait-free, any thread.
+    std::uint64_t contains_hashes(const hash128* h, std::size_t n, std::uint8_t* found) const noexcept
+        requires requires(const Layout& l, const word_type* w) { l.contains_group(w, h, n, found); }
+    {
+        return layout_.contains_group(words_.data(), h, n, found);
     }
     /// Starts loading the key's line(s); a hint with no effect on results.
     void prefetch(hash128 h, bool for_write) const noexcept { layout_.prefetch(words_.data(), h, for_write); }
