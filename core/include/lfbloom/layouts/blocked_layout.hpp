@@ -21,6 +21,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <string>
 #include <type_traits>
@@ -190,26 +191,40 @@ private:
             } else {
                 using values = typename detail::value_vector<lanes>::type;
                 constexpr std::size_t chunk = 16;
-                bool check[chunk];  // the key's fields repeat: rule 2's slots are not its fields
                 for (std::size_t first = 0; first < n; first += chunk) {
                     const std::size_t m = std::min(chunk, n - first);
-                    for (std::size_t j = 0; j < chunk; j += lanes) {
-                        values x, repeats;
-                        for (std::size_t v = 0; v < lanes; ++v) x[v] = j + v < m ? h[first + j + v].h2 : 0;
-                        repeated_fields<slot_bits_log2, k>(x, coarse_, repeats);
-                        for (std::size_t v = 0; v < lanes; ++v) check[j + v] = rule_ != probe_rule::fields && repeats[v] != 0;
-                    }
+                    std::uint32_t all_set = 0;  // bit j: key first + j has all its fields set
                     for (std::size_t j = 0; j < m; ++j) {
                         const hash128 key = h[first + j];
                         const std::uint64_t line = this->line(key);
-                        const auto probe = [&test, line](unsigned slot) { return test(line, slot); };
-                        bool hit = [&]<unsigned... i>(std::integer_sequence<unsigned, i...>) {
-                            return (probe(field<slot_bits_log2>(key.h2, i)) & ...) != 0;  // &: no branch
+                        const bool hit = [&]<unsigned... i>(std::integer_sequence<unsigned, i...>) {
+                            return (test(line, field<slot_bits_log2>(key.h2, i)) & ...) != 0;  // &: no branch
                         }(std::make_integer_sequence<unsigned, k>{});
-                        if (hit & check[j]) [[unlikely]]
-                            hit = stepped<slot_bits_log2, false, k>(key, [&probe](unsigned slot) { return probe(slot) != 0; },
-                                                                   std::make_integer_sequence<unsigned, k>{});
+                        all_set |= static_cast<std::uint32_t>(hit) << j;
                         answer(first + j, hit);
+                    }
+                    if (rule_ == probe_rule::fields || all_set == 0) continue;  // most chunks of absent keys
+                    alignas(32) std::uint64_t repeats[chunk];  // nonzero: the key's fields repeat
+                    for (std::size_t j = 0; j < m; j += lanes) {
+                        values x, r;
+                        if (j + lanes <= m) [[likely]] {
+                            for (std::size_t v = 0; v < lanes; ++v) x[v] = h[first + j + v].h2;
+                        } else {
+                            for (std::size_t v = 0; v < lanes; ++v) x[v] = j + v < m ? h[first + j + v].h2 : 0;
+                        }
+                        repeated_fields<slot_bits_log2, k>(x, coarse_, r);
+                        std::memcpy(repeats + j, &r, sizeof r);
+                    }
+                    for (std::uint32_t bits = all_set; bits != 0; bits &= bits - 1) {
+                        const std::size_t j = static_cast<std::size_t>(std::countr_zero(bits));
+                        if (repeats[j] == 0) [[likely]] continue;
+                        const hash128 key = h[first + j];
+                        const std::uint64_t line = this->line(key);
+                        if (stepped<slot_bits_log2, false, k>(key, [&test, line](unsigned slot) { return test(line, slot) != 0; },
+                                                              std::make_integer_sequence<unsigned, k>{}))
+                            continue;
+                        if (found != nullptr) found[first + j] = false;  // rule 2's slots: absent after all
+                        --hits;
                     }
                 }
             }
