@@ -1,10 +1,12 @@
 // BF.*'s value: a chain of blocked sub-filters (type "lfbloomBF"), its serialized form (RDB, AOF,
 // digest) and BF.SCANDUMP's chunks. Shared by module.cpp and the loaders' fuzz target.
 //
-// A chain is RedisBloom's: sub-filter i holds capacity * expansion^i keys at rate error / 2^(i+1)
-// (the sum stays under error); an add first asks every sub-filter, so a key present anywhere is
-// not added twice, then goes to the newest, opening a new one once the newest holds its capacity
-// (or answering "non scaling filter is full").
+// A chain is the core's scalable filter (lfbloom::basic_scalable_filter of blocked sub-filters)
+// with RedisBloom's rule: sub-filter i holds capacity * expansion^i keys at rate error / 2^(i+1)
+// (growth EXPANSION, tightening 1/2: the sum stays under error); an add first asks every
+// sub-filter, so a key present anywhere is not added twice, then goes to the newest, which the add
+// that finds it full grows itself (grow_ahead off: no thread, the same points on every replica),
+// or is answered "non scaling filter is full".
 #pragma once
 
 #include <algorithm>
@@ -23,16 +25,15 @@
 
 namespace lfbloom_redis {
 
-/// Sub-filters per key. Each halves the rate, so past about 250 the hashes needed exceed 255.
-constexpr std::size_t max_chain = 256;
-/// Sub-filters in a key's lfbloom file (its BF.SCANDUMP): the format's, and the core's, limit.
-constexpr std::uint32_t max_file_parts = lfbloom::scalable_bloom_filter::max_sub_filters;
+/// A BF key's filter: the core's growing filter over the server's memory, with growth ahead off
+/// (no thread; the add that finds the newest full opens the next one, so a replica replaying its
+/// primary's adds grows at the same points).
+using scalable_filter = lfbloom::basic_scalable_filter<blocked_bloom_filter>;
 
-struct sub_filter {
-    blocked_bloom_filter filter;
-    std::uint64_t capacity;
-    std::uint64_t items = 0;
-};
+/// Sub-filters per key, and in a key's lfbloom file (its BF.SCANDUMP): the core's limit. Each
+/// halves the rate, so a blocked filter runs out of hashes a little before it (about 217).
+constexpr std::uint32_t max_chain = scalable_filter::max_sub_filters;
+constexpr std::uint32_t max_file_parts = max_chain;
 
 /// A file being loaded into a chain (BF.LOADCHUNK, LFBF.RESTORE): where the next piece must start,
 /// and the record (a header, a trailer, the tail) that has partly arrived.
@@ -49,7 +50,7 @@ struct file_import {
     std::string record;
 };
 
-/// One BF key. expansion 0 = NONSCALING.
+/// One BF key. expansion 0 = NONSCALING: one sub-filter at the whole error.
 struct chain : tracked {
     static constexpr std::string_view magic = "LFBRSB01";
     static inline RedisModuleType* type = nullptr;
@@ -59,68 +60,107 @@ struct chain : tracked {
 
     double error = 0;
     std::uint32_t expansion = 0;
-    std::vector<sub_filter> subs;
+    /// Null only before the first sub-filter is made (create, a load's first piece).
+    std::unique_ptr<scalable_filter> filter;
     /// Set while BF.LOADCHUNK loads a file into the chain; saved with it (put_loading), so the
     /// load goes on across RDB, AOF rewrites, a replica's sync and COPY.
     std::unique_ptr<file_import> loading;
 
     chain() { account(bytes()); }
 
+    std::uint32_t parts() const { return filter ? filter->filters() : 0; }
+    const blocked_bloom_filter& part(std::uint32_t i) const { return filter->filter(i); }
+    const blocked_bloom_filter& newest() const { return filter->filter(filter->filters() - 1); }
+    std::uint64_t part_capacity(std::uint32_t i) const { return part(i).shape().capacity; }
+    std::uint64_t part_items(std::uint32_t i) const { return filter->items(i); }
+
+    /// What the key holds besides its sub-filters' words.
+    std::uint64_t overhead() const { return sizeof(chain) + sizeof(scalable_filter) + std::uint64_t{parts()} * sizeof(blocked_bloom_filter); }
     std::uint64_t bytes() const {  // O(sub-filters): no scan of the bits
-        std::uint64_t sum = sizeof(chain);
-        for (const auto& s : subs) sum += sizeof(sub_filter) + s.filter.words().size_bytes();
+        std::uint64_t sum = overhead();
+        for (std::uint32_t i = 0; i < parts(); ++i) sum += part(i).words().size_bytes();
         return sum;
     }
     std::uint64_t items() const {  // loads check that the sum cannot overflow
         std::uint64_t sum = 0;
-        for (const auto& s : subs) sum += s.items;
+        for (std::uint32_t i = 0; i < parts(); ++i) sum += part_items(i);
         return sum;
     }
     std::uint64_t capacity() const {  // saturates (a loaded value may claim anything)
         std::uint64_t sum = 0;
-        for (const auto& s : subs) sum = s.capacity > UINT64_MAX - sum ? UINT64_MAX : sum + s.capacity;
+        for (std::uint32_t i = 0; i < parts(); ++i) sum = part_capacity(i) > UINT64_MAX - sum ? UINT64_MAX : sum + part_capacity(i);
         return sum;
     }
     /// Sub-filter i's rate: error / 2^(i+1) when scaling (the sum stays under error), error when
-    /// NONSCALING (one filter), as RedisBloom.
+    /// NONSCALING (one filter), as RedisBloom. The core's rule with tightening 1/2.
     double rate(std::size_t i) const { return expansion == 0 ? error : std::ldexp(error, -static_cast<int>(i + 1)); }
 
-    /// Opens sub-filter subs.size(); throws lfbloom::error (too_large past max_bytes).
-    void grow(std::uint64_t capacity) {
-        if (subs.size() >= max_chain) throw lfbloom::error(lfbloom::errc::full, "the filter reached its limit of sub-filters");
-        lfbloom::filter_options o;
-        o.memory_limit = memory_left(subs.empty() ? 0 : bytes());
-        subs.reserve(subs.size() + 1);  // so push_back cannot throw after the filter is made
-        subs.push_back({blocked_bloom_filter::for_capacity(capacity, rate(subs.size()), o), capacity});
+    /// The core filter's settings for this key: growth EXPANSION, tightening 1/2, no thread.
+    lfbloom::scalable_options options() const {
+        lfbloom::scalable_options o;
+        o.growth = expansion == 0 ? 1.0 : expansion;
+        o.tightening = 0.5;
+        o.max_filters = expansion == 0 ? 1 : max_chain;
+        o.grow_ahead = false;
+        return o;
+    }
+    /// Builds the core filter from saved sub-filters (oldest first, each checked by the caller).
+    void restore(std::vector<scalable_filter::saved_part> parts) {
+        lfbloom::scalable_options o = options();
+        o.filter.memory_limit = memory_left(overhead());
+        const std::uint64_t first = parts.front().filter.shape().capacity;
+        filter = std::make_unique<scalable_filter>(first, error, o, std::move(parts), std::vector<scalable_filter::pending_remove>{});
         account(bytes());
+    }
+
+    /// Opens sub-filter parts() of `capacity` (the caller's: the first one's, or the next by the
+    /// growth rule); throws lfbloom::error (too_large or full past max-bytes, full past max_chain).
+    void grow(std::uint64_t capacity) {
+        if (!filter) {
+            lfbloom::filter_options o;
+            o.memory_limit = memory_left(overhead());
+            std::vector<scalable_filter::saved_part> first;
+            first.push_back({blocked_bloom_filter::for_capacity(capacity, rate(0), o), 0});
+            restore(std::move(first));
+            return;
+        }
+        limit_growth();
+        filter->grow();
+        account(bytes());
+        if (part_capacity(parts() - 1) != capacity)  // the core's rule, capacity * growth^i, cannot give it
+            throw lfbloom::error(lfbloom::errc::corrupt, "a sub-filter's capacity does not follow the growth rule");
     }
 
     /// Every sub-filter has seed 0, so one hash serves them all.
     static lfbloom::hash128 hash(std::string_view key) { return lfbloom::murmur3_x64_128(key.data(), key.size(), 0); }
-    bool contains(lfbloom::hash128 h) const {
-        return std::any_of(subs.rbegin(), subs.rend(), [&](const sub_filter& s) { return s.filter.contains_hash(h); });
-    }
+    bool contains(lfbloom::hash128 h) const { return filter->contains_hash(h); }
     /// Asks the memory for the key's line in every sub-filter (the newest, to write).
-    void prefetch(lfbloom::hash128 h) const {
-        for (const auto& s : subs) s.filter.prefetch(h, &s == &subs.back());
-    }
+    void prefetch(lfbloom::hash128 h) const { filter->prefetch(h, true); }
 
     enum class added { fresh, present, full };
     /// Throws lfbloom::error if a new sub-filter cannot be made.
     added add(lfbloom::hash128 key) {
-        if (contains(key)) return added::present;
-        sub_filter* newest = &subs.back();
-        if (newest->items >= newest->capacity) {
-            if (expansion == 0) return added::full;
-            const long double next = static_cast<long double>(newest->capacity) * expansion;
-            if (next > static_cast<long double>(std::numeric_limits<std::uint64_t>::max() / 2))
-                throw lfbloom::error(lfbloom::errc::too_large, "the next sub-filter's capacity overflows");
-            grow(static_cast<std::uint64_t>(next));
-            newest = &subs.back();
+        limit_growth();
+        const std::uint32_t before = parts();
+        try {
+            const bool fresh = filter->add_hash(key);
+            if (parts() != before) account(bytes());
+            return fresh ? added::fresh : added::present;
+        } catch (const lfbloom::error& e) {
+            if (e.code() == lfbloom::errc::full && expansion == 0) return added::full;
+            throw;
         }
-        newest->filter.add_hash(key);
-        ++newest->items;
-        return added::fresh;
+    }
+
+private:
+    /// max-bytes as it is now (and whether it applies to this command) for the next growth.
+    void limit_growth() {
+        std::uint64_t left = 1;  // what the sub-filters may take in all; 1 byte: no more growth
+        try {
+            left = memory_left(overhead());
+        } catch (const lfbloom::error&) {  // the key's overhead alone is at max-bytes
+        }
+        filter->set_memory_limit(left);
     }
 };
 
@@ -134,12 +174,7 @@ inline void put_head(std::string& out, const chain& c) {
     put(out, std::bit_cast<std::uint64_t>(c.error));
     put(out, c.expansion);
     put(out, c.items());
-    put(out, static_cast<std::uint32_t>(c.subs.size()));
-}
-
-inline void put_link(std::string& out, const sub_filter& s) {
-    put(out, s.capacity);
-    put(out, s.items);
+    put(out, c.parts());
 }
 
 /// A load's state: at(u64) total(u64) words_at(u64) first_capacity(u64) growth(f64) parts(u32)
@@ -160,9 +195,10 @@ inline void put_loading(std::string& out, const file_import& f) {
 inline std::string chain::serialize(const chain& c) {
     std::string out(magic);
     put_head(out, c);
-    for (const auto& s : c.subs) {
-        put_link(out, s);
-        put_filter(out, s.filter);
+    for (std::uint32_t i = 0; i < c.parts(); ++i) {  // each sub-filter's link: capacity, items; then its bytes
+        put(out, c.part_capacity(i));
+        put(out, c.part_items(i));
+        put_filter(out, c.part(i));
     }
     if (c.loading) put_loading(out, *c.loading);
     return out;
@@ -187,15 +223,15 @@ inline head get_head(reader& r, chain& c) {
 struct link {
     std::uint64_t capacity, items;
 };
-/// Sub-filter c.subs.size()'s capacity and items; `before`: the items of the ones before it.
-inline link get_link(reader& r, const chain& c, std::uint64_t before) {
+/// A sub-filter's capacity and items; `previous`: the capacity of the one before it (0: none),
+/// `before`: the items of the ones before it.
+inline link get_link(reader& r, const chain& c, std::uint64_t previous, std::uint64_t before) {
     const auto capacity = r.get<std::uint64_t>();
     const auto items = r.get<std::uint64_t>();
     // none holds more than its capacity (each but the newest was full when the next opened,
     // unless the chain came from a file of the library, whose growth starts early)
-    const std::size_t i = c.subs.size();
     std::uint64_t expected = capacity;
-    if ((i > 0 && __builtin_mul_overflow(c.subs.back().capacity, std::uint64_t{c.expansion}, &expected)) || capacity == 0 ||
+    if ((previous > 0 && __builtin_mul_overflow(previous, std::uint64_t{c.expansion}, &expected)) || capacity == 0 ||
         capacity != expected || items > capacity || items > UINT64_MAX - before)
         throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent sub-filter");
     return {capacity, items};
@@ -223,15 +259,15 @@ inline std::unique_ptr<file_import> get_loading(reader& r, const chain& c) {
     const auto length = r.get<std::uint32_t>();
     f->expect = static_cast<next>(expect);
     f->may_be_nonscaling = nonscaling != 0;
-    const std::uint64_t words = c.subs.back().filter.words().size_bytes();
+    const std::uint64_t words = c.newest().words().size_bytes();
     const bool fits = expect <= static_cast<std::uint8_t>(next::tail) && nonscaling <= 1 && f->at <= f->total &&
-                      f->parts >= c.subs.size() && f->parts <= max_file_parts && f->first_capacity == c.subs.front().capacity &&
+                      f->parts >= c.parts() && f->parts <= max_file_parts && f->first_capacity == c.part_capacity(0) &&
                       f->growth == static_cast<double>(c.expansion == 0 ? f->growth : c.expansion) &&
                       length < record_bytes(f->expect, f->parts) && length <= r.rest.size();
     const bool placed = f->expect == next::words     ? f->words_at <= f->at && f->at - f->words_at < words && (f->at - f->words_at) % 8 == 0 && length == 0
                         : f->expect == next::trailer ? f->words_at <= f->at && f->at - f->words_at == words + length
-                        : f->expect == next::tail    ? c.subs.size() == f->parts
-                                                     : c.subs.size() < f->parts;
+                        : f->expect == next::tail    ? c.parts() == f->parts
+                                                     : c.parts() < f->parts;
     if (!fits || !placed) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent load state");
     f->record.assign(r.rest.substr(0, length));
     r.rest.remove_prefix(length);
@@ -244,14 +280,19 @@ inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
     reader r(blob, magic);
     auto c = std::make_unique<chain>();
     const head h = get_head(r, *c);
-    c->subs.reserve(h.count);
+    std::vector<scalable_filter::saved_part> parts;
+    std::uint64_t used = c->overhead(), previous = 0, items = 0;  // the key's bytes so far: none past max-bytes
     for (std::uint32_t i = 0; i < h.count; ++i) {
-        const link l = get_link(r, *c, c->items());
-        auto f = r.get_filter<blocked_bloom_filter>(c->bytes() + sizeof(sub_filter));
+        const link l = get_link(r, *c, previous, items);
+        used += sizeof(blocked_bloom_filter);
+        auto f = r.get_filter<blocked_bloom_filter>(used);
         check_made_for(f, blocked_bloom_filter::size_for(l.capacity, c->rate(i)));
-        c->subs.push_back({std::move(f), l.capacity, l.items});
-        c->account(c->bytes());
+        used += f.words().size_bytes();
+        parts.push_back({std::move(f), l.items});
+        previous = l.capacity;
+        items += l.items;
     }
+    c->restore(std::move(parts));
     if (!r.rest.empty()) c->loading = get_loading(r, *c);
     r.end();
     if (c->items() != h.items) throw lfbloom::error(lfbloom::errc::corrupt, "inconsistent value");
@@ -265,21 +306,22 @@ inline std::unique_ptr<chain> chain::deserialize(std::string_view blob) {
 /// equal filters (every loaded one passed check_made_for), so the ORs cannot throw.
 inline void chain::merge(chain& into, const std::vector<const chain*>& sources) {
     std::vector<std::uint64_t> items;
-    for (const auto& s : into.subs) items.push_back(s.items);
+    for (std::uint32_t i = 0; i < into.parts(); ++i) items.push_back(into.part_items(i));
     for (const chain* c : sources) {
         if (into.loading || c->loading) throw lfbloom::error(lfbloom::errc::incompatible, "a filter is being loaded (BF.LOADCHUNK)");
-        if (c->error != into.error || c->expansion != into.expansion || c->subs.size() != into.subs.size() ||
-            c->subs.front().capacity != into.subs.front().capacity)
+        if (c->error != into.error || c->expansion != into.expansion || c->parts() != into.parts() ||
+            c->part_capacity(0) != into.part_capacity(0))
             throw lfbloom::error(lfbloom::errc::incompatible, "the filters have different parameters or sub-filters");
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            if (c->subs[i].items > into.subs[i].capacity - items[i])
+        for (std::uint32_t i = 0; i < items.size(); ++i) {
+            if (c->part_items(i) > into.part_capacity(i) - items[i])
                 throw lfbloom::error(lfbloom::errc::full, "the merged filter would hold more than its capacity");
-            items[i] += c->subs[i].items;
+            items[i] += c->part_items(i);
         }
     }
+    // the server's main thread has the key to itself
     for (const chain* c : sources)
-        for (std::size_t i = 0; i < items.size(); ++i) into.subs[i].filter.merge(c->subs[i].filter);  // equal geometry: cannot throw
-    for (std::size_t i = 0; i < items.size(); ++i) into.subs[i].items = items[i];
+        for (std::uint32_t i = 0; i < items.size(); ++i) into.filter->filter_to_fill(i).merge(c->part(i));  // equal geometry: cannot throw
+    for (std::uint32_t i = 0; i < items.size(); ++i) into.filter->set_items(i, items[i]);
 }
 
 // ---- lfbloom's file of a chain: BF.SCANDUMP, BF.LOADCHUNK, LFBF.RESTORE of a file -------------
@@ -308,18 +350,16 @@ constexpr std::uint64_t first_piece = 2 * lfbloom::header_size;  // the file's a
 /// The file's header for `c`; throws lfbloom::error(incompatible) if the format cannot hold it.
 inline lfbloom::composite_header file_head(const chain& c) {
     using lfbloom::errc;
-    if (c.subs.size() > max_file_parts)
-        throw lfbloom::error(errc::incompatible, "a filter of more than 64 sub-filters has no lfbloom file");
     lfbloom::composite_header h;
     h.parts_layout = lfbloom::layout::blocked;
-    h.capacity = c.subs.front().capacity;
+    h.capacity = c.part_capacity(0);
     h.fpr = c.error;
     h.scalable.growth = c.expansion == 0 ? 1.0 : c.expansion;
     h.scalable.tightening = 0.5;
     h.scalable.max_filters = c.expansion == 0 ? 1 : max_file_parts;
-    h.parts = static_cast<std::uint32_t>(c.subs.size());
+    h.parts = c.parts();
     h.bytes = lfbloom::header_size + 8 * h.parts + lfbloom::trailer_size;
-    for (const auto& s : c.subs) h.bytes += lfbloom::serialized_size(s.filter);
+    for (std::uint32_t i = 0; i < c.parts(); ++i) h.bytes += lfbloom::serialized_size(c.part(i));
     return h;
 }
 
@@ -345,13 +385,13 @@ inline std::string file_piece(const chain& c, std::uint64_t at, std::uint64_t& e
     std::uint64_t start = 0;  // of the piece being built
     if (at < first_piece) {  // start 0
         put_bytes(out, lfbloom::detail::encode_composite(h));
-        put_part_head(out, c.subs.front().filter);
+        put_part_head(out, c.part(0));
     }
     std::uint64_t words_at = first_piece;  // where part i's words start
-    for (std::size_t i = 0; out.empty() && i < c.subs.size(); ++i) {
-        const auto words = c.subs[i].filter.words();
+    for (std::uint32_t i = 0; out.empty() && i < c.parts(); ++i) {
+        const auto words = c.part(i).words();
         const std::uint64_t words_end = words_at + words.size_bytes();
-        const bool last = i + 1 == c.subs.size();
+        const bool last = i + 1 == c.parts();
         // after the words: the trailer, then the next part's header or the tail and its checksum
         const std::uint64_t records = lfbloom::trailer_size + (last ? 8 * h.parts + lfbloom::trailer_size : lfbloom::header_size);
         if (at >= words_at && at < words_end) {  // at most piece_bytes of words, from a multiple of it
@@ -361,12 +401,12 @@ inline std::string file_piece(const chain& c, std::uint64_t at, std::uint64_t& e
                                          lfbloom::detail::little, nullptr);
         } else if (at >= words_end && at < words_end + records) {
             start = words_end;
-            put(out, words_checksum(c.subs[i].filter));
+            put(out, words_checksum(c.part(i)));
             if (!last) {
-                put_part_head(out, c.subs[i + 1].filter);
+                put_part_head(out, c.part(i + 1));
             } else {
                 std::string tail;
-                for (const auto& s : c.subs) put(tail, s.items);
+                for (std::uint32_t p = 0; p < c.parts(); ++p) put(tail, c.part_items(p));
                 out += tail;
                 put(out, static_cast<std::uint64_t>(XXH3_64bits(tail.data(), tail.size())));
             }
@@ -384,12 +424,12 @@ inline std::string file_piece(const chain& c, std::uint64_t at, std::uint64_t& e
 /// The part `p` must be to be chain c's next one; throws lfbloom::error(corrupt).
 inline std::uint64_t check_part(const chain& c, const lfbloom::file_header& p, std::uint64_t first_capacity) {
     std::uint64_t capacity = first_capacity;
-    if (!c.subs.empty() && __builtin_mul_overflow(c.subs.back().capacity, std::uint64_t{c.expansion}, &capacity))
+    if (c.parts() > 0 && __builtin_mul_overflow(c.part_capacity(c.parts() - 1), std::uint64_t{c.expansion}, &capacity))
         throw lfbloom::error(lfbloom::errc::corrupt, "a part's capacity overflows");
-    const lfbloom::geometry g = blocked_bloom_filter::size_for(capacity, c.rate(c.subs.size()));
+    const lfbloom::geometry g = blocked_bloom_filter::size_for(capacity, c.rate(c.parts()));
     if (p.kind != lfbloom::layout::blocked || p.seed != 0 || p.probes != lfbloom::probe_rule::distinct || p.shape.slots != g.slots ||
         p.shape.hashes != g.hashes || p.shape.capacity != g.capacity || p.shape.target_fpr != g.target_fpr)
-        throw lfbloom::error(lfbloom::errc::corrupt, "part " + std::to_string(c.subs.size()) +
+        throw lfbloom::error(lfbloom::errc::corrupt, "part " + std::to_string(c.parts()) +
                                                          " is not the blocked filter of seed 0 a BF key has there");
     return capacity;
 }
@@ -403,7 +443,7 @@ inline void take(chain& c, file_import& f, std::string_view data) {
     if (data.size() > f.total - f.at) bad("bytes past the file's end");
     while (!data.empty()) {
         if (f.expect == next::words) {
-            auto words = c.subs.back().filter.words();
+            auto words = c.filter->filter_to_fill(c.parts() - 1).words();  // the key is the loader's (main thread)
             const std::uint64_t index = (f.at - f.words_at) / 8, n = std::min<std::uint64_t>(data.size() / 8, words.size() - index);
             if (n == 0) bad("a piece of the file is not whole words");
             for (std::uint64_t i = 0; i < n; ++i)
@@ -423,8 +463,8 @@ inline void take(chain& c, file_import& f, std::string_view data) {
         if (f.expect == next::part_head) {
             lfbloom::native_head head;
             std::memcpy(head.data(), bytes, head.size());
-            const lfbloom::file_header p = lfbloom::file_header_of(head, memory_left(c.bytes() + sizeof(sub_filter)));
-            if (c.subs.empty())  // part 0 decides: NONSCALING if it has the whole rate
+            const lfbloom::file_header p = lfbloom::file_header_of(head, memory_left(c.bytes() + sizeof(blocked_bloom_filter)));
+            if (c.parts() == 0)  // part 0 decides: NONSCALING if it has the whole rate
                 c.expansion = f.may_be_nonscaling && p.shape.target_fpr == c.error ? 0 : static_cast<std::uint32_t>(f.growth);
             const std::uint64_t capacity = check_part(c, p, f.first_capacity);
             if (p.payload_bytes + lfbloom::trailer_size > f.total - f.at) bad("a part is longer than the declared length");
@@ -432,17 +472,15 @@ inline void take(chain& c, file_import& f, std::string_view data) {
             f.words_at = f.at;
             f.expect = next::words;
         } else if (f.expect == next::trailer) {
-            if (lfbloom::detail::get_le<std::uint64_t>(bytes) != words_checksum(c.subs.back().filter)) bad("a part's checksum does not match its words");
-            f.expect = c.subs.size() < f.parts ? next::part_head : next::tail;
+            if (lfbloom::detail::get_le<std::uint64_t>(bytes) != words_checksum(c.newest())) bad("a part's checksum does not match its words");
+            f.expect = c.parts() < f.parts ? next::part_head : next::tail;
         } else {
             if (f.at != f.total) bad("the declared length does not match the parts");
             if (lfbloom::detail::get_le<std::uint64_t>(bytes + 8 * f.parts) != XXH3_64bits(bytes, 8 * std::size_t{f.parts})) bad("tail checksum mismatch");
-            for (std::uint32_t i = 0; i < f.parts; ++i) {
-                auto& s = c.subs[i];
+            for (std::uint32_t i = 0; i < f.parts; ++i)
                 // a filter that more than one thread filled may count a few adds past a part's
                 // capacity: the chain counts it full, which it is
-                s.items = std::min(lfbloom::detail::get_le<std::uint64_t>(bytes + 8 * i), s.capacity);
-            }
+                c.filter->set_items(i, std::min(lfbloom::detail::get_le<std::uint64_t>(bytes + 8 * i), c.part_capacity(i)));
             f.expect = next::done;
         }
         f.record.clear();

@@ -52,7 +52,7 @@ chain* create(RedisModuleCtx* ctx, RedisModuleKey* key, double error, long long 
 /// defaults builds the same filter) followed by the adds that changed something.
 void replicate_reserve(RedisModuleCtx* ctx, RedisModuleString* name, const chain& c) {
     const std::string error = shortest(c.error);
-    const std::string capacity = std::to_string(c.subs.front().capacity);
+    const std::string capacity = std::to_string(c.part_capacity(0));
     if (c.expansion == 0)
         RedisModule_Replicate(ctx, "BF.RESERVE", "sccc", name, error.c_str(), capacity.c_str(), "NONSCALING");
     else
@@ -253,7 +253,7 @@ int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         switch (f) {
             case 0: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->capacity()));
             case 1: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->bytes()));
-            case 2: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->subs.size()));
+            case 2: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->parts()));
             case 3: return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(c->items()));
             default: return c->expansion == 0 ? RedisModule_ReplyWithNull(ctx) : RedisModule_ReplyWithLongLong(ctx, c->expansion);
         }
@@ -289,16 +289,16 @@ int debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     const chain* c = lookup<chain>(open(ctx, argv[1], REDISMODULE_READ), wrong);
     if (wrong) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
     if (c == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
-    RedisModule_ReplyWithArray(ctx, static_cast<long>(c->subs.size() + 1));
+    RedisModule_ReplyWithArray(ctx, static_cast<long>(c->parts() + 1));
     const std::string size = "size:" + std::to_string(c->items());
     RedisModule_ReplyWithStringBuffer(ctx, size.data(), size.size());
-    for (std::size_t i = 0; i < c->subs.size(); ++i) {
-        const auto& s = c->subs[i];
+    for (std::uint32_t i = 0; i < c->parts(); ++i) {
+        const blocked_bloom_filter& f = c->part(i);
         char line[256];
         const int n = std::snprintf(line, sizeof line, "bytes:%llu bits:%llu hashes:%u hashwidth:128 capacity:%llu size:%llu ratio:%g",
-                                    static_cast<unsigned long long>(s.filter.words().size_bytes()),
-                                    static_cast<unsigned long long>(s.filter.shape().slots), s.filter.shape().hashes,
-                                    static_cast<unsigned long long>(s.capacity), static_cast<unsigned long long>(s.items), c->rate(i));
+                                    static_cast<unsigned long long>(f.words().size_bytes()),
+                                    static_cast<unsigned long long>(f.shape().slots), f.shape().hashes,
+                                    static_cast<unsigned long long>(c->part_capacity(i)), static_cast<unsigned long long>(c->part_items(i)), c->rate(i));
         RedisModule_ReplyWithStringBuffer(ctx, line, static_cast<std::size_t>(n));
     }
     return REDISMODULE_OK;

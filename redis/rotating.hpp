@@ -1,8 +1,10 @@
 // RBF.*: time-window filters, as a Redis type ("lfbloomRB"). Keys expire by rotation.
 //
-// A key is a ring of G blocked filters ("generations", each sized for `capacity` keys per period
-// at error / G, so a query over all G stays within error). Adds go to the current generation; a
-// rotation makes the next one current after clearing it. With a period P, a key added at t is
+// A key holds the core's rotating filter (lfbloom::basic_rotating_bloom_filter, single write, no
+// period of its own): a ring of G blocked filters ("generations", each sized for `capacity` keys
+// per period at error / G, so a query over all G stays within error). Adds go to the current
+// generation; a rotation makes the next one current after clearing it. The module keeps the clock:
+// deadlines in unix ms, and when to rotate (below). With a period P, a key added at t is
 // present until at least t + (G-1)·P and gone by t + G·P (the lfbloom rotating filter's promise).
 //
 // Determinism: only a primary's writes read the clock. The first RBF.ADD/MADD on a primary past
@@ -13,51 +15,59 @@
 // so an expired key is gone on time even on a filter nobody writes to.
 #pragma once
 
+#include <optional>
+
 #include "common.hpp"
 
 namespace lfbloom_redis {
 
-/// One RBF key.
+/// One RBF key: the core's rotating filter (period 0: it rotates when the module says), and the
+/// module's clock and replication state around it.
 struct window : tracked {
+    using ring_filter = lfbloom::basic_rotating_bloom_filter<module_sync>;
     static constexpr std::string_view magic = "LFBRRB01";
     static inline RedisModuleType* type = nullptr;
-    static constexpr std::uint32_t max_generations = 64;
+    static constexpr std::uint32_t max_generations = ring_filter::max_generations;
     static constexpr std::uint64_t max_period = std::uint64_t{1} << 40;  // ms, about 35 years: deadlines cannot overflow
+    static constexpr std::uint64_t max_rotations = std::uint64_t{1} << 62;  // as the core's files: never reached
 
     double error;
     std::uint64_t capacity;       ///< keys per period
     std::uint64_t period;         ///< ms; 0 = rotate only with RBF.ROTATE
     std::uint64_t deadline = 0;   ///< unix ms of the next rotation; 0 with no period
-    std::uint64_t rotations = 0;  ///< rotations performed (a COUNT past G counts as G), saturating
-    std::uint32_t current = 0;    ///< the current generation is ring[current]
-    std::vector<blocked_bloom_filter> ring;
-    std::vector<std::uint64_t> items;  ///< adds to each generation since it was cleared
+    std::unique_ptr<ring_filter> ring;
+    std::vector<std::uint64_t> items;  ///< adds to each ring filter since it was cleared ([r % G]: current after r rotations)
 
     window(double e, std::uint64_t n, std::uint64_t p) : error(e), capacity(n), period(p) { account(bytes()); }
+
+    static lfbloom::rotating_options options(std::uint32_t generations) {
+        lfbloom::rotating_options o;
+        o.generations = generations;
+        o.filter.memory_limit = memory_left(sizeof(window) + sizeof(ring_filter));
+        return o;
+    }
 
     /// A new, empty ring; throws lfbloom::error (invalid_argument, too_large past max-bytes).
     static std::unique_ptr<window> make(double error, std::uint64_t capacity, std::uint32_t generations, std::uint64_t period,
                                         std::uint64_t deadline) {
         auto w = std::make_unique<window>(error, capacity, period);
         w->deadline = deadline;
-        for (std::uint32_t i = 0; i < generations; ++i) {
-            lfbloom::filter_options o;
-            o.memory_limit = memory_left(w->bytes());
-            w->ring.push_back(blocked_bloom_filter::for_capacity(capacity, error / generations, o));
-            w->items.push_back(0);
-            w->account(w->bytes());
-        }
+        w->ring = std::make_unique<ring_filter>(capacity, error, options(generations));
+        w->items.assign(generations, 0);
+        w->account(w->bytes());
         return w;
     }
 
     std::uint64_t bytes() const {
         std::uint64_t sum = sizeof(window) + items.size() * sizeof(std::uint64_t);
-        for (const auto& f : ring) sum += sizeof(f) + f.words().size_bytes();
+        if (ring) sum += sizeof(ring_filter) + generations() * (sizeof(blocked_bloom_filter) + ring->filter_at(0).words().size_bytes());
         return sum;
     }
-    std::uint32_t generations() const { return static_cast<std::uint32_t>(ring.size()); }
-    /// The generation of age `age` (< G): 0 is the current one.
-    std::size_t at(std::uint64_t age) const { return (current + ring.size() - age) % ring.size(); }
+    std::uint32_t generations() const { return ring->generations(); }
+    std::uint64_t rotations() const { return ring->rotations(); }
+    /// The adds to the current generation since it was cleared.
+    std::uint64_t& current_items() { return items[rotations() % generations()]; }
+    std::uint64_t current_items() const { return items[rotations() % generations()]; }
 
     /// Rotations due at `now` (unix ms), at most G (more would clear nothing more).
     std::uint64_t due(std::uint64_t now) const {
@@ -70,36 +80,44 @@ struct window : tracked {
     /// `count` rotations (past G, G: every generation is cleared), then the deadline `next`.
     void rotate(std::uint64_t count, std::uint64_t next) {
         count = std::min<std::uint64_t>(count, generations());
-        for (std::uint64_t i = 0; i < count; ++i) {
-            current = static_cast<std::uint32_t>((current + 1) % generations());
-            ring[current].clear();
-            items[current] = 0;
+        for (std::uint64_t i = 0; i < count && rotations() < max_rotations; ++i) {  // 2^62: centuries at 1 per ms
+            ring->rotate();
+            current_items() = 0;
         }
-        rotations = rotations > UINT64_MAX - count ? UINT64_MAX : rotations + count;
         deadline = next;
     }
 
     /// Whether `key` may be present, skipping the `pending` oldest generations (rotations due).
     bool contains(std::string_view key, std::uint64_t pending) const {
-        for (std::uint64_t age = 0; age + pending < generations(); ++age)
-            if (ring[at(age)].contains(key)) return true;
-        return false;
+        return ring->contains_hash_unexpired(ring->hash(lfbloom::as_key(key)), pending);
+    }
+    /// Adds `key`: true if no generation had it (skipping none: adds come after catch_up).
+    bool add(std::string_view key) {
+        const lfbloom::hash128 h = ring->hash(lfbloom::as_key(key));
+        const bool absent = !ring->contains_hash(h);
+        ring->add_hash(h);
+        ++current_items();
+        return absent;
     }
 
     // magic(8) error(f64) capacity(u64) period(u64) deadline(u64) rotations(u64) current(u32)
     // G(u32), then per generation in ring order: items(u64), length(u64) and FORMAT.md's bytes.
+    // current = rotations % G (files of earlier versions may hold another current: the ring is
+    // read from it).
     static std::string serialize(const window& w) {
         std::string out(magic);
+        const std::uint32_t g = w.generations();
+        const std::uint64_t r = w.rotations();
         put(out, std::bit_cast<std::uint64_t>(w.error));
         put(out, w.capacity);
         put(out, w.period);
         put(out, w.deadline);
-        put(out, w.rotations);
-        put(out, w.current);
-        put(out, w.generations());
-        for (std::uint32_t i = 0; i < w.generations(); ++i) {
+        put(out, r);
+        put(out, static_cast<std::uint32_t>(r % g));
+        put(out, g);
+        for (std::uint32_t i = 0; i < g; ++i) {  // ring filter i has age (r - i) mod G
             put(out, w.items[i]);
-            put_filter(out, w.ring[i]);
+            put_filter(out, w.ring->filter_at(static_cast<std::uint32_t>((r % g + g - i) % g)));
         }
         return out;
     }
@@ -110,20 +128,30 @@ struct window : tracked {
         const auto period = r.get<std::uint64_t>();
         auto w = std::make_unique<window>(error, capacity, period);
         w->deadline = r.get<std::uint64_t>();
-        w->rotations = r.get<std::uint64_t>();
-        w->current = r.get<std::uint32_t>();
+        const auto rotations = r.get<std::uint64_t>();
+        const auto current = r.get<std::uint32_t>();
         const auto generations = r.get<std::uint32_t>();
         if (!(error > 0 && error < 1) || capacity == 0 || period > max_period || (period == 0) != (w->deadline == 0) ||
-            w->deadline > UINT64_MAX - max_period || generations < 2 || generations > max_generations || w->current >= generations)
+            w->deadline > UINT64_MAX - max_period || generations < 2 || generations > max_generations || current >= generations ||
+            rotations > max_rotations)
             throw lfbloom::error(lfbloom::errc::corrupt, "bad parameters");
+        // the blob's generation `current` is current: it goes where the core has the current one
+        std::vector<std::optional<blocked_bloom_filter>> read(generations);  // in the core's ring order
+        w->items.assign(generations, 0);
+        std::uint64_t used = w->bytes() + sizeof(ring_filter);
         for (std::uint32_t i = 0; i < generations; ++i) {
-            w->items.push_back(r.get<std::uint64_t>());
-            auto f = r.get_filter<blocked_bloom_filter>(w->bytes() + sizeof(blocked_bloom_filter));
+            const std::uint32_t at = static_cast<std::uint32_t>((rotations % generations + generations - current + i) % generations);
+            w->items[at] = r.get<std::uint64_t>();
+            auto f = r.get_filter<blocked_bloom_filter>(used + sizeof(blocked_bloom_filter));
             check_made_for(f, blocked_bloom_filter::size_for(capacity, error / generations));
-            w->ring.push_back(std::move(f));
-            w->account(w->bytes());
+            used += sizeof(blocked_bloom_filter) + f.words().size_bytes();
+            read[at].emplace(std::move(f));
         }
         r.end();
+        std::vector<blocked_bloom_filter> ring;
+        for (auto& f : read) ring.push_back(std::move(*f));
+        w->ring = std::make_unique<ring_filter>(capacity, error, options(generations), std::move(ring), rotations, ring_filter::never, 0);
+        w->account(w->bytes());
         return w;
     }
 };
@@ -220,10 +248,7 @@ inline int add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, bool man
     if (many) RedisModule_ReplyWithArray(ctx, argc - 2);
     bool fresh = false;
     for (int i = 2; i < argc; ++i) {
-        const std::string_view item = view(argv[i]);
-        const bool absent = !w->contains(item, 0);
-        w->ring[w->at(0)].add(item);
-        ++w->items[w->at(0)];
+        const bool absent = w->add(view(argv[i]));
         fresh |= absent;
         reply_bool(ctx, absent);
     }
@@ -269,7 +294,7 @@ inline int rotate(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     else if (!next_given) next = now() + w->period;  // a replica or the AOF always has NEXT
     w->rotate(count, next);
     replicate_rotation(ctx, argv[1], *w, count);
-    return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(w->rotations));
+    return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(w->rotations()));
 }
 
 /// RBF.INFO key: Capacity, Size, Generations, Period, Rotations, Next rotation (unix ms, nil
@@ -289,11 +314,11 @@ inline int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     RedisModule_ReplyWithDouble(ctx, w->error);
     field("Generations", w->generations());
     field("Period", w->period);
-    field("Rotations", w->rotations);
+    field("Rotations", w->rotations());
     RedisModule_ReplyWithSimpleString(ctx, "Next rotation");
     if (w->period == 0) RedisModule_ReplyWithNull(ctx);
     else RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(w->deadline));
-    field("Items", w->items[w->at(0)]);
+    field("Items", w->current_items());
     return REDISMODULE_OK;
 }
 

@@ -150,7 +150,7 @@ func TestScalableFullAtItsCap(t *testing.T) {
 	if _, err := s.Add([]byte("x")); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after Close: %v", err)
 	}
-	for _, c := range []ScalableConfig{{Growth: 0.5}, {Tightening: 1.5}, {MaxFilters: 65}, {MaxFilters: -1}} {
+	for _, c := range []ScalableConfig{{Growth: 0.5}, {Tightening: 1.5}, {MaxFilters: 256}, {MaxFilters: -1}} {
 		if _, err := NewScalable(10, 0.01, c); !errors.Is(err, ErrInvalidArgument) {
 			t.Fatalf("%+v: %v", c, err)
 		}

@@ -22,7 +22,7 @@ type Scalable struct{ *filter }
 type ScalableConfig struct {
 	Growth     float64 // capacity ratio of consecutive sub-filters, in [1, 2^32]; default 2
 	Tightening float64 // rate ratio of consecutive sub-filters, in (0, 1); default 0.5
-	MaxFilters int     // cap on sub-filters, 1..64; default 32
+	MaxFilters int     // cap on sub-filters, 1..255 (cuckoo sub-filters: 1..64); default 32
 }
 
 // NewScalable returns a filter starting at initialCapacity keys whose total false-positive rate

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define LFB_VERSION_MAJOR 1
-#define LFB_VERSION_MINOR 13
+#define LFB_VERSION_MINOR 14
 #define LFB_VERSION_PATCH 0
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
@@ -207,7 +207,7 @@ struct lfb_spec {
     uint32_t sub_kind;     /* scalable: LFB_KIND_BLOCKED (2; 0 means it too) or LFB_KIND_CUCKOO sub-filters */
     double growth;         /* scalable: capacity ratio of consecutive sub-filters, in [1, 2^32] (0 = 2) */
     double tightening;     /* scalable: rate ratio of consecutive sub-filters, in (0, 1) (0 = 0.5) */
-    uint32_t max_filters;  /* scalable: cap on sub-filters, 1..64 (0 = 32) */
+    uint32_t max_filters;  /* scalable: cap on sub-filters: 1..255 with Bloom sub-filters, 1..64 with cuckoo ones (0 = 32) */
     uint32_t generations;  /* rotating: G, 2..64 (0 = 2) */
     uint64_t period_ns;    /* rotating: rotate every period_ns nanoseconds (0 = only by lfb_rotate) */
     uint32_t rotating_flags; /* rotating: LFB_ROTATING_DOUBLE_WRITE, LFB_ROTATING_MANUAL_TICK */

@@ -244,7 +244,7 @@ LFB_API int lfb_counting_open_shared_file_read_only(const char* path, const lfb_
  * in the one sub-filter that already matches it if that has room, else in the oldest sub-filter
  * below its capacity (since 1.7: so the room removes free is used again before the chain grows), may be refused with LFB_ERR_TOO_MANY_DUPLICATES, and moves on to a
  * later or a new sub-filter when that one has no free slot. growth in [1, 2^32] (0 = default 2),
- * tightening in (0, 1) (0 = default 0.5), max_filters in 1..64 (0 = default 32).
+ * tightening in (0, 1) (0 = default 0.5), max_filters in 1..255, 1..64 with cuckoo sub-filters (0 = default 32).
  */
 LFB_API int lfb_scalable_create(uint64_t initial_capacity, double fpr, double growth, double tightening,
                                 uint32_t max_filters, const lfb_options* options, lfb_scalable** out);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <string>
@@ -120,7 +121,7 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_refused) {
         o.tightening = t;
         BOOST_CHECK_EQUAL(code_of([&] { scalable_bloom_filter(10, 0.01, o); }), errc::invalid_argument);
     }
-    for (std::uint32_t m : {0u, 65u}) {
+    for (std::uint32_t m : {0u, 256u}) {
         scalable_options o;
         o.max_filters = m;
         BOOST_CHECK_EQUAL(code_of([&] { scalable_bloom_filter(10, 0.01, o); }), errc::invalid_argument);
@@ -158,6 +159,83 @@ BOOST_AUTO_TEST_CASE(no_false_negatives_while_racing_adds_grow_it) {
     for (std::uint32_t i = 0; i < f.filters(); ++i)  // and never piled adds into a full one
         BOOST_TEST(f.stats(i).items <= f.stats(i).filter.capacity + threads);
     BOOST_TEST_MESSAGE(f.filters() << " sub-filters for " << threads * per_thread << " keys");
+}
+
+// Without grow_ahead no thread is started, and growth happens in the add that finds the newest
+// full: after exactly its capacity of new keys (one writer), not before.
+BOOST_AUTO_TEST_CASE(without_grow_ahead_the_adds_grow_it_themselves_at_capacity) {
+    auto threads = [] {
+        std::uint64_t n = 0;
+        for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+        return n;
+    };
+    scalable_options o;
+    o.grow_ahead = false;
+    scalable_bloom_filter f(1000, 0.01, o);
+    const std::uint64_t before = threads();
+    random_keys keys(17);
+    std::vector<std::string> added;
+    while (f.stats(0).items < 1000) {  // past half: a grow_ahead filter would start its builder here
+        added.push_back(keys.next());
+        f.add(added.back());
+    }
+    BOOST_TEST(f.filters() == 1u);  // full, and still alone: nothing built ahead
+    std::string key;
+    do key = keys.next();
+    while (f.contains(key));
+    BOOST_TEST(f.add(key));
+    BOOST_TEST(f.filters() == 2u);  // this add grew it
+    BOOST_TEST(f.stats(1).items == 1u);
+    BOOST_TEST(threads() == before);
+    for (const auto& k : added) BOOST_REQUIRE(f.contains(k));
+}
+
+// Past the sub-filters kept in the object (8) and past the 64 of lfbloom 1.13: 255 at most, the
+// later ones in an array made by the growth that needs it; grow() adds one on demand.
+BOOST_AUTO_TEST_CASE(grows_past_the_inline_sub_filters_to_its_cap) {
+    scalable_options o;
+    o.growth = 1;
+    o.max_filters = scalable_bloom_filter::max_sub_filters;
+    o.grow_ahead = false;
+    scalable_bloom_filter f(2, 0.5, o);
+    random_keys keys(19);
+    std::vector<std::string> added;
+    errc code{};
+    while (code == errc{} && added.size() < 1000) {
+        std::string k = keys.next();
+        code = code_of([&] { f.add(k); });
+        if (code == errc{}) added.push_back(k);
+    }
+    BOOST_CHECK_EQUAL(code, errc::full);  // the cap, or the most hashes a sub-filter may have
+    BOOST_TEST(f.filters() > 64u);
+    BOOST_TEST_MESSAGE(f.filters() << " sub-filters");
+    for (const auto& k : added) BOOST_REQUIRE(f.contains(k));
+    for (std::uint32_t i = 0; i < f.filters(); ++i) BOOST_REQUIRE(f.stats(i).filter.capacity == 2u);
+
+    scalable_bloom_filter g(100, 0.01, o);
+    for (int i = 0; i < 20; ++i) g.grow();
+    BOOST_TEST(g.filters() == 21u);
+    BOOST_TEST(g.stats(20).filter.capacity == 100u);
+    BOOST_TEST(g.stats(20).items == 0u);
+}
+
+// A memory limit set after creation applies to the growths that follow; raising it lets a filter
+// that was refused grow again.
+BOOST_AUTO_TEST_CASE(set_memory_limit_applies_to_later_growth) {
+    scalable_options o;
+    o.grow_ahead = false;
+    scalable_bloom_filter f(1000, 0.01, o);
+    const std::uint64_t first = f.filter(0).words().size_bytes();
+    f.set_memory_limit(first + 100);
+    BOOST_TEST(f.options().filter.memory_limit == first + 100);
+    random_keys keys(23);
+    errc code{};
+    for (int i = 0; i < 5000 && code == errc{}; ++i) code = code_of([&] { f.add(keys.next()); });
+    BOOST_CHECK_EQUAL(code, errc::full);
+    BOOST_TEST(f.filters() == 1u);
+    f.set_memory_limit(0);
+    BOOST_TEST(f.add(keys.next()));
+    BOOST_TEST(f.filters() == 2u);
 }
 
 // ---- cuckoo sub-filters ----

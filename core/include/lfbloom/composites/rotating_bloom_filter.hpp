@@ -172,9 +172,15 @@ public:
 
     /// Wait-free: checks the live generations, newest first. (The key-level contains first
     /// performs due rotations, see the top.)
-    bool contains_hash(hash128 h) const noexcept {
+    bool contains_hash(hash128 h) const noexcept { return contains_hash_unexpired(h, 0); }
+
+    /// contains_hash as if the `expired` oldest generations a query checks were cleared already
+    /// (expired >= queried(): false): for a reader that must not rotate, a Redis replica or a
+    /// read-only command, yet must not report keys whose rotations are due. Wait-free.
+    bool contains_hash_unexpired(hash128 h, std::uint64_t expired) const noexcept {
         const std::uint64_t e = epoch_.load(std::memory_order_acquire);  // acquire: see rotate
-        for (std::uint32_t age = 0; age < queried(); ++age)
+        const std::uint64_t live = expired >= queried() ? 0 : queried() - expired;
+        for (std::uint32_t age = 0; age < live; ++age)
             if (at(e + ring_size() - age).contains_hash(h)) return true;
         return false;
     }

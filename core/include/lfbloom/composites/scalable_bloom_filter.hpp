@@ -111,6 +111,9 @@
 // initial capacities); the constructor sizes sub-filter 1 ahead for that reason. Because of these
 // threads, a process that forks while a filter may be growing should not use that filter (nor
 // size filters) in the child: the child has none of the parent's threads.
+// With scalable_options::grow_ahead off, no thread is started and nothing is sized ahead: the
+// add that finds the newest full builds the successor (the same CAS), so where a filter grows
+// depends on its adds alone (the Redis module's BF values, whose replicas must grow alike).
 // Guarantee: if add(key) happens-before contains(key), contains returns true, growth or not: the
 // sub-filter the add wrote to is published before the add began and is checked by every later
 // query. When the cap on sub-filters or memory is reached, an add of a key not already present
@@ -139,8 +142,13 @@ namespace lfbloom {
 struct scalable_options {
     double growth = 2.0;             ///< capacity ratio of consecutive sub-filters, in [1, 2^32] (RedisBloom's EXPANSION range)
     double tightening = 0.5;         ///< rate ratio of consecutive sub-filters, in (0, 1)
-    std::uint32_t max_filters = 32;  ///< cap on sub-filters, 1..max_sub_filters
+    std::uint32_t max_filters = 32;  ///< cap on sub-filters, 1..max_sub_filters (64 cuckoo, 255 blocked)
     filter_options filter;           ///< memory_limit caps the sum over sub-filters; seed is shared
+    /// Build the next sub-filter ahead on a thread of its own (see Growth at the top of this
+    /// file). false: no thread is ever started; the add that finds the newest full builds and
+    /// publishes its successor itself, so growth happens at a point fixed by the adds alone (with
+    /// one writer, deterministic: a Redis value, a replica replaying its primary's adds).
+    bool grow_ahead = true;
 };
 
 /// One sub-filter, as RedisBloom's BF.INFO lists them.
@@ -184,10 +192,13 @@ using scalable_base = std::conditional_t<Sub::kind == layout::cuckoo, removable_
 template <class Sub, class Sync = default_sync>
 class basic_scalable_filter : public detail::scalable_base<Sub, Sync> {
 public:
-    static constexpr std::uint32_t max_sub_filters = 64;
     using sub_filter = Sub;
     /// Cuckoo sub-filters store a copy per add and remove keys (see the top of this file).
     static constexpr bool removes = Sub::kind == layout::cuckoo;
+    /// Cuckoo: 64 (a bit per sub-filter in add_copy's mask; the chain ends by rate well before).
+    /// Blocked: 255 (a byte in the file's header); each halves the rate (tightening 0.5), so k
+    /// passes what a blocked filter allows at about that many.
+    static constexpr std::uint32_t max_sub_filters = removes ? 64 : 255;
 
     /// Throws invalid_argument for capacity 0, fpr outside (0,1) or NaN, or options outside
     /// their ranges; too_large / out_of_memory if even the first sub-filter does not fit.
@@ -197,7 +208,8 @@ public:
         (void)Sub::size_for(initial_capacity, rate_of(0));  // says why, if the first one cannot exist
         std::unique_ptr<stage> first = make(0);
         if (!first) throw error(errc::too_large, "the first sub-filter exceeds the memory limit or the largest filter");
-        stages_[0].store(first.release(), std::memory_order_relaxed);          // relaxed: constructor
+        if (options_.grow_ahead) builders_.reset(new builder[options_.max_filters]);
+        first_stages_[0].store(first.release(), std::memory_order_relaxed);   // relaxed: constructor
         size_.store(1, std::memory_order_relaxed);                            // relaxed: constructor
         size_ahead(1);
     }
@@ -224,13 +236,14 @@ public:
         : options_(checked(initial_capacity, fpr, options)), initial_capacity_(initial_capacity), fpr_(fpr) {
         if (parts.empty() || parts.size() > options_.max_filters)
             throw error(errc::invalid_argument, "a scalable filter has 1 to max_filters sub-filters");
+        if (options_.grow_ahead) builders_.reset(new builder[options_.max_filters]);
         for (std::uint32_t i = 0; i < parts.size(); ++i) {
             const geometry g = parts[i].filter.shape();
             if (parts[i].filter.seed() != seed() || g.capacity == 0)
                 throw error(errc::invalid_argument, "sub-filter " + std::to_string(i) + " has another seed or no capacity");
             auto s = std::unique_ptr<stage>(new stage{std::move(parts[i].filter), g.capacity});
             s->items.store(parts[i].items, std::memory_order_relaxed);  // relaxed: constructor
-            stages_[i].store(s.release(), std::memory_order_relaxed);   // relaxed: constructor
+            slot_for(i).store(s.release(), std::memory_order_relaxed);  // relaxed: constructor
             size_.store(i + 1, std::memory_order_relaxed);               // relaxed: constructor (the destructor frees what is stored)
         }
         if (!pending.empty() && (!removes || pending.size() > pending_cap()))
@@ -242,15 +255,52 @@ public:
     basic_scalable_filter(const basic_scalable_filter&) = delete;
     basic_scalable_filter& operator=(const basic_scalable_filter&) = delete;
     ~basic_scalable_filter() {
-        for (auto& b : builders_)
-            if (b.thread.joinable()) b.thread.join();
-        for (auto& s : stages_) delete s.load(std::memory_order_relaxed);  // exclusive access: no concurrency left
+        // exclusive access: no concurrency left, so relaxed loads
+        for (std::uint32_t i = 0; builders_ && i < options_.max_filters; ++i)
+            if (builders_[i].thread.joinable()) builders_[i].thread.join();
+        for (auto& s : first_stages_) delete s.load(std::memory_order_relaxed);
+        if (atomic<stage*>* more = more_stages_.load(std::memory_order_relaxed)) {
+            for (std::uint32_t i = 0; i + inline_stages < options_.max_filters; ++i) delete more[i].load(std::memory_order_relaxed);
+            delete[] more;
+        }
     }
 
     std::uint64_t seed() const noexcept { return options_.filter.seed; }
     double fpr() const noexcept { return fpr_; }  ///< the configured bound on the total rate
     std::uint64_t initial_capacity() const noexcept { return initial_capacity_; }  ///< the first sub-filter's
-    const scalable_options& options() const noexcept { return options_; }
+    /// The options it was made with, the memory limit as set_memory_limit last set it.
+    scalable_options options() const noexcept {
+        scalable_options o = options_;
+        o.filter.memory_limit = memory_limit_.load(std::memory_order_relaxed);  // relaxed: see set_memory_limit
+        return o;
+    }
+
+    /// Caps the sub-filters' bytes summed (0: no cap) for the growths that follow. Thread-safe
+    /// and lock-free; sub-filters that exist stay. A growth racing this call uses either value.
+    void set_memory_limit(std::uint64_t bytes) noexcept {
+        // relaxed (all three): a budget and an advisory flag, ordering no other data
+        if (memory_limit_.load(std::memory_order_relaxed) == bytes) return;
+        memory_limit_.store(bytes, std::memory_order_relaxed);
+        capped_.store(false, std::memory_order_relaxed);  // a growth the old limit refused may fit this one
+    }
+
+    /// Publishes the newest sub-filter's successor now, as the add that finds the newest full does
+    /// (a loader re-creating saved parts one at a time). Thread-safe and lock-free as that add;
+    /// throws error(errc::full) past the cap on sub-filters or memory and out_of_memory, with
+    /// nothing changed.
+    void grow() { advance(filters()); }
+
+    /// Sub-filter `index`, writable, and its count of adds: for code that has the filter to itself
+    /// (no other thread uses it while it writes), such as a loader filling a part's words from a
+    /// file or a merge. Throws invalid_argument past filters().
+    sub_filter& filter_to_fill(std::uint32_t index) {
+        (void)filter(index);
+        return stage_at(index).filter;
+    }
+    void set_items(std::uint32_t index, std::uint64_t items) {
+        (void)filter(index);
+        stage_at(index).items.store(items, std::memory_order_relaxed);  // relaxed: exclusive use, as filter_to_fill
+    }
 
     /// Throws invalid_argument as the constructor does for these arguments; else returns `o`. Pure.
     static const scalable_options& check_options(std::uint64_t capacity, double fpr, const scalable_options& o) {
@@ -379,9 +429,15 @@ public:
         return false;
     }
 
-    /// The sub-filter an add would write (cuckoo: the oldest with room; see add_copy).
+    /// Blocked: every sub-filter's line (a query reads them all, an add all but the newest before
+    /// writing it), so their misses overlap. Cuckoo: the sub-filter an add would write (the oldest
+    /// with room; see add_copy).
     void prefetch(hash128 h, bool for_write) const noexcept {
         const std::uint32_t n = size_.load(std::memory_order_acquire);  // acquire: see advance
+        if constexpr (!removes) {
+            for (std::uint32_t i = 0; i < n; ++i) stage_at(i).filter.prefetch(h, for_write && i + 1 == n);
+            return;
+        }
         std::uint32_t i = n - 1;
         if constexpr (removes)
             for (i = 0; i + 1 < n && !has_room(stage_at(i));) ++i;
@@ -667,10 +723,31 @@ private:
         return o;
     }
 
-    const stage& stage_at(std::uint32_t i) const noexcept {
-        return *stages_[i].load(std::memory_order_relaxed);  // relaxed: i < size_, read with acquire
+    const stage& stage_at(std::uint32_t i) const noexcept { return *stage_pointer(i); }
+    stage& stage_at(std::uint32_t i) noexcept { return *stage_pointer(i); }
+
+    /// Sub-filter i (i < size_, read with acquire): relaxed loads suffice, because its array and
+    /// the stage were installed (acq_rel CASes) before size_ was raised past i.
+    stage* stage_pointer(std::uint32_t i) const noexcept {
+        if (i < inline_stages) return first_stages_[i].load(std::memory_order_relaxed);
+        return more_stages_.load(std::memory_order_relaxed)[i - inline_stages].load(std::memory_order_relaxed);
     }
-    stage& stage_at(std::uint32_t i) noexcept { return *stages_[i].load(std::memory_order_relaxed); }  // as above
+
+    /// Where sub-filter n's pointer lives (n < max_filters): in the object for the first few, else
+    /// in an array the first growth past them makes and installs with one CAS (a loser frees its
+    /// own), so a small filter carries no room for 255 pointers. Throws bad_alloc, nothing changed.
+    atomic<stage*>& slot_for(std::uint32_t n) {
+        if (n < inline_stages) return first_stages_[n];
+        atomic<stage*>* more = more_stages_.load(std::memory_order_acquire);  // acquire: pairs with the CAS below
+        if (more == nullptr) {
+            std::unique_ptr<atomic<stage*>[]> made(new atomic<stage*>[options_.max_filters - inline_stages]);
+            for (std::uint32_t i = 0; i + inline_stages < options_.max_filters; ++i)
+                made[i].store(nullptr, std::memory_order_relaxed);  // relaxed: published by the CAS
+            // acq_rel: release publishes the nulls; acquire (on failure) pairs with the winner's release
+            if (more_stages_.compare_exchange_strong(more, made.get(), std::memory_order_acq_rel)) more = made.release();
+        }
+        return more[n - inline_stages];
+    }
 
     bool may_grow(std::uint32_t n) const noexcept {
         return n < options_.max_filters && !capped_.load(std::memory_order_relaxed);  // relaxed: advisory
@@ -690,18 +767,19 @@ private:
     /// Makes sure sub-filter n is installed: builds a candidate and installs it with one CAS (a
     /// loser of the race frees its own). Throws as advance does when there is none on return.
     void install_if_missing(std::uint32_t n) {
-        if (n < options_.max_filters && stages_[n].load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
+        atomic<stage*>* slot = n < options_.max_filters ? &slot_for(n) : nullptr;
+        if (slot != nullptr && slot->load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
         std::unique_ptr<stage> candidate;
         if (may_grow(n)) candidate = make(n);
         if (!candidate) {
             capped_.store(true, std::memory_order_relaxed);  // relaxed: advisory, checked by may_grow
-            if (n < options_.max_filters && stages_[n].load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
+            if (slot != nullptr && slot->load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
             throw error(errc::full, "scalable filter is full: sub-filter " + std::to_string(n) +
                                         " would pass the cap on sub-filters or memory, or the largest filter");
         }
         stage* expected = nullptr;
         // acq_rel: release publishes the complete stage; acquire pairs with a winner's release
-        if (stages_[n].compare_exchange_strong(expected, candidate.get(), std::memory_order_acq_rel))
+        if (slot->compare_exchange_strong(expected, candidate.get(), std::memory_order_acq_rel))
             (void)candidate.release();
     }
 
@@ -711,7 +789,7 @@ private:
     /// also joins earlier builders that have finished (see builder) and never waits for a
     /// running one.
     [[gnu::noinline]] void prepare(std::uint32_t n) {  // noinline: as advance
-        if (!may_grow(n)) return;
+        if (!options_.grow_ahead || !may_grow(n)) return;
         stage& previous = stage_at(n - 1);
         bool expected = false;
         // relaxed: the CAS only elects the one add that starts builders_[n], whose own state
@@ -739,7 +817,7 @@ private:
     /// Sizes sub-filter n and discards the result: what makes sizing slow (FPR models) stays
     /// cached in sizing.hpp, so building n later costs microseconds.
     void size_ahead(std::uint32_t n) const noexcept {
-        if (n >= options_.max_filters || !(capacity_of(n) <= 0x1p53)) return;  // as make(n): no such sub-filter
+        if (!options_.grow_ahead || n >= options_.max_filters || !(capacity_of(n) <= 0x1p53)) return;  // as make(n): no such sub-filter
         try {
             (void)sub_filter::size_for(static_cast<std::uint64_t>(capacity_of(n)), rate_of(n));
         } catch (...) {
@@ -765,7 +843,8 @@ private:
         } catch (const error&) {
             return nullptr;  // too many hashes or slots for one filter
         }
-        const std::uint64_t limit = options_.filter.memory_limit;
+        // relaxed: a budget read once per growth; a growth racing set_memory_limit may use either value
+        const std::uint64_t limit = memory_limit_.load(std::memory_order_relaxed);
         std::uint64_t used = 0;  // sub-filters 0..n-1, all installed before anyone builds n
         for (std::uint32_t i = 0; i < n; ++i) used += bytes_of(stage_at(i).filter);
         if (limit != 0 && used >= limit) return nullptr;  // the constructor checks the rest
@@ -782,6 +861,7 @@ private:
     scalable_options options_;
     std::uint64_t initial_capacity_;
     double fpr_;
+    atomic<std::uint64_t> memory_limit_{options_.filter.memory_limit};  ///< see set_memory_limit
     atomic<std::uint32_t> size_{0};
     atomic<bool> capped_{false};
 
@@ -793,7 +873,9 @@ private:
     std::size_t pending_cursor_ = 0;       ///< under pending_lock_: the next entry retry_maybe retries
     atomic<std::uint64_t> pending_size_{0};  ///< pending_.size(), stored under the lock; read without it as a hint
     detail::event_count deferred_, resolved_, taken_, abandoned_, refused_;
-    std::array<atomic<stage*>, max_sub_filters> stages_{};
+    static constexpr std::uint32_t inline_stages = 8;
+    std::array<atomic<stage*>, inline_stages> first_stages_{};  ///< sub-filters 0..7
+    atomic<atomic<stage*>*> more_stages_{nullptr};             ///< sub-filters 8..max_filters-1 (slot_for)
     /// The thread that builds one sub-filter. Its creator sets `started` once the thread object
     /// is assigned, the thread sets `finished` as its last act (both release); whoever then moves
     /// the state to `joined` with one CAS (acquire: the assignment and the thread's work come
@@ -810,7 +892,9 @@ private:
                 thread.join();
         }
     };
-    std::array<builder, max_sub_filters> builders_;  ///< [i] builds sub-filter i; joined at the latest by the destructor
+    /// [i] builds sub-filter i; joined at the latest by the destructor. max_filters of them, made
+    /// by the constructor with grow_ahead (else null: no thread is ever started).
+    std::unique_ptr<builder[]> builders_;
 };
 
 template <class Sync = default_sync>

@@ -120,7 +120,8 @@ inline composite_header decode_composite(const native_head& h) {
             c.scalable.growth = std::bit_cast<double>(get_le<std::uint64_t>(&h[48]));
             c.scalable.tightening = std::bit_cast<double>(get_le<std::uint64_t>(&h[56]));
             c.pending = get_le<std::uint64_t>(&h[64]);
-            (void)basic_scalable_filter<cuckoo_filter>::check_options(c.capacity, c.fpr, c.scalable);
+            if (c.parts_layout == layout::cuckoo) (void)basic_scalable_filter<cuckoo_filter>::check_options(c.capacity, c.fpr, c.scalable);
+            else (void)basic_scalable_bloom_filter<>::check_options(c.capacity, c.fpr, c.scalable);  // max_filters up to 255
             if (c.parts == 0 || c.parts > c.scalable.max_filters) corrupt("the sub-filter count is outside 1..max_filters");
             if (c.pending != 0 && c.parts_layout != layout::cuckoo) corrupt("pending removes in a scalable Bloom filter");
         } else {

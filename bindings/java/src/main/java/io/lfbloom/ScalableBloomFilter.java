@@ -42,7 +42,7 @@ public final class ScalableBloomFilter extends HandleFilter {
     /**
      * @param growth      capacity ratio of consecutive sub-filters, in [1, 2^32]
      * @param tightening  rate ratio of consecutive sub-filters, in (0, 1)
-     * @param maxFilters  cap on sub-filters, 1..64
+     * @param maxFilters  cap on sub-filters, 1..255 (a scalable cuckoo filter: 1..64)
      * @param options     seed, and a memory limit on the sum of sub-filters; layout must be BLOCKED
      * Any thread.
      */
@@ -58,7 +58,7 @@ public final class ScalableBloomFilter extends HandleFilter {
     static void checkGrowth(double growth, double tightening, int maxFilters) {
         if (!(growth >= 1 && growth <= 0x1p32)) throw new IllegalArgumentException("growth must be in [1, 2^32]");
         if (!(tightening > 0 && tightening < 1)) throw new IllegalArgumentException("tightening must be in (0, 1)");
-        if (maxFilters < 1 || maxFilters > 64) throw new IllegalArgumentException("maxFilters must be in 1..64");
+        if (maxFilters < 1 || maxFilters > 255) throw new IllegalArgumentException("maxFilters must be in 1..255");
     }
 
     /** A scalable spec (kind, capacity, rate, seed and memory limit set) completed with its sub-filters' kind and growth. */

@@ -93,7 +93,7 @@ class GrowingAndExpiringFiltersTest {
         BloomFilter.Options o = BloomFilter.Options.defaults();
         assertThrows(IllegalArgumentException.class, () -> ScalableBloomFilter.create(10, 0.01, 0.5, 0.5, 8, o));
         assertThrows(IllegalArgumentException.class, () -> ScalableBloomFilter.create(10, 0.01, 2, 1, 8, o));
-        assertThrows(IllegalArgumentException.class, () -> ScalableBloomFilter.create(10, 0.01, 2, 0.5, 65, o));
+        assertThrows(IllegalArgumentException.class, () -> ScalableBloomFilter.create(10, 0.01, 2, 0.5, 256, o));
         assertThrows(IllegalArgumentException.class,
                 () -> ScalableBloomFilter.create(10, 0.01, 2, 0.5, 8, o.layout(BloomFilter.Layout.CLASSIC)));
         ScalableBloomFilter closed = ScalableBloomFilter.create(10, 0.01);
