@@ -739,7 +739,7 @@ static void test_scalable(void) {
     CHECK(lfb_scalable_create(10, NAN, 0, 0, 0, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
     CHECK(lfb_scalable_create(10, 0.01, 0.5, 0, 0, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
     CHECK(lfb_scalable_create(10, 0.01, 0, 1.5, 0, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
-    CHECK(lfb_scalable_create(10, 0.01, 0, 0, 65, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
+    CHECK(lfb_scalable_create(10, 0.01, 0, 0, 256, NULL, &f) == LFB_ERR_INVALID_ARGUMENT && f == NULL);
     CHECK(lfb_scalable_create(10, 0.01, 0, 0, 0, NULL, NULL) == LFB_ERR_INVALID_ARGUMENT);
     lfb_options_init(&o);
     o.layout = LFB_LAYOUT_CLASSIC;

@@ -57,6 +57,43 @@ struct scalable_growth : rl::test_suite<scalable_growth, 3> {
     }
 };
 
+// Property: with grow_ahead off (no builder; the Redis module's mode), adds racing through growth
+// past the sub-filters kept in the object (8) install the array of the later ones with one CAS,
+// and every key is found by its adder and afterwards. The filter starts with 8 empty sub-filters
+// of capacity 1 (grow()), so the first add fills the newest and the next ones race to make
+// sub-filter 8, its array and those after. Bounds: 3 threads, 3 adds each (two keys, then the
+// first again); 200,000 random schedules.
+struct scalable_grown_past_inline : rl::test_suite<scalable_grown_past_inline, 3> {
+    static void prepare() { size_sub_filters(1, 0.1, 16); }
+    scalable f{1, 0.1, options()};
+    static scalable_options options() {
+        scalable_options o;
+        o.growth = 1;
+        o.grow_ahead = false;
+        return o;
+    }
+    scalable_grown_past_inline() {
+        for (int i = 0; i < 7; ++i) f.grow();
+    }
+
+    void thread(unsigned index) {
+        const std::uint64_t keys[] = {10 * index + 1, 10 * index + 2, 10 * index + 1};
+        for (int i = 0; i < 3; ++i) {
+            try {
+                const bool fresh = f.add(keys[i]);
+                RL_ASSERT(f.contains(keys[i]));
+                if (i == 2) RL_ASSERT(!fresh);
+            } catch (const error&) {
+                RL_ASSERT(false);
+            }
+        }
+    }
+    void after() {
+        RL_ASSERT(f.filters() > 8);
+        for (std::uint64_t t = 0; t < 3; ++t) RL_ASSERT(f.contains(10 * t + 1) && f.contains(10 * t + 2));
+    }
+};
+
 // Property (defect 4): at the cap (one sub-filter of capacity 1), racing adds either succeed or
 // throw full, and a key already present (added by this thread before) is never refused: it is
 // in the newest sub-filter, the full one. Every key whose add succeeded is found afterwards.
@@ -370,6 +407,7 @@ struct rotation : rl::test_suite<rotation<G, double_write>, 3> {
 
 LFBLOOM_RELACY_TESTS({"scalable.growth", lfbloom::relacy::make<scalable_growth>()},
                      {"scalable.cap", lfbloom::relacy::make<scalable_cap>()},
+                     {"scalable.grown_past_inline", lfbloom::relacy::make<scalable_grown_past_inline>()},
                      {"scalable.cuckoo_remove", lfbloom::relacy::make<scalable_cuckoo_remove<false>>()},
                      {"scalable.cuckoo_remove_mirrored", lfbloom::relacy::make<scalable_cuckoo_remove<true>>()},
                      {"scalable.cuckoo_remove_grown", lfbloom::relacy::make<scalable_cuckoo_remove_grown>()},

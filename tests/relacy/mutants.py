@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Mutation proof for the Relacy checks: each mutant breaks one guard of the core (in a copy of
 core/include), is compiled into the program holding the check for that guard, and must make that
-check fail with a verdict about the code (an assertion, a data race, an access to freed memory),
-where the unmutated program passes it. A mutant whose code no longer matches fails too, so the
+check fail with a verdict about the code (an assertion, a data race, an access to freed or
+uninitialized memory), where the unmutated program passes it. A mutant whose code no longer matches fails too, so the
 list keeps up with the code.
 
 Usage: mutants.py --cxx g++ --flags="-O0 ..." --core core/include --relacy /usr/include --bin build/bin [--boost DIR]
@@ -118,6 +118,11 @@ MUTANTS = [
      "            case robust_mutex::outcome::owner_died:\n                repair(i);\n",
      "            case robust_mutex::outcome::owner_died:\n",
      "cuckoo", "cuckoo.death"),
+    ("scalable: the array of sub-filters 8 and on is installed without release (a racing grower uses it before its nulls)",
+     "scalable_bloom_filter.hpp",
+     "            if (more_stages_.compare_exchange_strong(more, made.get(), std::memory_order_acq_rel)) more = made.release();\n",
+     "            if (more_stages_.compare_exchange_strong(more, made.get(), std::memory_order_relaxed)) more = made.release();\n",
+     "composites", "scalable.grown_past_inline"),
     ("scalable: a key present in the full newest sub-filter is refused as full (defect 4)",
      "scalable_bloom_filter.hpp",
      "                if (newest.filter.contains_hash(h)) return false;  // present already: no growth, never \"full\"\n",
@@ -176,7 +181,8 @@ MUTANTS = [
 ]
 
 
-VERDICTS = ("USER ASSERT FAILED", "DATA RACE", "ACCESS TO FREED MEMORY")
+# An uninitialized access is a load that no store happens-before: a publication without release.
+VERDICTS = ("USER ASSERT FAILED", "DATA RACE", "ACCESS TO FREED MEMORY", "ACCESS TO UNINITIALIZED VARIABLE")
 PROGRESS = re.compile(r"^\d+% \(\d+/\d+\)")
 
 
