@@ -16,8 +16,8 @@ func (s *Scalable) MarshalBinary() ([]byte, error) { return s.marshal() }
 
 // UnmarshalBinary replaces the filter with the one encoded in data (by MarshalBinary, in any
 // language), which must be of this type: a Scalable takes a scalable filter of blocked
-// sub-filters, a ScalableCuckoo one of cuckoo sub-filters (else ErrIncompatible; the header says
-// "scalable" for both, so the sub-filters' kind is checked once loaded). Corrupt, foreign or
+// sub-filters, a ScalableCuckoo one of cuckoo sub-filters (else ErrIncompatible, from the header:
+// it tells the sub-filters' kind too). Corrupt, foreign or
 // truncated data returns an error wrapping ErrCorrupt (or ErrUnsupportedVersion, ErrTooLarge past
 // the filter's WithMemoryLimit) and leaves the filter as it was.
 func (s *Scalable) UnmarshalBinary(data []byte) error { return s.unmarshal(data) }

@@ -81,9 +81,11 @@ func (f *filter) unmarshal(data []byte) error {
 	}
 	if len(data) >= headerBytes { // another kind is refused from its header, before it is loaded
 		var total uint64
-		var kind uint32
-		if _, err := nativeCall(func() int { return native.Lfb_load_size(formatNative, data[:headerBytes], f.limit, &total, &kind) }); err == nil {
-			if err := f.takes(int(kind)); err != nil {
+		var kind, sub uint32
+		if _, err := nativeCall(func() int {
+			return native.Lfb_load_size_kinds(formatNative, data[:headerBytes], f.limit, &total, &kind, &sub)
+		}); err == nil {
+			if err := f.takes(int(kind), int(sub)); err != nil {
 				return err
 			}
 		}
@@ -145,21 +147,21 @@ func Load(r io.Reader, opts ...Option) (Interface, error) {
 	return wrap(p, o.memoryLimit), nil
 }
 
-// load reads one saved filter from r into a new C handle: its header, whose validated length
-// and kind lfb_load_size gives (accept, if not nil, may refuse the kind before the rest is read),
-// then exactly the rest, through a pipe to lfb_load_fd. It returns the bytes read from r.
-func load(r io.Reader, limit uint64, accept func(kind int) error) (uintptr, int64, error) {
+// load reads one saved filter from r into a new C handle: its header, whose validated length,
+// kind and sub-kind lfb_load_size_kinds gives (accept, if not nil, may refuse them before the rest
+// is read), then exactly the rest, through a pipe to lfb_load_fd. It returns the bytes read from r.
+func load(r io.Reader, limit uint64, accept func(kind, subKind int) error) (uintptr, int64, error) {
 	head := make([]byte, headerBytes)
 	if n, err := io.ReadFull(r, head); err != nil {
 		return 0, int64(n), readError(err, "header")
 	}
 	var total uint64
-	var kind uint32
-	if _, err := nativeCall(func() int { return native.Lfb_load_size(formatNative, head, limit, &total, &kind) }); err != nil {
+	var kind, sub uint32
+	if _, err := nativeCall(func() int { return native.Lfb_load_size_kinds(formatNative, head, limit, &total, &kind, &sub) }); err != nil {
 		return 0, headerBytes, err
 	}
 	if accept != nil {
-		if err := accept(int(kind)); err != nil {
+		if err := accept(int(kind), int(sub)); err != nil {
 			return 0, headerBytes, err
 		}
 	}
@@ -218,16 +220,19 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// takes says whether data of kind may replace this filter: its own kind, or for a Filter any
-// Bloom layout (else ErrIncompatible; ErrClosed once closed). A header tells a Scalable's kind
-// but not its sub-filters': replace checks those.
-func (f *filter) takes(kind int) error {
+// takes says whether data of kind and subKind (a header's) may replace this filter: its own kind,
+// or for a Filter any Bloom layout, and for a Scalable its sub-filters' kind (else
+// ErrIncompatible; ErrClosed once closed). replace checks the loaded handle again.
+func (f *filter) takes(kind, subKind int) error {
 	p, s, ok := f.h.acquire()
 	if !ok {
 		return ErrClosed
 	}
 	defer f.h.release(s)
-	return kindFits(native.Lfb_kind(p), kind)
+	if err := kindFits(native.Lfb_kind(p), kind); err != nil {
+		return err
+	}
+	return subKindFits(p, subKind)
 }
 
 func kindFits(was, kind int) error {
@@ -237,13 +242,13 @@ func kindFits(was, kind int) error {
 	return nil
 }
 
-// subKindFits refuses a Scalable of other sub-filters (blocked or cuckoo) than was's: the one
-// difference of kind that a header does not tell (lfb_load_size answers "scalable" for both).
-func subKindFits(was, p uintptr) error {
+// subKindFits refuses a Scalable of other sub-filters (blocked or cuckoo) than was's, got's
+// (lfb_load_size_kinds' sub-kind from a header, or a loaded handle's).
+func subKindFits(was uintptr, got int) error {
 	if native.Lfb_kind(was) != kindScalable {
 		return nil
 	}
-	if had, got := subKindOf(was), subKindOf(p); had != got {
+	if had := subKindOf(was); had != got {
 		return fmt.Errorf("%w: the data holds a scalable filter of %s sub-filters, not of %s ones", ErrIncompatible, kindName(got), kindName(had))
 	}
 	return nil
@@ -272,7 +277,7 @@ func (f *filter) replace(p uintptr) error {
 		if old == 0 {
 			err = ErrClosed
 		} else if err = kindFits(native.Lfb_kind(old), kind); err == nil {
-			if err = subKindFits(old, p); err == nil {
+			if err = subKindFits(old, subKindOf(p)); err == nil {
 				native.Lfb_free(old)
 				f.bits = bits
 				return p

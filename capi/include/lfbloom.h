@@ -138,6 +138,12 @@ LFB_API int lfb_load_fd(uint32_t format, int fd, uint64_t memory_limit, lfb_hand
  *  memory_limit (0 = none). */
 LFB_API int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total,
                           uint32_t* kind);
+/** Since 1.14: lfb_load_size, and *sub_kind (if not NULL) gets the sub_kind lfb_info will report of
+ *  the loaded filter: a scalable filter's sub-filters' kind (LFB_KIND_BLOCKED or LFB_KIND_CUCKOO),
+ *  LFB_KIND_BLOCKED for a rotating filter's generations, a layout's own kind. So a binding refuses a
+ *  scalable cuckoo filter offered as a scalable Bloom filter from its header, not once loaded. */
+LFB_API int lfb_load_size_kinds(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total,
+                                uint32_t* kind, uint32_t* sub_kind);
 
 /* Status codes. Values are part of the ABI: never renumbered, never reused. */
 enum lfb_status {

@@ -364,7 +364,8 @@ int lfb_load_fd(uint32_t format, int fd, uint64_t memory_limit, lfb_handle** out
     return new_handle(out, [&] { return load_fd(format, fd, memory_limit); });
 }
 
-int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total, uint32_t* kind) {
+int lfb_load_size_kinds(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total, uint32_t* kind,
+                        uint32_t* sub_kind) {
     return guarded([&] {
         require(head != nullptr || len == 0, "head is NULL but its length is not 0");
         require(total != nullptr, "total output is NULL");
@@ -372,8 +373,13 @@ int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memo
             lfbloom::saved_header_of(format_of(format), {static_cast<const std::byte*>(head), len}, memory_limit);
         *total = h.bytes;
         if (kind != nullptr) *kind = static_cast<std::uint32_t>(h.kind);
+        if (sub_kind != nullptr) *sub_kind = static_cast<std::uint32_t>(h.sub_kind);
         return LFB_OK;
     });
+}
+
+int lfb_load_size(uint32_t format, const void* head, uint64_t len, uint64_t memory_limit, uint64_t* total, uint32_t* kind) {
+    return lfb_load_size_kinds(format, head, len, memory_limit, total, kind, nullptr);
 }
 
 int lfb_open_shared(const char* path, const lfb_spec* spec, uint32_t flags, uint32_t mode, lfb_handle** out) {

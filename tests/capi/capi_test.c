@@ -2154,7 +2154,7 @@ static void test_one_handle_composites(void) {
     lfb_handle *h = NULL, *loaded = NULL;
     lfb_info i;
     uint64_t key, total = 0;
-    uint32_t kind = 0;
+    uint32_t kind = 0, sub = 0;
     int code;
     static uint8_t buffer[1 << 14];
     char path[] = "/tmp/lfbloom-capi-fd-XXXXXX";
@@ -2230,6 +2230,9 @@ static void test_one_handle_composites(void) {
     CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 0, &key, &kind) == LFB_OK && key == total &&
           kind == LFB_KIND_COUNTING);
     CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 0, &key, NULL) == LFB_OK && key == total);
+    sub = 0;
+    CHECK(lfb_load_size_kinds(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 0, &key, &kind, &sub) == LFB_OK && key == total &&
+          kind == LFB_KIND_COUNTING && sub == LFB_KIND_COUNTING); /* a layout's sub_kind is itself */
     CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES - 1, 0, &key, &kind) == LFB_ERR_CORRUPT);
     CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 64, &key, &kind) == LFB_ERR_TOO_LARGE);
     CHECK(lfb_load_size(LFB_FORMAT_NATIVE, buffer, LFB_NATIVE_HEADER_BYTES, 0, NULL, &kind) == LFB_ERR_INVALID_ARGUMENT);
@@ -2336,6 +2339,12 @@ static void test_composite_saves(void) {
         bytes = saved_bytes(h, &size);
         CHECK(lfb_load_size(LFB_FORMAT_NATIVE, bytes, LFB_NATIVE_HEADER_BYTES, 0, &total, &kind) == LFB_OK && total == size && kind == want);
         CHECK(lfb_load_size(LFB_FORMAT_NATIVE, bytes, LFB_NATIVE_HEADER_BYTES, size - 1, &total, &kind) == LFB_ERR_TOO_LARGE);
+        { /* since 1.14: the parts' kind too, as the loaded filter's info reports it */
+            uint32_t sub = 0;
+            CHECK(lfb_load_size_kinds(LFB_FORMAT_NATIVE, bytes, LFB_NATIVE_HEADER_BYTES, 0, &total, &kind, &sub) == LFB_OK &&
+                  total == size && kind == want && sub == info_of(h).sub_kind && sub == (c == 1 ? LFB_KIND_CUCKOO : LFB_KIND_BLOCKED));
+            CHECK(lfb_load_size_kinds(LFB_FORMAT_NATIVE, bytes, LFB_NATIVE_HEADER_BYTES, 0, &total, NULL, NULL) == LFB_OK);
+        }
         CHECK(lfb_load(LFB_FORMAT_NATIVE, bytes, size, 0, &back) == LFB_OK && lfb_kind(back) == (int)want);
         CHECK(lfb_load(LFB_FORMAT_NATIVE, bytes, size - 1, 0, &from_file) == LFB_ERR_CORRUPT && from_file == NULL);
         CHECK(same_shape(h, back) && same_answers(h, back, data, offsets, 2000));

@@ -891,6 +891,7 @@ inline std::unique_ptr<dynamic_filter> load_filter(file_format format, const byt
 struct saved_header {
     std::uint64_t bytes;  ///< the whole saved filter's length, header included
     filter_kind kind;
+    filter_kind sub_kind;  ///< what info() will report as sub_kind: a composite's parts' kind, else kind
 };
 
 /// The length and kind of the saved filter whose first bytes are `head` (at least header_size, or
@@ -902,16 +903,16 @@ inline saved_header saved_header_of(file_format format, std::span<const std::byt
     if (format == file_format::parquet)
         throw error(errc::invalid_argument, "a Parquet bitset has no header: its length is numBytes of the BloomFilterHeader before it");
     if (format == file_format::guava)
-        return {guava_header_size + read_guava_header(span_source(head), memory_limit).words * 8, filter_kind::classic};
+        return {guava_header_size + read_guava_header(span_source(head), memory_limit).words * 8, filter_kind::classic, filter_kind::classic};
     if (format != file_format::native)
         throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
     const native_head first = read_head(span_source(head));
     if (is_composite(first)) {
         const composite_header c = composite_header_of(first, memory_limit);
-        return {c.bytes, c.kind};
+        return {c.bytes, c.kind, c.parts_layout};
     }
     const file_header h = file_header_of(first, memory_limit);
-    return {header_size + h.payload_bytes + trailer_size, h.kind};
+    return {header_size + h.payload_bytes + trailer_size, h.kind, h.kind};
 }
 
 /// How open_shared treats the file (shared_memory.hpp says what each does).

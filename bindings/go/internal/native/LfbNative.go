@@ -38,10 +38,10 @@ typedef long long swig_type_5;
 typedef long long swig_type_6;
 typedef _goslice_ swig_type_7;
 typedef long long swig_type_8;
-typedef _gostring_ swig_type_9;
-typedef _gostring_ swig_type_10;
-typedef long long swig_type_11;
-typedef long long swig_type_12;
+typedef _goslice_ swig_type_9;
+typedef long long swig_type_10;
+typedef _gostring_ swig_type_11;
+typedef _gostring_ swig_type_12;
 typedef long long swig_type_13;
 typedef long long swig_type_14;
 typedef long long swig_type_15;
@@ -80,184 +80,187 @@ typedef long long swig_type_47;
 typedef long long swig_type_48;
 typedef long long swig_type_49;
 typedef long long swig_type_50;
-typedef _gostring_ swig_type_51;
+typedef long long swig_type_51;
 typedef long long swig_type_52;
-typedef long long swig_type_53;
-typedef _gostring_ swig_type_54;
-typedef _gostring_ swig_type_55;
+typedef _gostring_ swig_type_53;
+typedef long long swig_type_54;
+typedef long long swig_type_55;
 typedef _gostring_ swig_type_56;
 typedef _gostring_ swig_type_57;
-extern void _wrap_Swig_free_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_native_d1c8dc9ff6b400fa(swig_intgo arg1);
-extern swig_intgo _wrap_lfb_create_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_add_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2, swig_type_1 arg3);
-extern swig_intgo _wrap_lfb_contains_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2, swig_type_2 arg3);
-extern void _wrap_lfb_free_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern swig_intgo _wrap_LFB_FORMAT_NATIVE_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_FORMAT_GUAVA_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_FORMAT_PARQUET_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_lfb_serialized_size_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
-extern swig_intgo _wrap_lfb_save_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2, swig_type_3 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_save_fd_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_intgo _wrap_lfb_load_native_d1c8dc9ff6b400fa(swig_intgo arg1, swig_type_4 arg2, swig_type_5 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_load_fd_native_d1c8dc9ff6b400fa(swig_intgo arg1, swig_intgo arg2, swig_type_6 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_lfb_load_size_native_d1c8dc9ff6b400fa(swig_intgo arg1, swig_type_7 arg2, swig_type_8 arg3, swig_voidp arg4, swig_voidp arg5);
-extern swig_intgo _wrap_LFB_OK_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_TOO_LARGE_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_INCOMPATIBLE_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_NOT_PRESENT_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_CORRUPT_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_IO_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_INTERNAL_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_FULL_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_READ_ONLY_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_AMBIGUOUS_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_ERR_TIMEOUT_native_d1c8dc9ff6b400fa(void);
-extern swig_type_9 _wrap_lfb_strerror_native_d1c8dc9ff6b400fa(swig_intgo arg1);
-extern swig_type_10 _wrap_lfb_last_error_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_CLASSIC_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_BLOCKED_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_COUNTING_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_ONE_WORD_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_TWO_WORD_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_CUCKOO_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_SCALABLE_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_ROTATING_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_KIND_SWAP_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_lfb_spec_struct_size_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_kind_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_kind_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_capacity_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_lfb_spec_capacity_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_fpr_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_spec_fpr_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_seed_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_13 arg2);
-extern swig_type_14 _wrap_lfb_spec_seed_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_memory_limit_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_15 arg2);
-extern swig_type_16 _wrap_lfb_spec_memory_limit_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_counter_bits_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_counter_bits_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_flags_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_flags_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_slots_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_17 arg2);
-extern swig_type_18 _wrap_lfb_spec_slots_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_hashes_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_hashes_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_sub_kind_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_sub_kind_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_growth_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_spec_growth_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_tightening_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_spec_tightening_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_max_filters_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_max_filters_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_generations_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_generations_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_period_ns_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_19 arg2);
-extern swig_type_20 _wrap_lfb_spec_period_ns_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_rotating_flags_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_rotating_flags_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_spec_reserved_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_spec_reserved_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern uintptr_t _wrap_new_lfb_spec_native_d1c8dc9ff6b400fa(void);
-extern void _wrap_delete_lfb_spec_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_kind_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_remove_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2, swig_type_21 arg3);
-extern swig_intgo _wrap_lfb_count_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2, swig_type_22 arg3);
-extern swig_intgo _wrap_LFB_OP_ADD_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_OP_CONTAINS_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_OP_REMOVE_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_OP_ADD_STAGED_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_lfb_info_struct_size_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_kind_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_kind_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_slots_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_23 arg2);
-extern swig_type_24 _wrap_lfb_info_slots_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_slot_bits_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_slot_bits_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_hashes_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_hashes_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_bytes_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_25 arg2);
-extern swig_type_26 _wrap_lfb_info_bytes_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_capacity_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_27 arg2);
-extern swig_type_28 _wrap_lfb_info_capacity_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_target_fpr_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_target_fpr_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_seed_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_29 arg2);
-extern swig_type_30 _wrap_lfb_info_seed_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_slots_set_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_31 arg2);
-extern swig_type_32 _wrap_lfb_info_slots_set_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_fill_ratio_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_fill_ratio_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_estimated_count_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_estimated_count_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_expected_fpr_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, double arg2);
-extern double _wrap_lfb_info_expected_fpr_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_near_capacity_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_near_capacity_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_reserved_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_reserved_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_saturated_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_33 arg2);
-extern swig_type_34 _wrap_lfb_info_saturated_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_kicks_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_35 arg2);
-extern swig_type_36 _wrap_lfb_info_kicks_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_failed_adds_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_37 arg2);
-extern swig_type_38 _wrap_lfb_info_failed_adds_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_duplicate_refusals_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_lfb_info_duplicate_refusals_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_reader_retries_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_41 arg2);
-extern swig_type_42 _wrap_lfb_info_reader_retries_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_reader_gave_up_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_43 arg2);
-extern swig_type_44 _wrap_lfb_info_reader_gave_up_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_sub_kind_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_sub_kind_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_parts_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_info_parts_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_generation_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_lfb_info_generation_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_ambiguous_removes_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_47 arg2);
-extern swig_type_48 _wrap_lfb_info_ambiguous_removes_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern void _wrap_lfb_info_items_set_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_49 arg2);
-extern swig_type_50 _wrap_lfb_info_items_get_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern uintptr_t _wrap_new_lfb_info_native_d1c8dc9ff6b400fa(void);
-extern void _wrap_delete_lfb_info_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_info_get_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_geometry_get_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_part_info_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
-extern swig_intgo _wrap_lfb_plan_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_open_shared_native_d1c8dc9ff6b400fa(swig_type_51 arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_lfb_set_lock_timeout_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_lfb_flush_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_copy_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_equal_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_union_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_intersect_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_clear_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_rotate_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_tick_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_type_52 arg2);
-extern swig_intgo _wrap_lfb_create_swap_native_d1c8dc9ff6b400fa(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_lfb_stage_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_lfb_add_staged_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2, swig_type_53 arg3);
-extern swig_intgo _wrap_lfb_publish_native_d1c8dc9ff6b400fa(uintptr_t arg1);
-extern swig_intgo _wrap_lfb_replace_native_d1c8dc9ff6b400fa(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_LFB_CLASS_OK_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_CLASS_ARGUMENT_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_CLASS_REFUSAL_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_CLASS_DATA_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_CLASS_RESOURCE_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_CLASS_STATE_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_LFB_CLASS_BUG_native_d1c8dc9ff6b400fa(void);
-extern swig_type_54 _wrap_lfb_version_string_native_d1c8dc9ff6b400fa(void);
-extern swig_intgo _wrap_lfb_abi_version_native_d1c8dc9ff6b400fa(void);
-extern swig_type_55 _wrap_lfb_status_name_native_d1c8dc9ff6b400fa(swig_intgo arg1);
-extern swig_intgo _wrap_lfb_status_class_native_d1c8dc9ff6b400fa(swig_intgo arg1);
-extern swig_type_56 _wrap_lfb_kind_name_native_d1c8dc9ff6b400fa(swig_intgo arg1);
-extern swig_intgo _wrap_lfb_kind_parse_native_d1c8dc9ff6b400fa(swig_type_57 arg1);
+typedef _gostring_ swig_type_58;
+typedef _gostring_ swig_type_59;
+extern void _wrap_Swig_free_native_81b5412b56dec0cf(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_native_81b5412b56dec0cf(swig_intgo arg1);
+extern swig_intgo _wrap_lfb_create_native_81b5412b56dec0cf(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_add_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2, swig_type_1 arg3);
+extern swig_intgo _wrap_lfb_contains_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2, swig_type_2 arg3);
+extern void _wrap_lfb_free_native_81b5412b56dec0cf(uintptr_t arg1);
+extern swig_intgo _wrap_LFB_FORMAT_NATIVE_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_FORMAT_GUAVA_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_FORMAT_PARQUET_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_lfb_serialized_size_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3);
+extern swig_intgo _wrap_lfb_save_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2, swig_type_3 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_save_fd_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_intgo _wrap_lfb_load_native_81b5412b56dec0cf(swig_intgo arg1, swig_type_4 arg2, swig_type_5 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_load_fd_native_81b5412b56dec0cf(swig_intgo arg1, swig_intgo arg2, swig_type_6 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_lfb_load_size_native_81b5412b56dec0cf(swig_intgo arg1, swig_type_7 arg2, swig_type_8 arg3, swig_voidp arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_load_size_kinds_native_81b5412b56dec0cf(swig_intgo arg1, swig_type_9 arg2, swig_type_10 arg3, swig_voidp arg4, swig_voidp arg5, swig_voidp arg6);
+extern swig_intgo _wrap_LFB_OK_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_TOO_LARGE_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_INCOMPATIBLE_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_NOT_PRESENT_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_CORRUPT_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_IO_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_INTERNAL_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_FULL_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_READ_ONLY_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_AMBIGUOUS_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_ERR_TIMEOUT_native_81b5412b56dec0cf(void);
+extern swig_type_11 _wrap_lfb_strerror_native_81b5412b56dec0cf(swig_intgo arg1);
+extern swig_type_12 _wrap_lfb_last_error_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_CLASSIC_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_BLOCKED_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_COUNTING_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_ONE_WORD_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_TWO_WORD_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_CUCKOO_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_SCALABLE_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_ROTATING_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_KIND_SWAP_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_lfb_spec_struct_size_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_kind_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_kind_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_capacity_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_13 arg2);
+extern swig_type_14 _wrap_lfb_spec_capacity_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_fpr_set_native_81b5412b56dec0cf(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_spec_fpr_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_seed_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_15 arg2);
+extern swig_type_16 _wrap_lfb_spec_seed_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_memory_limit_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_17 arg2);
+extern swig_type_18 _wrap_lfb_spec_memory_limit_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_counter_bits_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_counter_bits_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_flags_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_flags_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_slots_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_19 arg2);
+extern swig_type_20 _wrap_lfb_spec_slots_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_hashes_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_hashes_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_sub_kind_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_sub_kind_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_growth_set_native_81b5412b56dec0cf(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_spec_growth_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_tightening_set_native_81b5412b56dec0cf(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_spec_tightening_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_max_filters_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_max_filters_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_generations_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_generations_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_period_ns_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_21 arg2);
+extern swig_type_22 _wrap_lfb_spec_period_ns_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_rotating_flags_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_rotating_flags_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_spec_reserved_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_spec_reserved_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern uintptr_t _wrap_new_lfb_spec_native_81b5412b56dec0cf(void);
+extern void _wrap_delete_lfb_spec_native_81b5412b56dec0cf(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_kind_native_81b5412b56dec0cf(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_remove_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2, swig_type_23 arg3);
+extern swig_intgo _wrap_lfb_count_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2, swig_type_24 arg3);
+extern swig_intgo _wrap_LFB_OP_ADD_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_OP_CONTAINS_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_OP_REMOVE_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_OP_ADD_STAGED_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_lfb_info_struct_size_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_kind_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_kind_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_slots_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_25 arg2);
+extern swig_type_26 _wrap_lfb_info_slots_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_slot_bits_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_slot_bits_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_hashes_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_hashes_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_bytes_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_27 arg2);
+extern swig_type_28 _wrap_lfb_info_bytes_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_capacity_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_29 arg2);
+extern swig_type_30 _wrap_lfb_info_capacity_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_target_fpr_set_native_81b5412b56dec0cf(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_target_fpr_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_seed_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_31 arg2);
+extern swig_type_32 _wrap_lfb_info_seed_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_slots_set_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_33 arg2);
+extern swig_type_34 _wrap_lfb_info_slots_set_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_fill_ratio_set_native_81b5412b56dec0cf(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_fill_ratio_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_estimated_count_set_native_81b5412b56dec0cf(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_estimated_count_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_expected_fpr_set_native_81b5412b56dec0cf(uintptr_t arg1, double arg2);
+extern double _wrap_lfb_info_expected_fpr_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_near_capacity_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_near_capacity_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_reserved_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_reserved_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_saturated_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_35 arg2);
+extern swig_type_36 _wrap_lfb_info_saturated_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_kicks_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_37 arg2);
+extern swig_type_38 _wrap_lfb_info_kicks_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_failed_adds_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_lfb_info_failed_adds_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_duplicate_refusals_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_41 arg2);
+extern swig_type_42 _wrap_lfb_info_duplicate_refusals_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_reader_retries_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_43 arg2);
+extern swig_type_44 _wrap_lfb_info_reader_retries_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_reader_gave_up_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_lfb_info_reader_gave_up_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_sub_kind_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_sub_kind_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_parts_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_info_parts_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_generation_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_47 arg2);
+extern swig_type_48 _wrap_lfb_info_generation_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_ambiguous_removes_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_49 arg2);
+extern swig_type_50 _wrap_lfb_info_ambiguous_removes_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern void _wrap_lfb_info_items_set_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_51 arg2);
+extern swig_type_52 _wrap_lfb_info_items_get_native_81b5412b56dec0cf(uintptr_t arg1);
+extern uintptr_t _wrap_new_lfb_info_native_81b5412b56dec0cf(void);
+extern void _wrap_delete_lfb_info_native_81b5412b56dec0cf(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_info_get_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_geometry_get_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_part_info_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
+extern swig_intgo _wrap_lfb_plan_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_open_shared_native_81b5412b56dec0cf(swig_type_53 arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_lfb_set_lock_timeout_native_81b5412b56dec0cf(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_lfb_flush_native_81b5412b56dec0cf(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_copy_native_81b5412b56dec0cf(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_equal_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_union_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_intersect_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_clear_native_81b5412b56dec0cf(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_rotate_native_81b5412b56dec0cf(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_tick_native_81b5412b56dec0cf(uintptr_t arg1, swig_type_54 arg2);
+extern swig_intgo _wrap_lfb_create_swap_native_81b5412b56dec0cf(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_lfb_stage_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_lfb_add_staged_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2, swig_type_55 arg3);
+extern swig_intgo _wrap_lfb_publish_native_81b5412b56dec0cf(uintptr_t arg1);
+extern swig_intgo _wrap_lfb_replace_native_81b5412b56dec0cf(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_LFB_CLASS_OK_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_CLASS_ARGUMENT_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_CLASS_REFUSAL_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_CLASS_DATA_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_CLASS_RESOURCE_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_CLASS_STATE_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_LFB_CLASS_BUG_native_81b5412b56dec0cf(void);
+extern swig_type_56 _wrap_lfb_version_string_native_81b5412b56dec0cf(void);
+extern swig_intgo _wrap_lfb_abi_version_native_81b5412b56dec0cf(void);
+extern swig_type_57 _wrap_lfb_status_name_native_81b5412b56dec0cf(swig_intgo arg1);
+extern swig_intgo _wrap_lfb_status_class_native_81b5412b56dec0cf(swig_intgo arg1);
+extern swig_type_58 _wrap_lfb_kind_name_native_81b5412b56dec0cf(swig_intgo arg1);
+extern swig_intgo _wrap_lfb_kind_parse_native_81b5412b56dec0cf(swig_type_59 arg1);
 #undef intgo
 */
 import "C"
@@ -300,13 +303,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_native_d1c8dc9ff6b400fa(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_native_81b5412b56dec0cf(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -314,7 +317,7 @@ func Lfb_create(arg1 Lfb_spec, arg2 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_create_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_create_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -323,7 +326,7 @@ func Lfb_add(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_add_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_1(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_add_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_1(_swig_i_2)))
 	return swig_r
 }
 
@@ -332,33 +335,33 @@ func Lfb_contains(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_contains_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_2(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_contains_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_2(_swig_i_2)))
 	return swig_r
 }
 
 func Lfb_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_lfb_free_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0))
+	C._wrap_lfb_free_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0))
 }
 
 type Enum_SS_lfb_format int
 func _swig_getLFB_FORMAT_NATIVE() (_swig_ret Enum_SS_lfb_format) {
 	var swig_r Enum_SS_lfb_format
-	swig_r = (Enum_SS_lfb_format)(C._wrap_LFB_FORMAT_NATIVE_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_format)(C._wrap_LFB_FORMAT_NATIVE_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_FORMAT_NATIVE Enum_SS_lfb_format = _swig_getLFB_FORMAT_NATIVE()
 func _swig_getLFB_FORMAT_GUAVA() (_swig_ret Enum_SS_lfb_format) {
 	var swig_r Enum_SS_lfb_format
-	swig_r = (Enum_SS_lfb_format)(C._wrap_LFB_FORMAT_GUAVA_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_format)(C._wrap_LFB_FORMAT_GUAVA_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_FORMAT_GUAVA Enum_SS_lfb_format = _swig_getLFB_FORMAT_GUAVA()
 func _swig_getLFB_FORMAT_PARQUET() (_swig_ret Enum_SS_lfb_format) {
 	var swig_r Enum_SS_lfb_format
-	swig_r = (Enum_SS_lfb_format)(C._wrap_LFB_FORMAT_PARQUET_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_format)(C._wrap_LFB_FORMAT_PARQUET_native_81b5412b56dec0cf())
 	return swig_r
 }
 
@@ -370,7 +373,7 @@ func Lfb_serialized_size(arg1 uintptr, arg2 uint, arg3 *uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_serialized_size_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_serialized_size_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2)))
 	return swig_r
 }
 
@@ -380,7 +383,7 @@ func Lfb_save(arg1 uintptr, arg2 uint, arg3 []byte, arg4 *uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_save_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_save_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -392,7 +395,7 @@ func Lfb_save_fd(arg1 uintptr, arg2 uint, arg3 int) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_save_fd_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_save_fd_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -402,7 +405,7 @@ func Lfb_load(arg1 uint, arg2 []byte, arg3 uint64, arg4 *uintptr) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_load_native_d1c8dc9ff6b400fa(C.swig_intgo(_swig_i_0), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_1)), C.swig_type_5(_swig_i_2), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_load_native_81b5412b56dec0cf(C.swig_intgo(_swig_i_0), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_1)), C.swig_type_5(_swig_i_2), C.swig_voidp(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -415,7 +418,7 @@ func Lfb_load_fd(arg1 uint, arg2 int, arg3 uint64, arg4 *uintptr) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lfb_load_fd_native_d1c8dc9ff6b400fa(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_6(_swig_i_2), C.swig_voidp(_swig_i_3)))
+	swig_r = (int)(C._wrap_lfb_load_fd_native_81b5412b56dec0cf(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_6(_swig_i_2), C.swig_voidp(_swig_i_3)))
 	return swig_r
 }
 
@@ -426,7 +429,22 @@ func Lfb_load_size(arg1 uint, arg2 []byte, arg3 uint64, arg4 *uint64, arg5 *uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_load_size_native_d1c8dc9ff6b400fa(C.swig_intgo(_swig_i_0), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_1)), C.swig_type_8(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_load_size_native_81b5412b56dec0cf(C.swig_intgo(_swig_i_0), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_1)), C.swig_type_8(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Lfb_load_size_kinds(arg1 uint, arg2 []byte, arg3 uint64, arg4 *uint64, arg5 *uint32, arg6 *uint32) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_lfb_load_size_kinds_native_81b5412b56dec0cf(C.swig_intgo(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), C.swig_type_10(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -436,105 +454,105 @@ func Lfb_load_size(arg1 uint, arg2 []byte, arg3 uint64, arg4 *uint64, arg5 *uint
 type Enum_SS_lfb_status int
 func _swig_getLFB_OK() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_OK_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_OK_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_OK Enum_SS_lfb_status = _swig_getLFB_OK()
 func _swig_getLFB_ERR_INVALID_ARGUMENT() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_INVALID_ARGUMENT_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_INVALID_ARGUMENT_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_INVALID_ARGUMENT Enum_SS_lfb_status = _swig_getLFB_ERR_INVALID_ARGUMENT()
 func _swig_getLFB_ERR_OUT_OF_MEMORY() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_OUT_OF_MEMORY_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_OUT_OF_MEMORY_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_OUT_OF_MEMORY Enum_SS_lfb_status = _swig_getLFB_ERR_OUT_OF_MEMORY()
 func _swig_getLFB_ERR_TOO_LARGE() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_TOO_LARGE_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_TOO_LARGE_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_TOO_LARGE Enum_SS_lfb_status = _swig_getLFB_ERR_TOO_LARGE()
 func _swig_getLFB_ERR_INCOMPATIBLE() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_INCOMPATIBLE_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_INCOMPATIBLE_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_INCOMPATIBLE Enum_SS_lfb_status = _swig_getLFB_ERR_INCOMPATIBLE()
 func _swig_getLFB_ERR_NOT_PRESENT() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_NOT_PRESENT_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_NOT_PRESENT_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_NOT_PRESENT Enum_SS_lfb_status = _swig_getLFB_ERR_NOT_PRESENT()
 func _swig_getLFB_ERR_CORRUPT() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_CORRUPT_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_CORRUPT_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_CORRUPT Enum_SS_lfb_status = _swig_getLFB_ERR_CORRUPT()
 func _swig_getLFB_ERR_UNSUPPORTED_VERSION() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_UNSUPPORTED_VERSION_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_UNSUPPORTED_VERSION_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_UNSUPPORTED_VERSION Enum_SS_lfb_status = _swig_getLFB_ERR_UNSUPPORTED_VERSION()
 func _swig_getLFB_ERR_IO() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_IO_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_IO_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_IO Enum_SS_lfb_status = _swig_getLFB_ERR_IO()
 func _swig_getLFB_ERR_INTERNAL() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_INTERNAL_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_INTERNAL_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_INTERNAL Enum_SS_lfb_status = _swig_getLFB_ERR_INTERNAL()
 func _swig_getLFB_ERR_FULL() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_FULL_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_FULL_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_FULL Enum_SS_lfb_status = _swig_getLFB_ERR_FULL()
 func _swig_getLFB_ERR_READ_ONLY() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_READ_ONLY_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_READ_ONLY_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_READ_ONLY Enum_SS_lfb_status = _swig_getLFB_ERR_READ_ONLY()
 func _swig_getLFB_ERR_TOO_MANY_DUPLICATES() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_TOO_MANY_DUPLICATES Enum_SS_lfb_status = _swig_getLFB_ERR_TOO_MANY_DUPLICATES()
 func _swig_getLFB_ERR_AMBIGUOUS() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_AMBIGUOUS_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_AMBIGUOUS_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_ERR_AMBIGUOUS Enum_SS_lfb_status = _swig_getLFB_ERR_AMBIGUOUS()
 func _swig_getLFB_ERR_TIMEOUT() (_swig_ret Enum_SS_lfb_status) {
 	var swig_r Enum_SS_lfb_status
-	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_TIMEOUT_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status)(C._wrap_LFB_ERR_TIMEOUT_native_81b5412b56dec0cf())
 	return swig_r
 }
 
@@ -542,7 +560,7 @@ var LFB_ERR_TIMEOUT Enum_SS_lfb_status = _swig_getLFB_ERR_TIMEOUT()
 func Lfb_strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lfb_strerror_native_d1c8dc9ff6b400fa(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_lfb_strerror_native_81b5412b56dec0cf(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -551,7 +569,7 @@ func Lfb_strerror(arg1 int) (_swig_ret string) {
 
 func Lfb_last_error() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_lfb_last_error_native_d1c8dc9ff6b400fa()
+	swig_r_p := C._wrap_lfb_last_error_native_81b5412b56dec0cf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -561,70 +579,70 @@ func Lfb_last_error() (_swig_ret string) {
 type Enum_SS_lfb_kind int
 func _swig_getLFB_KIND_CLASSIC() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_CLASSIC_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_CLASSIC_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_KIND_CLASSIC Enum_SS_lfb_kind = _swig_getLFB_KIND_CLASSIC()
 func _swig_getLFB_KIND_BLOCKED() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_BLOCKED_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_BLOCKED_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_KIND_BLOCKED Enum_SS_lfb_kind = _swig_getLFB_KIND_BLOCKED()
 func _swig_getLFB_KIND_COUNTING() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_COUNTING_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_COUNTING_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_KIND_COUNTING Enum_SS_lfb_kind = _swig_getLFB_KIND_COUNTING()
 func _swig_getLFB_KIND_SPLIT_BLOCK() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_SPLIT_BLOCK_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_SPLIT_BLOCK_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_KIND_SPLIT_BLOCK Enum_SS_lfb_kind = _swig_getLFB_KIND_SPLIT_BLOCK()
 func _swig_getLFB_KIND_ONE_WORD() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_ONE_WORD_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_ONE_WORD_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_KIND_ONE_WORD Enum_SS_lfb_kind = _swig_getLFB_KIND_ONE_WORD()
 func _swig_getLFB_KIND_TWO_WORD() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_TWO_WORD_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_TWO_WORD_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_KIND_TWO_WORD Enum_SS_lfb_kind = _swig_getLFB_KIND_TWO_WORD()
 func _swig_getLFB_KIND_CUCKOO() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_CUCKOO_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_CUCKOO_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_KIND_CUCKOO Enum_SS_lfb_kind = _swig_getLFB_KIND_CUCKOO()
 func _swig_getLFB_KIND_SCALABLE() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_SCALABLE_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_SCALABLE_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_KIND_SCALABLE Enum_SS_lfb_kind = _swig_getLFB_KIND_SCALABLE()
 func _swig_getLFB_KIND_ROTATING() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_ROTATING_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_ROTATING_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_KIND_ROTATING Enum_SS_lfb_kind = _swig_getLFB_KIND_ROTATING()
 func _swig_getLFB_KIND_SWAP() (_swig_ret Enum_SS_lfb_kind) {
 	var swig_r Enum_SS_lfb_kind
-	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_SWAP_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_kind)(C._wrap_LFB_KIND_SWAP_native_81b5412b56dec0cf())
 	return swig_r
 }
 
@@ -641,240 +659,240 @@ func (p SwigcptrLfb_spec) SwigIsLfb_spec() {
 func (arg1 SwigcptrLfb_spec) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_struct_size_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_struct_size_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_kind_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_kind_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_kind_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_kind_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_capacity_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_11(_swig_i_1))
+	C._wrap_lfb_spec_capacity_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_capacity_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_capacity_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetFpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_fpr_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_spec_fpr_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetFpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_spec_fpr_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_spec_fpr_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_seed_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1))
+	C._wrap_lfb_spec_seed_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_seed_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_seed_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetMemory_limit(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_memory_limit_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1))
+	C._wrap_lfb_spec_memory_limit_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetMemory_limit() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_memory_limit_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_memory_limit_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetCounter_bits(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_counter_bits_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_counter_bits_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetCounter_bits() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_counter_bits_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_counter_bits_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetFlags(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_flags_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_flags_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetFlags() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_flags_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_flags_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetSlots(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_slots_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1))
+	C._wrap_lfb_spec_slots_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetSlots() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_slots_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_slots_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetHashes(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_hashes_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_hashes_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetHashes() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_hashes_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_hashes_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetSub_kind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_sub_kind_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_sub_kind_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetSub_kind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_sub_kind_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_sub_kind_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetGrowth(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_growth_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_spec_growth_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetGrowth() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_spec_growth_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_spec_growth_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetTightening(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_tightening_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_spec_tightening_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetTightening() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_spec_tightening_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_spec_tightening_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetMax_filters(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_max_filters_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_max_filters_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetMax_filters() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_max_filters_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_max_filters_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetGenerations(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_generations_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_generations_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetGenerations() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_generations_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_generations_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetPeriod_ns(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_period_ns_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1))
+	C._wrap_lfb_spec_period_ns_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_21(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetPeriod_ns() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_spec_period_ns_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_spec_period_ns_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetRotating_flags(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_rotating_flags_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_rotating_flags_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetRotating_flags() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_rotating_flags_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_rotating_flags_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_spec) SetReserved(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_spec_reserved_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_spec_reserved_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_spec) GetReserved() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_spec_reserved_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_spec_reserved_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLfb_spec() (_swig_ret Lfb_spec) {
 	var swig_r Lfb_spec
-	swig_r = (Lfb_spec)(SwigcptrLfb_spec(C._wrap_new_lfb_spec_native_d1c8dc9ff6b400fa()))
+	swig_r = (Lfb_spec)(SwigcptrLfb_spec(C._wrap_new_lfb_spec_native_81b5412b56dec0cf()))
 	return swig_r
 }
 
 func DeleteLfb_spec(arg1 Lfb_spec) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_lfb_spec_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_lfb_spec_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0))
 }
 
 type Lfb_spec interface {
@@ -923,7 +941,7 @@ const LFB_ROTATING_MANUAL_TICK uint = 2
 func Lfb_kind(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_kind_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_kind_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -932,7 +950,7 @@ func Lfb_remove(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_remove_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_21(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_remove_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_23(_swig_i_2)))
 	return swig_r
 }
 
@@ -941,7 +959,7 @@ func Lfb_count(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_count_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_22(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_count_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_24(_swig_i_2)))
 	return swig_r
 }
 
@@ -949,28 +967,28 @@ const LFB_BATCH_BULK uint = 1
 type Enum_SS_lfb_batch_op int
 func _swig_getLFB_OP_ADD() (_swig_ret Enum_SS_lfb_batch_op) {
 	var swig_r Enum_SS_lfb_batch_op
-	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_ADD_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_ADD_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_OP_ADD Enum_SS_lfb_batch_op = _swig_getLFB_OP_ADD()
 func _swig_getLFB_OP_CONTAINS() (_swig_ret Enum_SS_lfb_batch_op) {
 	var swig_r Enum_SS_lfb_batch_op
-	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_CONTAINS_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_CONTAINS_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_OP_CONTAINS Enum_SS_lfb_batch_op = _swig_getLFB_OP_CONTAINS()
 func _swig_getLFB_OP_REMOVE() (_swig_ret Enum_SS_lfb_batch_op) {
 	var swig_r Enum_SS_lfb_batch_op
-	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_REMOVE_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_REMOVE_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_OP_REMOVE Enum_SS_lfb_batch_op = _swig_getLFB_OP_REMOVE()
 func _swig_getLFB_OP_ADD_STAGED() (_swig_ret Enum_SS_lfb_batch_op) {
 	var swig_r Enum_SS_lfb_batch_op
-	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_ADD_STAGED_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_batch_op)(C._wrap_LFB_OP_ADD_STAGED_native_81b5412b56dec0cf())
 	return swig_r
 }
 
@@ -987,344 +1005,344 @@ func (p SwigcptrLfb_info) SwigIsLfb_info() {
 func (arg1 SwigcptrLfb_info) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_struct_size_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_struct_size_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_kind_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_kind_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_kind_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_kind_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSlots(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_slots_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_23(_swig_i_1))
+	C._wrap_lfb_info_slots_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSlots() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_slots_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_slots_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSlot_bits(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_slot_bits_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_slot_bits_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSlot_bits() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_slot_bits_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_slot_bits_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetHashes(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_hashes_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_hashes_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetHashes() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_hashes_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_hashes_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_bytes_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1))
+	C._wrap_lfb_info_bytes_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_27(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetBytes() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_bytes_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_bytes_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_capacity_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_27(_swig_i_1))
+	C._wrap_lfb_info_capacity_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_capacity_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_capacity_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetTarget_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_target_fpr_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_target_fpr_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetTarget_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_target_fpr_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_target_fpr_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_seed_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1))
+	C._wrap_lfb_info_seed_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_31(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_seed_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_seed_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSlots_set(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_slots_set_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_31(_swig_i_1))
+	C._wrap_lfb_info_slots_set_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSlots_set() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_slots_set_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_slots_set_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetFill_ratio(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_fill_ratio_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_fill_ratio_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetFill_ratio() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_fill_ratio_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_fill_ratio_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetEstimated_count(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_estimated_count_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_estimated_count_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetEstimated_count() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_estimated_count_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_estimated_count_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetExpected_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_expected_fpr_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_lfb_info_expected_fpr_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetExpected_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_lfb_info_expected_fpr_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_lfb_info_expected_fpr_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetNear_capacity(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_near_capacity_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_near_capacity_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetNear_capacity() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_near_capacity_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_near_capacity_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetReserved(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_reserved_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_reserved_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetReserved() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_reserved_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_reserved_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSaturated(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_saturated_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1))
+	C._wrap_lfb_info_saturated_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_35(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSaturated() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_saturated_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_saturated_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetKicks(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_kicks_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_35(_swig_i_1))
+	C._wrap_lfb_info_kicks_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_37(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetKicks() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_kicks_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_kicks_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetFailed_adds(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_failed_adds_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_37(_swig_i_1))
+	C._wrap_lfb_info_failed_adds_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_39(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetFailed_adds() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_failed_adds_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_failed_adds_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetDuplicate_refusals(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_duplicate_refusals_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_39(_swig_i_1))
+	C._wrap_lfb_info_duplicate_refusals_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_41(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetDuplicate_refusals() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_duplicate_refusals_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_duplicate_refusals_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetReader_retries(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_reader_retries_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_41(_swig_i_1))
+	C._wrap_lfb_info_reader_retries_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_43(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetReader_retries() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_reader_retries_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_reader_retries_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetReader_gave_up(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_reader_gave_up_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_43(_swig_i_1))
+	C._wrap_lfb_info_reader_gave_up_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_45(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetReader_gave_up() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_reader_gave_up_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_reader_gave_up_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetSub_kind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_sub_kind_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_sub_kind_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetSub_kind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_sub_kind_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_sub_kind_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetParts(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_parts_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_lfb_info_parts_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetParts() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_lfb_info_parts_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_lfb_info_parts_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetGeneration(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_generation_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_45(_swig_i_1))
+	C._wrap_lfb_info_generation_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetGeneration() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_generation_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_generation_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetAmbiguous_removes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_ambiguous_removes_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1))
+	C._wrap_lfb_info_ambiguous_removes_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_49(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetAmbiguous_removes() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_ambiguous_removes_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_ambiguous_removes_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLfb_info) SetItems(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_lfb_info_items_set_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_49(_swig_i_1))
+	C._wrap_lfb_info_items_set_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_51(_swig_i_1))
 }
 
 func (arg1 SwigcptrLfb_info) GetItems() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_lfb_info_items_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_lfb_info_items_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLfb_info() (_swig_ret Lfb_info) {
 	var swig_r Lfb_info
-	swig_r = (Lfb_info)(SwigcptrLfb_info(C._wrap_new_lfb_info_native_d1c8dc9ff6b400fa()))
+	swig_r = (Lfb_info)(SwigcptrLfb_info(C._wrap_new_lfb_info_native_81b5412b56dec0cf()))
 	return swig_r
 }
 
 func DeleteLfb_info(arg1 Lfb_info) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_lfb_info_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_lfb_info_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0))
 }
 
 type Lfb_info interface {
@@ -1387,7 +1405,7 @@ func Lfb_info_get(arg1 uintptr, arg2 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lfb_info_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_info_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1395,7 +1413,7 @@ func Lfb_geometry_get(arg1 uintptr, arg2 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lfb_geometry_get_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_geometry_get_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1404,7 +1422,7 @@ func Lfb_part_info(arg1 uintptr, arg2 uint, arg3 Lfb_info) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (int)(C._wrap_lfb_part_info_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_part_info_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
 	return swig_r
 }
 
@@ -1412,7 +1430,7 @@ func Lfb_plan(arg1 Lfb_spec, arg2 Lfb_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lfb_plan_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_plan_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1426,7 +1444,7 @@ func Lfb_open_shared(arg1 string, arg2 Lfb_spec, arg3 uint, arg4 uint, arg5 *uin
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lfb_open_shared_native_d1c8dc9ff6b400fa(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (int)(C._wrap_lfb_open_shared_native_81b5412b56dec0cf(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1437,14 +1455,14 @@ func Lfb_set_lock_timeout(arg1 uintptr, arg2 uint) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_set_lock_timeout_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_set_lock_timeout_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
 func Lfb_flush(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_flush_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_flush_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1452,7 +1470,7 @@ func Lfb_copy(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_copy_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_copy_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -1460,7 +1478,7 @@ func Lfb_equal(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_equal_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_equal_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1468,7 +1486,7 @@ func Lfb_union(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_union_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_union_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1476,21 +1494,21 @@ func Lfb_intersect(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_intersect_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_intersect_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
 func Lfb_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_clear_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_clear_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lfb_rotate(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_rotate_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_rotate_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1498,7 +1516,7 @@ func Lfb_tick(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_tick_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_type_52(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_tick_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1)))
 	return swig_r
 }
 
@@ -1506,7 +1524,7 @@ func Lfb_create_swap(arg1 uintptr, arg2 *uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_create_swap_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_create_swap_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -1514,7 +1532,7 @@ func Lfb_stage(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_stage_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_stage_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1523,14 +1541,14 @@ func Lfb_add_staged(arg1 uintptr, arg2 uintptr, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_lfb_add_staged_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_53(_swig_i_2)))
+	swig_r = (int)(C._wrap_lfb_add_staged_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_55(_swig_i_2)))
 	return swig_r
 }
 
 func Lfb_publish(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_publish_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_publish_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1538,63 +1556,63 @@ func Lfb_replace(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_lfb_replace_native_d1c8dc9ff6b400fa(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lfb_replace_native_81b5412b56dec0cf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
 type Enum_SS_lfb_status_class int
 func _swig_getLFB_CLASS_OK() (_swig_ret Enum_SS_lfb_status_class) {
 	var swig_r Enum_SS_lfb_status_class
-	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_OK_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_OK_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_CLASS_OK Enum_SS_lfb_status_class = _swig_getLFB_CLASS_OK()
 func _swig_getLFB_CLASS_ARGUMENT() (_swig_ret Enum_SS_lfb_status_class) {
 	var swig_r Enum_SS_lfb_status_class
-	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_ARGUMENT_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_ARGUMENT_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_CLASS_ARGUMENT Enum_SS_lfb_status_class = _swig_getLFB_CLASS_ARGUMENT()
 func _swig_getLFB_CLASS_REFUSAL() (_swig_ret Enum_SS_lfb_status_class) {
 	var swig_r Enum_SS_lfb_status_class
-	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_REFUSAL_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_REFUSAL_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_CLASS_REFUSAL Enum_SS_lfb_status_class = _swig_getLFB_CLASS_REFUSAL()
 func _swig_getLFB_CLASS_DATA() (_swig_ret Enum_SS_lfb_status_class) {
 	var swig_r Enum_SS_lfb_status_class
-	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_DATA_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_DATA_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_CLASS_DATA Enum_SS_lfb_status_class = _swig_getLFB_CLASS_DATA()
 func _swig_getLFB_CLASS_RESOURCE() (_swig_ret Enum_SS_lfb_status_class) {
 	var swig_r Enum_SS_lfb_status_class
-	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_RESOURCE_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_RESOURCE_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_CLASS_RESOURCE Enum_SS_lfb_status_class = _swig_getLFB_CLASS_RESOURCE()
 func _swig_getLFB_CLASS_STATE() (_swig_ret Enum_SS_lfb_status_class) {
 	var swig_r Enum_SS_lfb_status_class
-	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_STATE_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_STATE_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_CLASS_STATE Enum_SS_lfb_status_class = _swig_getLFB_CLASS_STATE()
 func _swig_getLFB_CLASS_BUG() (_swig_ret Enum_SS_lfb_status_class) {
 	var swig_r Enum_SS_lfb_status_class
-	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_BUG_native_d1c8dc9ff6b400fa())
+	swig_r = (Enum_SS_lfb_status_class)(C._wrap_LFB_CLASS_BUG_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 var LFB_CLASS_BUG Enum_SS_lfb_status_class = _swig_getLFB_CLASS_BUG()
 func Lfb_version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_lfb_version_string_native_d1c8dc9ff6b400fa()
+	swig_r_p := C._wrap_lfb_version_string_native_81b5412b56dec0cf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1603,14 +1621,14 @@ func Lfb_version_string() (_swig_ret string) {
 
 func Lfb_abi_version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_lfb_abi_version_native_d1c8dc9ff6b400fa())
+	swig_r = (uint)(C._wrap_lfb_abi_version_native_81b5412b56dec0cf())
 	return swig_r
 }
 
 func Lfb_status_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lfb_status_name_native_d1c8dc9ff6b400fa(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_lfb_status_name_native_81b5412b56dec0cf(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1620,14 +1638,14 @@ func Lfb_status_name(arg1 int) (_swig_ret string) {
 func Lfb_status_class(arg1 int) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_status_class_native_d1c8dc9ff6b400fa(C.swig_intgo(_swig_i_0)))
+	swig_r = (int)(C._wrap_lfb_status_class_native_81b5412b56dec0cf(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Lfb_kind_name(arg1 uint) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lfb_kind_name_native_d1c8dc9ff6b400fa(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_lfb_kind_name_native_81b5412b56dec0cf(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1637,7 +1655,7 @@ func Lfb_kind_name(arg1 uint) (_swig_ret string) {
 func Lfb_kind_parse(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_lfb_kind_parse_native_d1c8dc9ff6b400fa(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_lfb_kind_parse_native_81b5412b56dec0cf(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}

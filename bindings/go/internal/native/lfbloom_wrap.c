@@ -209,7 +209,7 @@ SWIGINTERN struct lfb_info *new_lfb_info(void){
 extern "C" {
 #endif
 
-void _wrap_Swig_free_native_d1c8dc9ff6b400fa(void *_swig_go_0) {
+void _wrap_Swig_free_native_81b5412b56dec0cf(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -219,7 +219,7 @@ void _wrap_Swig_free_native_d1c8dc9ff6b400fa(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_native_81b5412b56dec0cf(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -232,7 +232,7 @@ void *_wrap_Swig_malloc_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_lfb_create_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
+intgo _wrap_lfb_create_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_spec *arg1 = (lfb_spec *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -249,7 +249,7 @@ intgo _wrap_lfb_create_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, lfb_
 }
 
 
-intgo _wrap_lfb_add_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_add_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -266,7 +266,7 @@ intgo _wrap_lfb_add_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_
 }
 
 
-intgo _wrap_lfb_contains_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_contains_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -283,7 +283,7 @@ intgo _wrap_lfb_contains_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_
 }
 
 
-void _wrap_lfb_free_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
+void _wrap_lfb_free_native_81b5412b56dec0cf(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   
   arg1 = (lfb_handle *)_swig_go_0; 
@@ -293,7 +293,7 @@ void _wrap_lfb_free_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_LFB_FORMAT_NATIVE_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_FORMAT_NATIVE_native_81b5412b56dec0cf() {
   enum lfb_format result;
   intgo _swig_go_result;
   
@@ -305,7 +305,7 @@ intgo _wrap_LFB_FORMAT_NATIVE_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_FORMAT_GUAVA_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_FORMAT_GUAVA_native_81b5412b56dec0cf() {
   enum lfb_format result;
   intgo _swig_go_result;
   
@@ -317,7 +317,7 @@ intgo _wrap_LFB_FORMAT_GUAVA_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_FORMAT_PARQUET_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_FORMAT_PARQUET_native_81b5412b56dec0cf() {
   enum lfb_format result;
   intgo _swig_go_result;
   
@@ -329,7 +329,7 @@ intgo _wrap_LFB_FORMAT_PARQUET_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_lfb_serialized_size_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
+intgo _wrap_lfb_serialized_size_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, intgo _swig_go_1, long long *_swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -346,7 +346,7 @@ intgo _wrap_lfb_serialized_size_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, 
 }
 
 
-intgo _wrap_lfb_save_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
+intgo _wrap_lfb_save_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, long long *_swig_go_3) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -366,7 +366,7 @@ intgo _wrap_lfb_save_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig
 }
 
 
-intgo _wrap_lfb_save_fd_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_lfb_save_fd_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   int arg3 ;
@@ -383,7 +383,7 @@ intgo _wrap_lfb_save_fd_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _s
 }
 
 
-intgo _wrap_lfb_load_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+intgo _wrap_lfb_load_native_81b5412b56dec0cf(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -405,7 +405,7 @@ intgo _wrap_lfb_load_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _swig_g
 }
 
 
-intgo _wrap_lfb_load_fd_native_d1c8dc9ff6b400fa(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
+intgo _wrap_lfb_load_fd_native_81b5412b56dec0cf(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, lfb_handle **_swig_go_3) {
   uint32_t arg1 ;
   int arg2 ;
   uint64_t arg3 ;
@@ -426,7 +426,7 @@ intgo _wrap_lfb_load_fd_native_d1c8dc9ff6b400fa(intgo _swig_go_0, intgo _swig_go
 }
 
 
-intgo _wrap_lfb_load_size_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3, int *_swig_go_4) {
+intgo _wrap_lfb_load_size_native_81b5412b56dec0cf(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3, int *_swig_go_4) {
   uint32_t arg1 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -448,7 +448,31 @@ intgo _wrap_lfb_load_size_native_d1c8dc9ff6b400fa(intgo _swig_go_0, _goslice_ _s
 }
 
 
-intgo _wrap_LFB_OK_native_d1c8dc9ff6b400fa() {
+intgo _wrap_lfb_load_size_kinds_native_81b5412b56dec0cf(intgo _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long *_swig_go_3, int *_swig_go_4, int *_swig_go_5) {
+  uint32_t arg1 ;
+  void *arg2 = (void *) 0 ;
+  uint64_t arg3 ;
+  uint64_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  uint32_t *arg6 = (uint32_t *) 0 ;
+  uint32_t *arg7 = (uint32_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  arg2 = (void *)_swig_go_1.array; arg3 = (uint64_t)_swig_go_1.len; 
+  arg4 = (uint64_t)_swig_go_2; 
+  arg5 = (uint64_t *)_swig_go_3; 
+  arg6 = (uint32_t *)_swig_go_4; 
+  arg7 = (uint32_t *)_swig_go_5; 
+  
+  result = (int)lfb_load_size_kinds(arg1,(void const *)arg2,arg3,arg4,arg5,arg6,arg7);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LFB_OK_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -460,7 +484,7 @@ intgo _wrap_LFB_OK_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -472,7 +496,7 @@ intgo _wrap_LFB_ERR_INVALID_ARGUMENT_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -484,7 +508,7 @@ intgo _wrap_LFB_ERR_OUT_OF_MEMORY_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_TOO_LARGE_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_TOO_LARGE_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -496,7 +520,7 @@ intgo _wrap_LFB_ERR_TOO_LARGE_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_INCOMPATIBLE_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_INCOMPATIBLE_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -508,7 +532,7 @@ intgo _wrap_LFB_ERR_INCOMPATIBLE_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_NOT_PRESENT_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_NOT_PRESENT_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -520,7 +544,7 @@ intgo _wrap_LFB_ERR_NOT_PRESENT_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_CORRUPT_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_CORRUPT_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -532,7 +556,7 @@ intgo _wrap_LFB_ERR_CORRUPT_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -544,7 +568,7 @@ intgo _wrap_LFB_ERR_UNSUPPORTED_VERSION_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_IO_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_IO_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -556,7 +580,7 @@ intgo _wrap_LFB_ERR_IO_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_INTERNAL_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_INTERNAL_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -568,7 +592,7 @@ intgo _wrap_LFB_ERR_INTERNAL_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_FULL_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_FULL_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -580,7 +604,7 @@ intgo _wrap_LFB_ERR_FULL_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_READ_ONLY_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_READ_ONLY_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -592,7 +616,7 @@ intgo _wrap_LFB_ERR_READ_ONLY_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -604,7 +628,7 @@ intgo _wrap_LFB_ERR_TOO_MANY_DUPLICATES_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_AMBIGUOUS_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_AMBIGUOUS_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -616,7 +640,7 @@ intgo _wrap_LFB_ERR_AMBIGUOUS_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_ERR_TIMEOUT_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_ERR_TIMEOUT_native_81b5412b56dec0cf() {
   enum lfb_status result;
   intgo _swig_go_result;
   
@@ -628,7 +652,7 @@ intgo _wrap_LFB_ERR_TIMEOUT_native_d1c8dc9ff6b400fa() {
 }
 
 
-_gostring_ _wrap_lfb_strerror_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_strerror_native_81b5412b56dec0cf(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -641,7 +665,7 @@ _gostring_ _wrap_lfb_strerror_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_last_error_native_d1c8dc9ff6b400fa() {
+_gostring_ _wrap_lfb_last_error_native_81b5412b56dec0cf() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -652,7 +676,7 @@ _gostring_ _wrap_lfb_last_error_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_CLASSIC_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_CLASSIC_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -664,7 +688,7 @@ intgo _wrap_LFB_KIND_CLASSIC_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_BLOCKED_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_BLOCKED_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -676,7 +700,7 @@ intgo _wrap_LFB_KIND_BLOCKED_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_COUNTING_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_COUNTING_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -688,7 +712,7 @@ intgo _wrap_LFB_KIND_COUNTING_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -700,7 +724,7 @@ intgo _wrap_LFB_KIND_SPLIT_BLOCK_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_ONE_WORD_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_ONE_WORD_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -712,7 +736,7 @@ intgo _wrap_LFB_KIND_ONE_WORD_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_TWO_WORD_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_TWO_WORD_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -724,7 +748,7 @@ intgo _wrap_LFB_KIND_TWO_WORD_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_CUCKOO_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_CUCKOO_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -736,7 +760,7 @@ intgo _wrap_LFB_KIND_CUCKOO_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_SCALABLE_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_SCALABLE_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -748,7 +772,7 @@ intgo _wrap_LFB_KIND_SCALABLE_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_ROTATING_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_ROTATING_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -760,7 +784,7 @@ intgo _wrap_LFB_KIND_ROTATING_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_KIND_SWAP_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_KIND_SWAP_native_81b5412b56dec0cf() {
   enum lfb_kind result;
   intgo _swig_go_result;
   
@@ -772,7 +796,7 @@ intgo _wrap_LFB_KIND_SWAP_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_lfb_spec_struct_size_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_struct_size_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -785,7 +809,7 @@ intgo _wrap_lfb_spec_struct_size_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_kind_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_kind_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -797,7 +821,7 @@ void _wrap_lfb_spec_kind_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0
 }
 
 
-intgo _wrap_lfb_spec_kind_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_kind_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -810,7 +834,7 @@ intgo _wrap_lfb_spec_kind_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_
 }
 
 
-void _wrap_lfb_spec_capacity_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_capacity_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -822,7 +846,7 @@ void _wrap_lfb_spec_capacity_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_
 }
 
 
-long long _wrap_lfb_spec_capacity_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_capacity_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -835,7 +859,7 @@ long long _wrap_lfb_spec_capacity_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_
 }
 
 
-void _wrap_lfb_spec_fpr_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_spec_fpr_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, double _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double arg2 ;
   
@@ -847,7 +871,7 @@ void _wrap_lfb_spec_fpr_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0,
 }
 
 
-double _wrap_lfb_spec_fpr_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+double _wrap_lfb_spec_fpr_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double result;
   double _swig_go_result;
@@ -860,7 +884,7 @@ double _wrap_lfb_spec_fpr_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_
 }
 
 
-void _wrap_lfb_spec_seed_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_seed_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -872,7 +896,7 @@ void _wrap_lfb_spec_seed_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0
 }
 
 
-long long _wrap_lfb_spec_seed_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_seed_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -885,7 +909,7 @@ long long _wrap_lfb_spec_seed_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig
 }
 
 
-void _wrap_lfb_spec_memory_limit_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_memory_limit_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -897,7 +921,7 @@ void _wrap_lfb_spec_memory_limit_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_s
 }
 
 
-long long _wrap_lfb_spec_memory_limit_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_memory_limit_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -910,7 +934,7 @@ long long _wrap_lfb_spec_memory_limit_get_native_d1c8dc9ff6b400fa(struct lfb_spe
 }
 
 
-void _wrap_lfb_spec_counter_bits_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_counter_bits_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -922,7 +946,7 @@ void _wrap_lfb_spec_counter_bits_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_s
 }
 
 
-intgo _wrap_lfb_spec_counter_bits_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_counter_bits_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -935,7 +959,7 @@ intgo _wrap_lfb_spec_counter_bits_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_
 }
 
 
-void _wrap_lfb_spec_flags_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_flags_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -947,7 +971,7 @@ void _wrap_lfb_spec_flags_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_
 }
 
 
-intgo _wrap_lfb_spec_flags_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_flags_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -960,7 +984,7 @@ intgo _wrap_lfb_spec_flags_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go
 }
 
 
-void _wrap_lfb_spec_slots_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_slots_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -972,7 +996,7 @@ void _wrap_lfb_spec_slots_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_
 }
 
 
-long long _wrap_lfb_spec_slots_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_slots_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -985,7 +1009,7 @@ long long _wrap_lfb_spec_slots_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swi
 }
 
 
-void _wrap_lfb_spec_hashes_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_hashes_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -997,7 +1021,7 @@ void _wrap_lfb_spec_hashes_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go
 }
 
 
-intgo _wrap_lfb_spec_hashes_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_hashes_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1010,7 +1034,7 @@ intgo _wrap_lfb_spec_hashes_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_g
 }
 
 
-void _wrap_lfb_spec_sub_kind_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_sub_kind_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -1022,7 +1046,7 @@ void _wrap_lfb_spec_sub_kind_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_
 }
 
 
-intgo _wrap_lfb_spec_sub_kind_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_sub_kind_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1035,7 +1059,7 @@ intgo _wrap_lfb_spec_sub_kind_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig
 }
 
 
-void _wrap_lfb_spec_growth_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_spec_growth_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, double _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double arg2 ;
   
@@ -1047,7 +1071,7 @@ void _wrap_lfb_spec_growth_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go
 }
 
 
-double _wrap_lfb_spec_growth_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+double _wrap_lfb_spec_growth_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double result;
   double _swig_go_result;
@@ -1060,7 +1084,7 @@ double _wrap_lfb_spec_growth_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_
 }
 
 
-void _wrap_lfb_spec_tightening_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_spec_tightening_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, double _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double arg2 ;
   
@@ -1072,7 +1096,7 @@ void _wrap_lfb_spec_tightening_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swi
 }
 
 
-double _wrap_lfb_spec_tightening_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+double _wrap_lfb_spec_tightening_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   double result;
   double _swig_go_result;
@@ -1085,7 +1109,7 @@ double _wrap_lfb_spec_tightening_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_max_filters_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_max_filters_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -1097,7 +1121,7 @@ void _wrap_lfb_spec_max_filters_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_sw
 }
 
 
-intgo _wrap_lfb_spec_max_filters_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_max_filters_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1110,7 +1134,7 @@ intgo _wrap_lfb_spec_max_filters_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_generations_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_generations_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -1122,7 +1146,7 @@ void _wrap_lfb_spec_generations_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_sw
 }
 
 
-intgo _wrap_lfb_spec_generations_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_generations_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1135,7 +1159,7 @@ intgo _wrap_lfb_spec_generations_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_s
 }
 
 
-void _wrap_lfb_spec_period_ns_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_spec_period_ns_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, long long _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t arg2 ;
   
@@ -1147,7 +1171,7 @@ void _wrap_lfb_spec_period_ns_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig
 }
 
 
-long long _wrap_lfb_spec_period_ns_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+long long _wrap_lfb_spec_period_ns_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1160,7 +1184,7 @@ long long _wrap_lfb_spec_period_ns_get_native_d1c8dc9ff6b400fa(struct lfb_spec *
 }
 
 
-void _wrap_lfb_spec_rotating_flags_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_rotating_flags_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -1172,7 +1196,7 @@ void _wrap_lfb_spec_rotating_flags_set_native_d1c8dc9ff6b400fa(struct lfb_spec *
 }
 
 
-intgo _wrap_lfb_spec_rotating_flags_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_rotating_flags_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1185,7 +1209,7 @@ intgo _wrap_lfb_spec_rotating_flags_get_native_d1c8dc9ff6b400fa(struct lfb_spec 
 }
 
 
-void _wrap_lfb_spec_reserved_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_spec_reserved_set_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, intgo _swig_go_1) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t arg2 ;
   
@@ -1197,7 +1221,7 @@ void _wrap_lfb_spec_reserved_set_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_
 }
 
 
-intgo _wrap_lfb_spec_reserved_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+intgo _wrap_lfb_spec_reserved_get_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1210,7 +1234,7 @@ intgo _wrap_lfb_spec_reserved_get_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig
 }
 
 
-struct lfb_spec *_wrap_new_lfb_spec_native_d1c8dc9ff6b400fa() {
+struct lfb_spec *_wrap_new_lfb_spec_native_81b5412b56dec0cf() {
   struct lfb_spec *result = 0 ;
   struct lfb_spec *_swig_go_result;
   
@@ -1221,7 +1245,7 @@ struct lfb_spec *_wrap_new_lfb_spec_native_d1c8dc9ff6b400fa() {
 }
 
 
-void _wrap_delete_lfb_spec_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) {
+void _wrap_delete_lfb_spec_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0) {
   struct lfb_spec *arg1 = (struct lfb_spec *) 0 ;
   
   arg1 = *(struct lfb_spec **)&_swig_go_0; 
@@ -1231,7 +1255,7 @@ void _wrap_delete_lfb_spec_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0) 
 }
 
 
-intgo _wrap_lfb_kind_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_kind_native_81b5412b56dec0cf(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1244,7 +1268,7 @@ intgo _wrap_lfb_kind_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_remove_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_remove_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1261,7 +1285,7 @@ intgo _wrap_lfb_remove_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_lfb_count_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_count_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -1278,7 +1302,7 @@ intgo _wrap_lfb_count_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_LFB_OP_ADD_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_OP_ADD_native_81b5412b56dec0cf() {
   enum lfb_batch_op result;
   intgo _swig_go_result;
   
@@ -1290,7 +1314,7 @@ intgo _wrap_LFB_OP_ADD_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_OP_CONTAINS_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_OP_CONTAINS_native_81b5412b56dec0cf() {
   enum lfb_batch_op result;
   intgo _swig_go_result;
   
@@ -1302,7 +1326,7 @@ intgo _wrap_LFB_OP_CONTAINS_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_OP_REMOVE_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_OP_REMOVE_native_81b5412b56dec0cf() {
   enum lfb_batch_op result;
   intgo _swig_go_result;
   
@@ -1314,7 +1338,7 @@ intgo _wrap_LFB_OP_REMOVE_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_OP_ADD_STAGED_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_OP_ADD_STAGED_native_81b5412b56dec0cf() {
   enum lfb_batch_op result;
   intgo _swig_go_result;
   
@@ -1326,7 +1350,7 @@ intgo _wrap_LFB_OP_ADD_STAGED_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_lfb_info_struct_size_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_struct_size_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1339,7 +1363,7 @@ intgo _wrap_lfb_info_struct_size_get_native_d1c8dc9ff6b400fa(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_kind_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_kind_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1351,7 +1375,7 @@ void _wrap_lfb_info_kind_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0
 }
 
 
-intgo _wrap_lfb_info_kind_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_kind_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1364,7 +1388,7 @@ intgo _wrap_lfb_info_kind_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_
 }
 
 
-void _wrap_lfb_info_slots_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_slots_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1376,7 +1400,7 @@ void _wrap_lfb_info_slots_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_slots_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_slots_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1389,7 +1413,7 @@ long long _wrap_lfb_info_slots_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_slot_bits_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_slot_bits_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1401,7 +1425,7 @@ void _wrap_lfb_info_slot_bits_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig
 }
 
 
-intgo _wrap_lfb_info_slot_bits_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_slot_bits_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1414,7 +1438,7 @@ intgo _wrap_lfb_info_slot_bits_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_hashes_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_hashes_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1426,7 +1450,7 @@ void _wrap_lfb_info_hashes_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go
 }
 
 
-intgo _wrap_lfb_info_hashes_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_hashes_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1439,7 +1463,7 @@ intgo _wrap_lfb_info_hashes_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_g
 }
 
 
-void _wrap_lfb_info_bytes_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_bytes_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1451,7 +1475,7 @@ void _wrap_lfb_info_bytes_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_bytes_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_bytes_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1464,7 +1488,7 @@ long long _wrap_lfb_info_bytes_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_capacity_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_capacity_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1476,7 +1500,7 @@ void _wrap_lfb_info_capacity_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_
 }
 
 
-long long _wrap_lfb_info_capacity_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_capacity_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1489,7 +1513,7 @@ long long _wrap_lfb_info_capacity_get_native_d1c8dc9ff6b400fa(struct lfb_info *_
 }
 
 
-void _wrap_lfb_info_target_fpr_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_target_fpr_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -1501,7 +1525,7 @@ void _wrap_lfb_info_target_fpr_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swi
 }
 
 
-double _wrap_lfb_info_target_fpr_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_target_fpr_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1514,7 +1538,7 @@ double _wrap_lfb_info_target_fpr_get_native_d1c8dc9ff6b400fa(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_seed_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_seed_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1526,7 +1550,7 @@ void _wrap_lfb_info_seed_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0
 }
 
 
-long long _wrap_lfb_info_seed_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_seed_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1539,7 +1563,7 @@ long long _wrap_lfb_info_seed_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_slots_set_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_slots_set_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1551,7 +1575,7 @@ void _wrap_lfb_info_slots_set_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig
 }
 
 
-long long _wrap_lfb_info_slots_set_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_slots_set_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1564,7 +1588,7 @@ long long _wrap_lfb_info_slots_set_get_native_d1c8dc9ff6b400fa(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_fill_ratio_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_fill_ratio_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -1576,7 +1600,7 @@ void _wrap_lfb_info_fill_ratio_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swi
 }
 
 
-double _wrap_lfb_info_fill_ratio_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_fill_ratio_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1589,7 +1613,7 @@ double _wrap_lfb_info_fill_ratio_get_native_d1c8dc9ff6b400fa(struct lfb_info *_s
 }
 
 
-void _wrap_lfb_info_estimated_count_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_estimated_count_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -1601,7 +1625,7 @@ void _wrap_lfb_info_estimated_count_set_native_d1c8dc9ff6b400fa(struct lfb_info 
 }
 
 
-double _wrap_lfb_info_estimated_count_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_estimated_count_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1614,7 +1638,7 @@ double _wrap_lfb_info_estimated_count_get_native_d1c8dc9ff6b400fa(struct lfb_inf
 }
 
 
-void _wrap_lfb_info_expected_fpr_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, double _swig_go_1) {
+void _wrap_lfb_info_expected_fpr_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, double _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double arg2 ;
   
@@ -1626,7 +1650,7 @@ void _wrap_lfb_info_expected_fpr_set_native_d1c8dc9ff6b400fa(struct lfb_info *_s
 }
 
 
-double _wrap_lfb_info_expected_fpr_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+double _wrap_lfb_info_expected_fpr_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1639,7 +1663,7 @@ double _wrap_lfb_info_expected_fpr_get_native_d1c8dc9ff6b400fa(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_near_capacity_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_near_capacity_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1651,7 +1675,7 @@ void _wrap_lfb_info_near_capacity_set_native_d1c8dc9ff6b400fa(struct lfb_info *_
 }
 
 
-intgo _wrap_lfb_info_near_capacity_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_near_capacity_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1664,7 +1688,7 @@ intgo _wrap_lfb_info_near_capacity_get_native_d1c8dc9ff6b400fa(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_reserved_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_reserved_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1676,7 +1700,7 @@ void _wrap_lfb_info_reserved_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_
 }
 
 
-intgo _wrap_lfb_info_reserved_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_reserved_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1689,7 +1713,7 @@ intgo _wrap_lfb_info_reserved_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_saturated_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_saturated_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1701,7 +1725,7 @@ void _wrap_lfb_info_saturated_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig
 }
 
 
-long long _wrap_lfb_info_saturated_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_saturated_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1714,7 +1738,7 @@ long long _wrap_lfb_info_saturated_get_native_d1c8dc9ff6b400fa(struct lfb_info *
 }
 
 
-void _wrap_lfb_info_kicks_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_kicks_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1726,7 +1750,7 @@ void _wrap_lfb_info_kicks_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_kicks_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_kicks_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1739,7 +1763,7 @@ long long _wrap_lfb_info_kicks_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swi
 }
 
 
-void _wrap_lfb_info_failed_adds_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_failed_adds_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1751,7 +1775,7 @@ void _wrap_lfb_info_failed_adds_set_native_d1c8dc9ff6b400fa(struct lfb_info *_sw
 }
 
 
-long long _wrap_lfb_info_failed_adds_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_failed_adds_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1764,7 +1788,7 @@ long long _wrap_lfb_info_failed_adds_get_native_d1c8dc9ff6b400fa(struct lfb_info
 }
 
 
-void _wrap_lfb_info_duplicate_refusals_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_duplicate_refusals_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1776,7 +1800,7 @@ void _wrap_lfb_info_duplicate_refusals_set_native_d1c8dc9ff6b400fa(struct lfb_in
 }
 
 
-long long _wrap_lfb_info_duplicate_refusals_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_duplicate_refusals_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1789,7 +1813,7 @@ long long _wrap_lfb_info_duplicate_refusals_get_native_d1c8dc9ff6b400fa(struct l
 }
 
 
-void _wrap_lfb_info_reader_retries_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_reader_retries_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1801,7 +1825,7 @@ void _wrap_lfb_info_reader_retries_set_native_d1c8dc9ff6b400fa(struct lfb_info *
 }
 
 
-long long _wrap_lfb_info_reader_retries_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_reader_retries_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1814,7 +1838,7 @@ long long _wrap_lfb_info_reader_retries_get_native_d1c8dc9ff6b400fa(struct lfb_i
 }
 
 
-void _wrap_lfb_info_reader_gave_up_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_reader_gave_up_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1826,7 +1850,7 @@ void _wrap_lfb_info_reader_gave_up_set_native_d1c8dc9ff6b400fa(struct lfb_info *
 }
 
 
-long long _wrap_lfb_info_reader_gave_up_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_reader_gave_up_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1839,7 +1863,7 @@ long long _wrap_lfb_info_reader_gave_up_get_native_d1c8dc9ff6b400fa(struct lfb_i
 }
 
 
-void _wrap_lfb_info_sub_kind_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_sub_kind_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1851,7 +1875,7 @@ void _wrap_lfb_info_sub_kind_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_
 }
 
 
-intgo _wrap_lfb_info_sub_kind_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_sub_kind_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1864,7 +1888,7 @@ intgo _wrap_lfb_info_sub_kind_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig
 }
 
 
-void _wrap_lfb_info_parts_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_lfb_info_parts_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, intgo _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1876,7 +1900,7 @@ void _wrap_lfb_info_parts_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_
 }
 
 
-intgo _wrap_lfb_info_parts_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+intgo _wrap_lfb_info_parts_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1889,7 +1913,7 @@ intgo _wrap_lfb_info_parts_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go
 }
 
 
-void _wrap_lfb_info_generation_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_generation_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1901,7 +1925,7 @@ void _wrap_lfb_info_generation_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swi
 }
 
 
-long long _wrap_lfb_info_generation_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_generation_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1914,7 +1938,7 @@ long long _wrap_lfb_info_generation_get_native_d1c8dc9ff6b400fa(struct lfb_info 
 }
 
 
-void _wrap_lfb_info_ambiguous_removes_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_ambiguous_removes_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1926,7 +1950,7 @@ void _wrap_lfb_info_ambiguous_removes_set_native_d1c8dc9ff6b400fa(struct lfb_inf
 }
 
 
-long long _wrap_lfb_info_ambiguous_removes_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_ambiguous_removes_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1939,7 +1963,7 @@ long long _wrap_lfb_info_ambiguous_removes_get_native_d1c8dc9ff6b400fa(struct lf
 }
 
 
-void _wrap_lfb_info_items_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_lfb_info_items_set_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0, long long _swig_go_1) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1951,7 +1975,7 @@ void _wrap_lfb_info_items_set_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_
 }
 
 
-long long _wrap_lfb_info_items_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+long long _wrap_lfb_info_items_get_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1964,7 +1988,7 @@ long long _wrap_lfb_info_items_get_native_d1c8dc9ff6b400fa(struct lfb_info *_swi
 }
 
 
-struct lfb_info *_wrap_new_lfb_info_native_d1c8dc9ff6b400fa() {
+struct lfb_info *_wrap_new_lfb_info_native_81b5412b56dec0cf() {
   struct lfb_info *result = 0 ;
   struct lfb_info *_swig_go_result;
   
@@ -1975,7 +1999,7 @@ struct lfb_info *_wrap_new_lfb_info_native_d1c8dc9ff6b400fa() {
 }
 
 
-void _wrap_delete_lfb_info_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) {
+void _wrap_delete_lfb_info_native_81b5412b56dec0cf(struct lfb_info *_swig_go_0) {
   struct lfb_info *arg1 = (struct lfb_info *) 0 ;
   
   arg1 = *(struct lfb_info **)&_swig_go_0; 
@@ -1985,7 +2009,7 @@ void _wrap_delete_lfb_info_native_d1c8dc9ff6b400fa(struct lfb_info *_swig_go_0) 
 }
 
 
-intgo _wrap_lfb_info_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_info_get_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2000,7 +2024,7 @@ intgo _wrap_lfb_info_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, struct 
 }
 
 
-intgo _wrap_lfb_geometry_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_geometry_get_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2015,7 +2039,7 @@ intgo _wrap_lfb_geometry_get_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, str
 }
 
 
-intgo _wrap_lfb_part_info_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1, struct lfb_info *_swig_go_2) {
+intgo _wrap_lfb_part_info_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, intgo _swig_go_1, struct lfb_info *_swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   lfb_info *arg3 = (lfb_info *) 0 ;
@@ -2032,7 +2056,7 @@ intgo _wrap_lfb_part_info_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo 
 }
 
 
-intgo _wrap_lfb_plan_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, struct lfb_info *_swig_go_1) {
+intgo _wrap_lfb_plan_native_81b5412b56dec0cf(struct lfb_spec *_swig_go_0, struct lfb_info *_swig_go_1) {
   lfb_spec *arg1 = (lfb_spec *) 0 ;
   lfb_info *arg2 = (lfb_info *) 0 ;
   int result;
@@ -2047,7 +2071,7 @@ intgo _wrap_lfb_plan_native_d1c8dc9ff6b400fa(struct lfb_spec *_swig_go_0, struct
 }
 
 
-intgo _wrap_lfb_open_shared_native_d1c8dc9ff6b400fa(_gostring_ _swig_go_0, struct lfb_spec *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, lfb_handle **_swig_go_4) {
+intgo _wrap_lfb_open_shared_native_81b5412b56dec0cf(_gostring_ _swig_go_0, struct lfb_spec *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, lfb_handle **_swig_go_4) {
   char *arg1 = (char *) 0 ;
   lfb_spec *arg2 = (lfb_spec *) 0 ;
   uint32_t arg3 ;
@@ -2075,7 +2099,7 @@ intgo _wrap_lfb_open_shared_native_d1c8dc9ff6b400fa(_gostring_ _swig_go_0, struc
 }
 
 
-intgo _wrap_lfb_set_lock_timeout_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_lfb_set_lock_timeout_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, intgo _swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint32_t arg2 ;
   int result;
@@ -2090,7 +2114,7 @@ intgo _wrap_lfb_set_lock_timeout_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0,
 }
 
 
-intgo _wrap_lfb_flush_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_flush_native_81b5412b56dec0cf(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2103,7 +2127,7 @@ intgo _wrap_lfb_flush_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_copy_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
+intgo _wrap_lfb_copy_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -2120,7 +2144,7 @@ intgo _wrap_lfb_copy_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle 
 }
 
 
-intgo _wrap_lfb_equal_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_equal_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -2135,7 +2159,7 @@ intgo _wrap_lfb_equal_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle
 }
 
 
-intgo _wrap_lfb_union_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_union_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -2150,7 +2174,7 @@ intgo _wrap_lfb_union_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle
 }
 
 
-intgo _wrap_lfb_intersect_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_intersect_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -2165,7 +2189,7 @@ intgo _wrap_lfb_intersect_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_ha
 }
 
 
-intgo _wrap_lfb_clear_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_clear_native_81b5412b56dec0cf(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2178,7 +2202,7 @@ intgo _wrap_lfb_clear_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_rotate_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_rotate_native_81b5412b56dec0cf(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2191,7 +2215,7 @@ intgo _wrap_lfb_rotate_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_tick_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_lfb_tick_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, long long _swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -2206,7 +2230,7 @@ intgo _wrap_lfb_tick_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, long long _
 }
 
 
-intgo _wrap_lfb_create_swap_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
+intgo _wrap_lfb_create_swap_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, lfb_handle **_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle **arg2 = (lfb_handle **) 0 ;
   lfb_handle *handle2 = NULL ;
@@ -2223,7 +2247,7 @@ intgo _wrap_lfb_create_swap_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_
 }
 
 
-intgo _wrap_lfb_stage_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_stage_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -2238,7 +2262,7 @@ intgo _wrap_lfb_stage_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle
 }
 
 
-intgo _wrap_lfb_add_staged_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_lfb_add_staged_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   void *arg2 = (void *) 0 ;
   uint64_t arg3 ;
@@ -2255,7 +2279,7 @@ intgo _wrap_lfb_add_staged_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, void 
 }
 
 
-intgo _wrap_lfb_publish_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
+intgo _wrap_lfb_publish_native_81b5412b56dec0cf(lfb_handle *_swig_go_0) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2268,7 +2292,7 @@ intgo _wrap_lfb_publish_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0) {
 }
 
 
-intgo _wrap_lfb_replace_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
+intgo _wrap_lfb_replace_native_81b5412b56dec0cf(lfb_handle *_swig_go_0, lfb_handle *_swig_go_1) {
   lfb_handle *arg1 = (lfb_handle *) 0 ;
   lfb_handle *arg2 = (lfb_handle *) 0 ;
   int result;
@@ -2283,7 +2307,7 @@ intgo _wrap_lfb_replace_native_d1c8dc9ff6b400fa(lfb_handle *_swig_go_0, lfb_hand
 }
 
 
-intgo _wrap_LFB_CLASS_OK_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_CLASS_OK_native_81b5412b56dec0cf() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -2295,7 +2319,7 @@ intgo _wrap_LFB_CLASS_OK_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_CLASS_ARGUMENT_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_CLASS_ARGUMENT_native_81b5412b56dec0cf() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -2307,7 +2331,7 @@ intgo _wrap_LFB_CLASS_ARGUMENT_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_CLASS_REFUSAL_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_CLASS_REFUSAL_native_81b5412b56dec0cf() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -2319,7 +2343,7 @@ intgo _wrap_LFB_CLASS_REFUSAL_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_CLASS_DATA_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_CLASS_DATA_native_81b5412b56dec0cf() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -2331,7 +2355,7 @@ intgo _wrap_LFB_CLASS_DATA_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_CLASS_RESOURCE_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_CLASS_RESOURCE_native_81b5412b56dec0cf() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -2343,7 +2367,7 @@ intgo _wrap_LFB_CLASS_RESOURCE_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_CLASS_STATE_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_CLASS_STATE_native_81b5412b56dec0cf() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -2355,7 +2379,7 @@ intgo _wrap_LFB_CLASS_STATE_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_LFB_CLASS_BUG_native_d1c8dc9ff6b400fa() {
+intgo _wrap_LFB_CLASS_BUG_native_81b5412b56dec0cf() {
   enum lfb_status_class result;
   intgo _swig_go_result;
   
@@ -2367,7 +2391,7 @@ intgo _wrap_LFB_CLASS_BUG_native_d1c8dc9ff6b400fa() {
 }
 
 
-_gostring_ _wrap_lfb_version_string_native_d1c8dc9ff6b400fa() {
+_gostring_ _wrap_lfb_version_string_native_81b5412b56dec0cf() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2378,7 +2402,7 @@ _gostring_ _wrap_lfb_version_string_native_d1c8dc9ff6b400fa() {
 }
 
 
-intgo _wrap_lfb_abi_version_native_d1c8dc9ff6b400fa() {
+intgo _wrap_lfb_abi_version_native_81b5412b56dec0cf() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -2389,7 +2413,7 @@ intgo _wrap_lfb_abi_version_native_d1c8dc9ff6b400fa() {
 }
 
 
-_gostring_ _wrap_lfb_status_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_status_name_native_81b5412b56dec0cf(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2402,7 +2426,7 @@ _gostring_ _wrap_lfb_status_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_lfb_status_class_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
+intgo _wrap_lfb_status_class_native_81b5412b56dec0cf(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -2415,7 +2439,7 @@ intgo _wrap_lfb_status_class_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_lfb_kind_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
+_gostring_ _wrap_lfb_kind_name_native_81b5412b56dec0cf(intgo _swig_go_0) {
   uint32_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2428,7 +2452,7 @@ _gostring_ _wrap_lfb_kind_name_native_d1c8dc9ff6b400fa(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_lfb_kind_parse_native_d1c8dc9ff6b400fa(_gostring_ _swig_go_0) {
+intgo _wrap_lfb_kind_parse_native_81b5412b56dec0cf(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;

@@ -566,7 +566,12 @@ abstract class HandleFilter implements Filter {
      * maxBytes, another kind) throws IOException.
      */
     static long loaded(InputStream in, int format, long maxBytes, String what, int... kinds) throws IOException {
-        ByteBuffer data = Native.readSaved(in, format, maxBytes, what, kinds);
+        return loaded(in, format, maxBytes, what, 0, kinds);
+    }
+
+    /** As loaded, and (subKind not 0) refusing from the header a filter whose parts are of another kind. */
+    static long loaded(InputStream in, int format, long maxBytes, String what, int subKind, int[] kinds) throws IOException {
+        ByteBuffer data = Native.readSaved(in, format, maxBytes, what, subKind, kinds);
         long[] out = new long[1];
         try {
             return ofKind(Native.handleOf(LfbNative.lfb_load(format, data, maxBytes, out), out), what, kinds);

@@ -111,25 +111,29 @@ final class Native {
 
     /**
      * Reads exactly one saved filter in {@code format} from the stream, leaving the stream at its
-     * end: the header, then the whole length lfb_load_size reads from that header (the format is
-     * the C library's to parse). A header that is corrupt, declares a filter over {@code maxBytes}
-     * (which must be positive) or one of a kind not in {@code kinds}, throws IOException before
-     * the rest is read or anything allocated; the buffer then grows
+     * end: the header, then the whole length lfb_load_size_kinds reads from that header (the format
+     * is the C library's to parse). A header that is corrupt, declares a filter over {@code maxBytes}
+     * (which must be positive), one of a kind not in {@code kinds}, or (subKind not 0) one whose
+     * lfb_info sub_kind is not {@code subKind}, throws IOException before the rest is read or
+     * anything allocated; the buffer then grows
      * only as data arrives, so a stream that lies about its size costs at most twice what it sent.
      */
-    static ByteBuffer readSaved(InputStream in, int format, long maxBytes, String what, int... kinds) throws IOException {
+    static ByteBuffer readSaved(InputStream in, int format, long maxBytes, String what, int subKind, int[] kinds) throws IOException {
         if (in == null) throw new IllegalArgumentException("in is null");
         if (maxBytes <= 0) throw new IllegalArgumentException("maxBytes must be positive");
         byte[] head = new byte[format == lfb_format_enum.LFB_FORMAT_GUAVA ? LfbNativeConstants.LFB_GUAVA_HEADER_BYTES
                 : LfbNativeConstants.LFB_NATIVE_HEADER_BYTES];
         readFully(in, head);
         long[] total = new long[1];
-        int[] kind = new int[1];
+        int[] kind = new int[1], sub = new int[1];
         try {
-            check(LfbNative.lfb_load_size(format, buffers().key(head), maxBytes, total, kind));
+            check(LfbNative.lfb_load_size_kinds(format, buffers().key(head), maxBytes, total, kind, sub));
             if (java.util.Arrays.stream(kinds).noneMatch(k -> k == kind[0]))  // before reading the rest
                 throw new LfbloomException(lfb_status_enum.LFB_ERR_INCOMPATIBLE,
                         "the stream holds a filter of another kind (" + kindName(kind[0]) + "), not " + what, -1);
+            if (subKind != 0 && sub[0] != subKind)
+                throw new LfbloomException(lfb_status_enum.LFB_ERR_INCOMPATIBLE,
+                        "the stream holds a " + kindName(kind[0]) + " filter of " + kindName(sub[0]) + " parts, not " + what, -1);
         } catch (IllegalArgumentException | LfbloomException e) {
             throw loadFailure(e);
         }

@@ -109,8 +109,7 @@ public final class ScalableBloomFilter extends HandleFilter {
     /**
      * Reads a scalable Bloom filter written by {@link #save} (in any language), exactly its bytes:
      * the same sub-filters, growth, tightening and cap. Corrupt data, or a filter of another kind,
-     * throws IOException; a {@link ScalableCuckooFilter}'s data too (its kind, scalable, is refused
-     * from the header only once its sub-filters' kind is read: after loading). Any thread.
+     * throws IOException; a {@link ScalableCuckooFilter}'s data too, from its header. Any thread.
      */
     public static ScalableBloomFilter load(InputStream in) throws IOException {
         return load(in, Native.defaultReadLimit());
@@ -126,24 +125,10 @@ public final class ScalableBloomFilter extends HandleFilter {
     }
 
     /**
-     * As HandleFilter.loaded, for a scalable filter whose sub-filters are of {@code subKind}: the
-     * header tells only "scalable" (lfb_load_size gives no sub-filters' kind), so a scalable filter
-     * of the other sub-filters is refused once loaded (freed, IOException).
+     * As HandleFilter.loaded, for a scalable filter whose sub-filters are of {@code subKind}: one of
+     * the other sub-filters is refused from its header (lfb_load_size_kinds), before the rest is read.
      */
     static long loadedScalable(InputStream in, long maxBytes, int subKind, String what) throws IOException {
-        long h = loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, what, lfb_kind_enum.LFB_KIND_SCALABLE);
-        lfb_info info = new lfb_info();
-        try {
-            Native.check(LfbNative.lfb_geometry_get(h, info));  // no other thread has the handle yet
-            if (info.getSub_kind() == subKind) return h;
-            LfbNative.lfb_free(h);
-            throw Native.loadFailure(new LfbloomException(lfb_status_enum.LFB_ERR_INCOMPATIBLE, "the stream holds a scalable filter of "
-                    + Native.kindName(info.getSub_kind()) + " sub-filters, not " + what, -1));
-        } catch (RuntimeException e) {
-            LfbNative.lfb_free(h);
-            throw e;
-        } finally {
-            info.delete();
-        }
+        return loaded(in, lfb_format_enum.LFB_FORMAT_NATIVE, maxBytes, what, subKind, new int[] {lfb_kind_enum.LFB_KIND_SCALABLE});
     }
 }

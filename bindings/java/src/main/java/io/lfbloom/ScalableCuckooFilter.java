@@ -133,8 +133,7 @@ public final class ScalableCuckooFilter extends RemovingFilter {
     /**
      * Reads a scalable cuckoo filter written by {@link #save} (in any language), exactly its bytes:
      * the same sub-filters, waiting removes and settings. Corrupt data, or a filter of another
-     * kind, throws IOException; a {@link ScalableBloomFilter}'s data too (refused once loaded, as
-     * the header tells only "scalable"). Any thread.
+     * kind, throws IOException; a {@link ScalableBloomFilter}'s data too, from its header. Any thread.
      */
     public static ScalableCuckooFilter load(InputStream in) throws IOException {
         return load(in, Native.defaultReadLimit());

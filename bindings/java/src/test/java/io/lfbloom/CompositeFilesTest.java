@@ -235,6 +235,11 @@ class CompositeFilesTest {
             assertThrows(IOException.class, () -> RotatingBloomFilter.load(new ByteArrayInputStream(rotating), 100));
             assertThrows(IllegalArgumentException.class, () -> RotatingBloomFilter.load(new ByteArrayInputStream(rotating), 0));
             assertThrows(IOException.class, () -> ScalableCuckooFilter.load(new ByteArrayInputStream(rotating)));
+            // a scalable filter of the other sub-filters, refused from its header (1.14): the
+            // header alone is enough, so the message is not a truncation's
+            byte[] head = Arrays.copyOf(data, LfbNativeConstants.LFB_NATIVE_HEADER_BYTES);
+            IOException wrong = assertThrows(IOException.class, () -> ScalableCuckooFilter.load(new ByteArrayInputStream(head)));
+            assertTrue(wrong.getMessage().contains("blocked parts"), wrong.getMessage());
         }
         ScalableBloomFilter closed = ScalableBloomFilter.create(100, 0.01);
         closed.close();
