@@ -41,9 +41,9 @@ func (l layout) WriteTo(w io.Writer) (int64, error) { return l.writeTo(w) }
 func (l layout) ReadFrom(r io.Reader) (int64, error) { return l.readFrom(r) }
 
 // saveTries bounds marshal's attempts at a filter that keeps growing while it is saved. Each
-// failed attempt means it grew: a scalable filter by a sub-filter, of which it has at most 64, so
-// 65 attempts outlast any scalable filter's growth (8 did not, with goroutines adding fast under load).
-const saveTries = 65
+// failed attempt means it grew: a scalable filter by a sub-filter, of which it has at most 255, so
+// 256 attempts outlast any scalable filter's growth (8 did not, with goroutines adding fast under load).
+const saveTries = 256
 
 // marshal is MarshalBinary: lfb_serialized_size, then lfb_save into a slice of that size. A filter
 // that grew in between (a Scalable's new sub-filter: lfb_save refuses the slice as too small) is

@@ -267,7 +267,10 @@ class Filter(Core):
         ``DataError`` (incompatible). Thread-safe: holds every add that completed before it
         began (a cuckoo filter's writers wait meanwhile)."""
         fmt, size, written = _format(format), ffi.new("uint64_t*"), ffi.new("uint64_t*")
-        for _ in range(8):  # a growing filter may outgrow the size it gave: then ask again
+        # a growing filter may outgrow the size it gave: then ask again. Each failed try means a new
+        # sub-filter, of which a scalable filter has at most 255 (8 tries did not outlast fast
+        # adders in Java and Go)
+        for _ in range(256):
             check(lib.lfbpy_serialized_size(self._ref, fmt, size), "to_bytes")
             buffer = bytearray(size[0])
             status = lib.lfbpy_save(self._ref, fmt, ffi.from_buffer(buffer), len(buffer), written)

@@ -464,10 +464,10 @@ abstract class HandleFilter implements Filter {
 
     /**
      * Saves a filter that grows while it is saved tries at most this many times (write). Each failed
-     * try means it grew: a scalable filter by a sub-filter, of which it has at most 64, so 65 tries
+     * try means it grew: a scalable filter by a sub-filter, of which it has at most 255, so 256 tries
      * outlast any scalable filter's growth (8 did not, with threads adding fast under load).
      */
-    static final int SAVE_TRIES = 65;
+    static final int SAVE_TRIES = 256;
 
     /**
      * Writes the filter in {@code format} (enum lfb_format): its exact size, a direct buffer,
