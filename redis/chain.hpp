@@ -31,7 +31,8 @@ namespace lfbloom_redis {
 using scalable_filter = lfbloom::basic_scalable_filter<blocked_bloom_filter>;
 
 /// Sub-filters per key, and in a key's lfbloom file (its BF.SCANDUMP): the core's limit. Each
-/// halves the rate, so a blocked filter runs out of hashes a little before it (about 217).
+/// halves the rate, so a chain ends earlier, when a sub-filter would need more than the hashes or
+/// bits a blocked filter may have (after 217 in the core's test: capacity 2, EXPANSION 1, error 0.5).
 constexpr std::uint32_t max_chain = scalable_filter::max_sub_filters;
 constexpr std::uint32_t max_file_parts = max_chain;
 
@@ -327,7 +328,9 @@ inline void chain::merge(chain& into, const std::vector<const chain*>& sources) 
 // ---- lfbloom's file of a chain: BF.SCANDUMP, BF.LOADCHUNK, LFBF.RESTORE of a file -------------
 // A chain is a scalable filter of lfbloom's format (FORMAT.md, "Composites"): blocked parts of
 // seed 0, growth EXPANSION, tightening 1/2 (part i at error / 2^(i+1), the module's rule), at most
-// 64 parts. A NONSCALING chain is one part at the whole error: max sub-filters 1, growth 1.
+// 255 parts. Its header says max sub-filters 64 (what 1.13 wrote, and read: so its dumps load
+// there), or the key's parts past 64. A NONSCALING chain is one part at the whole error: max
+// sub-filters 1, growth 1.
 //
 // BF.SCANDUMP hands that file out in pieces, in order: the data of its replies, laid end to end,
 // are the file, which the library, the CLI, Java and Go open. A reply's cursor is 1 + the offset
@@ -347,7 +350,7 @@ inline void chain::merge(chain& into, const std::vector<const chain*>& sources) 
 constexpr std::uint64_t piece_bytes = std::uint64_t{16} << 20;
 constexpr std::uint64_t first_piece = 2 * lfbloom::header_size;  // the file's and part 0's headers
 
-/// The file's header for `c`; throws lfbloom::error(incompatible) if the format cannot hold it.
+/// The file's header for `c`.
 inline lfbloom::composite_header file_head(const chain& c) {
     using lfbloom::errc;
     lfbloom::composite_header h;
@@ -356,7 +359,7 @@ inline lfbloom::composite_header file_head(const chain& c) {
     h.fpr = c.error;
     h.scalable.growth = c.expansion == 0 ? 1.0 : c.expansion;
     h.scalable.tightening = 0.5;
-    h.scalable.max_filters = c.expansion == 0 ? 1 : max_file_parts;
+    h.scalable.max_filters = c.expansion == 0 ? 1 : std::max<std::uint32_t>(64, c.parts());
     h.parts = c.parts();
     h.bytes = lfbloom::header_size + 8 * h.parts + lfbloom::trailer_size;
     for (std::uint32_t i = 0; i < c.parts(); ++i) h.bytes += lfbloom::serialized_size(c.part(i));
@@ -378,7 +381,7 @@ inline void put_part_head(std::string& out, const blocked_bloom_filter& f) {
 }
 
 /// The piece of c's file from byte `at` to the end of the piece holding it; `end` is set to that
-/// end. Empty (end 0) past the file. Throws lfbloom::error(incompatible) as file_head.
+/// end. Empty (end 0) past the file.
 inline std::string file_piece(const chain& c, std::uint64_t at, std::uint64_t& end) {
     const lfbloom::composite_header h = file_head(c);
     std::string out;

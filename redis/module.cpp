@@ -388,7 +388,7 @@ int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         RedisModule_ReplyWithArray(ctx, 2);
         RedisModule_ReplyWithLongLong(ctx, data.empty() ? 0 : static_cast<long long>(end + 1));
         return RedisModule_ReplyWithStringBuffer(ctx, data.data(), data.size());
-    } catch (const std::exception& e) {  // incompatible, bad_alloc
+    } catch (const std::exception& e) {  // bad_alloc
         return reply_error(ctx, e);
     }
 }

@@ -282,6 +282,17 @@ BOOST_AUTO_TEST_CASE(truncated_flipped_and_hostile_composites_are_refused) {
     BOOST_TEST((with([](bytes& b) { patch_u64(b, 48, std::bit_cast<std::uint64_t>(0.5)); }) == errc::corrupt));           // growth < 1
     BOOST_TEST((with([](bytes& b) { patch_u8(b, 14, 0); }) == errc::corrupt));                                            // no parts
     BOOST_TEST((with([](bytes& b) { patch_u8(b, 14, 65); }) == errc::corrupt));                                           // past max_filters
+    BOOST_TEST((with([](bytes& b) { patch_u8(b, 13, 65); }) == errc::corrupt));  // max_filters past 64: cuckoo parts
+    {  // blocked parts take up to 255 (since 1.14)
+        auto blocked = scalable(filter_kind::blocked, 50);
+        for (std::uint64_t i = 0; i < 200; ++i) blocked->add(key(i));
+        bytes b = saved(*blocked);
+        patch_u8(b, 13, 255);
+        BOOST_TEST((load_error(b) == errc{}));
+        BOOST_TEST(loaded(b)->contains(key(7)));
+        patch_u8(b, 13, 0);
+        BOOST_TEST((load_error(b) == errc::corrupt));
+    }
     BOOST_TEST((with([](bytes& b) { patch_u8(b, 11, 3); }) == errc::corrupt));                                            // counting parts
     BOOST_TEST((with([](bytes& b) { patch_u8(b, 10, 18); }) == errc::unsupported_version));
     BOOST_TEST((with([](bytes& b) { patch_u64(b, 16, 43); }) == errc::corrupt));                                          // the parts' seed differs

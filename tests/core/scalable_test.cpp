@@ -126,6 +126,11 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_refused) {
         o.max_filters = m;
         BOOST_CHECK_EQUAL(code_of([&] { scalable_bloom_filter(10, 0.01, o); }), errc::invalid_argument);
     }
+    scalable_options cuckoo_cap;  // cuckoo sub-filters: 64 at most (a bit each in add_copy's mask)
+    cuckoo_cap.max_filters = 65;
+    BOOST_CHECK_EQUAL(code_of([&] { scalable_cuckoo_filter(10, 0.01, cuckoo_cap); }), errc::invalid_argument);
+    cuckoo_cap.max_filters = 64;
+    BOOST_CHECK_EQUAL(code_of([&] { scalable_cuckoo_filter(10, 0.01, cuckoo_cap); }), errc{});
     scalable_options tiny;
     tiny.filter.memory_limit = 64;
     BOOST_CHECK_EQUAL(code_of([&] { scalable_bloom_filter(100000, 0.01, tiny); }), errc::too_large);

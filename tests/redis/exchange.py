@@ -80,6 +80,22 @@ def main():
         check("the command answers as the key", cli_answers(lfbloom, out / "redis-dump.lfb", keys[:3000] + absent) == answers)
         info = json.loads(cli(lfbloom, "info", "--json", str(out / "redis-dump.lfb")))
         check(f"the command sees a scalable filter of {info['parts']} parts", info["kind"] == "scalable" and info["parts"] == 3)
+        # the header's max sub-filters (byte 13) is 64, as 1.13 wrote and reads it: its dumps load there
+        check(f"the dump's header says 64 sub-filters at most ({dump[13]})", dump[13] == 64)
+        r.execute_command("BF.RESERVE", "long", 0.5, 1, "EXPANSION", 1)  # a sub-filter per key
+        r.execute_command("BF.MADD", "long", *keys[:100])
+        def sub_filters(key):  # redis-py gives BF.INFO as a dict or, unparsed, a flat list
+            info = r.execute_command("BF.INFO", key)
+            info = dict(zip(info[::2], info[1::2])) if isinstance(info, list) else info
+            return info[b"Number of filters"]
+        long_parts = sub_filters("long")
+        long_dump = b"".join(d for _, d in scandump(r, "long"))
+        check(f"a key of {long_parts} sub-filters (more than 64) dumps, and says so in its header ({long_dump[13]})",
+              long_parts > 64 and long_dump[13] == long_parts)
+        (out / "long.lfb").write_bytes(long_dump)
+        check("... and answers through the command", all(cli_answers(lfbloom, out / "long.lfb", keys[:100])))
+        r.execute_command("LFBF.RESTORE", "long-again", long_dump)
+        check("... and loads back", sub_filters("long-again") == long_parts)
         r.execute_command("BF.RESERVE", "fixed", 0.001, 1000, "NONSCALING")
         r.execute_command("BF.MADD", "fixed", *keys[:900])
         fixed = b"".join(d for _, d in scandump(r, "fixed"))

@@ -20,14 +20,33 @@ using rotating = basic_rotating_bloom_filter<model::sync>;
 
 /// Sizing keeps its FPR models for the process (sizing.hpp); memory allocated inside a model run
 /// must be freed inside it, so the sizings a scalable filter will do are done once before, outside.
-void size_sub_filters(std::uint64_t capacity, double fpr, std::uint32_t count) {
+void size_sub_filters(std::uint64_t capacity, double fpr, std::uint32_t count, double growth = scalable_options{}.growth) {
     const scalable_options o;
     for (std::uint32_t n = 0; n < count; ++n)
-        (void)blocked_bloom_filter::size_for(static_cast<std::uint64_t>(std::ceil(capacity * std::pow(o.growth, n))),
+        (void)blocked_bloom_filter::size_for(static_cast<std::uint64_t>(std::ceil(capacity * std::pow(growth, n))),
                                              fpr * (1 - o.tightening) * std::pow(o.tightening, n));
 }
 
 // ---- scalable: growth publishes a sub-filter before any add uses it ----
+
+/// A growth race's thread: adds its two keys, then the first again; each add succeeds, is found
+/// by its adder at once, and the repeat reports the key present.
+void add_own_keys(scalable& f, unsigned index) {
+    const std::uint64_t keys[] = {10 * index + 1, 10 * index + 2, 10 * index + 1};
+    for (int i = 0; i < 3; ++i) {
+        try {
+            const bool fresh = f.add(keys[i]);
+            RL_ASSERT(f.contains(keys[i]));
+            if (i == 2) RL_ASSERT(!fresh);
+        } catch (const error&) {
+            RL_ASSERT(false);
+        }
+    }
+}
+/// After a growth race of three threads: every thread's keys are found.
+void found_all_keys(const scalable& f) {
+    for (std::uint64_t t = 0; t < 3; ++t) RL_ASSERT(f.contains(10 * t + 1) && f.contains(10 * t + 2));
+}
 
 // Property: adds racing through growth (initial capacity 1, growth 2: sub-filters of 1, 2 and 4
 // keys, so the six keys here grow it twice; the ahead-of-time build runs on the thread that
@@ -40,21 +59,8 @@ struct scalable_growth : rl::test_suite<scalable_growth, 3> {
     static void prepare() { size_sub_filters(1, 0.1, 8); }
     scalable f{1, 0.1};
 
-    void thread(unsigned index) {
-        const std::uint64_t keys[] = {10 * index + 1, 10 * index + 2, 10 * index + 1};
-        for (int i = 0; i < 3; ++i) {
-            try {
-                const bool fresh = f.add(keys[i]);
-                RL_ASSERT(f.contains(keys[i]));
-                if (i == 2) RL_ASSERT(!fresh);
-            } catch (const error&) {
-                RL_ASSERT(false);
-            }
-        }
-    }
-    void after() {
-        for (std::uint64_t t = 0; t < 3; ++t) RL_ASSERT(f.contains(10 * t + 1) && f.contains(10 * t + 2));
-    }
+    void thread(unsigned index) { add_own_keys(f, index); }
+    void after() { found_all_keys(f); }
 };
 
 // Property: with grow_ahead off (no builder; the Redis module's mode), adds racing through growth
@@ -64,7 +70,7 @@ struct scalable_growth : rl::test_suite<scalable_growth, 3> {
 // sub-filter 8, its array and those after. Bounds: 3 threads, 3 adds each (two keys, then the
 // first again); 200,000 random schedules.
 struct scalable_grown_past_inline : rl::test_suite<scalable_grown_past_inline, 3> {
-    static void prepare() { size_sub_filters(1, 0.1, 16); }
+    static void prepare() { size_sub_filters(1, 0.1, 16, 1.0); }
     scalable f{1, 0.1, options()};
     static scalable_options options() {
         scalable_options o;
@@ -76,21 +82,50 @@ struct scalable_grown_past_inline : rl::test_suite<scalable_grown_past_inline, 3
         for (int i = 0; i < 7; ++i) f.grow();
     }
 
+    void thread(unsigned index) { add_own_keys(f, index); }
+    void after() {
+        RL_ASSERT(f.filters() > 8);
+        found_all_keys(f);
+    }
+};
+
+// Property: a growth refused under a memory limit does not outlive that limit. The filter's one
+// sub-filter (capacity 1) is full and its limit is its own bytes, so a growth is refused; one
+// thread adds a new key (refused as full, or grown if the raise came first) while another raises
+// the limit (set_memory_limit(0): none); afterwards an add of another new key grows the filter.
+// A refusal that recorded only "refused" (not under which limit) and raced the raise would make
+// every later add full. Bounds: 2 threads; 200,000 random schedules.
+struct scalable_memory_limit_raised : rl::test_suite<scalable_memory_limit_raised, 2> {
+    static void prepare() { size_sub_filters(1, 0.1, 2); }
+    scalable f{1, 0.1, options()};
+    static scalable_options options() {
+        scalable_options o;
+        o.grow_ahead = false;
+        return o;
+    }
+    scalable_memory_limit_raised() {
+        f.set_memory_limit(f.filter(0).words().size_bytes());  // the first sub-filter fits, no second one
+        f.add(1);
+    }
+
     void thread(unsigned index) {
-        const std::uint64_t keys[] = {10 * index + 1, 10 * index + 2, 10 * index + 1};
-        for (int i = 0; i < 3; ++i) {
-            try {
-                const bool fresh = f.add(keys[i]);
-                RL_ASSERT(f.contains(keys[i]));
-                if (i == 2) RL_ASSERT(!fresh);
-            } catch (const error&) {
-                RL_ASSERT(false);
-            }
+        if (index == 1) {
+            f.set_memory_limit(0);
+            return;
+        }
+        try {
+            f.add(2);
+        } catch (const error& e) {
+            RL_ASSERT(e.code() == errc::full);
         }
     }
     void after() {
-        RL_ASSERT(f.filters() > 8);
-        for (std::uint64_t t = 0; t < 3; ++t) RL_ASSERT(f.contains(10 * t + 1) && f.contains(10 * t + 2));
+        try {
+            f.add(3);
+        } catch (const error&) {
+            RL_ASSERT(false);  // refused for good, under a limit no longer in force
+        }
+        RL_ASSERT(f.filters() == 2 && f.contains(1) && f.contains(3));
     }
 };
 
@@ -408,6 +443,7 @@ struct rotation : rl::test_suite<rotation<G, double_write>, 3> {
 LFBLOOM_RELACY_TESTS({"scalable.growth", lfbloom::relacy::make<scalable_growth>()},
                      {"scalable.cap", lfbloom::relacy::make<scalable_cap>()},
                      {"scalable.grown_past_inline", lfbloom::relacy::make<scalable_grown_past_inline>()},
+                     {"scalable.memory_limit_raised", lfbloom::relacy::make<scalable_memory_limit_raised>()},
                      {"scalable.cuckoo_remove", lfbloom::relacy::make<scalable_cuckoo_remove<false>>()},
                      {"scalable.cuckoo_remove_mirrored", lfbloom::relacy::make<scalable_cuckoo_remove<true>>()},
                      {"scalable.cuckoo_remove_grown", lfbloom::relacy::make<scalable_cuckoo_remove_grown>()},

@@ -206,7 +206,7 @@ public:
     basic_scalable_filter(std::uint64_t initial_capacity, double fpr, const scalable_options& options = {})
         : options_(checked(initial_capacity, fpr, options)), initial_capacity_(initial_capacity), fpr_(fpr) {
         (void)Sub::size_for(initial_capacity, rate_of(0));  // says why, if the first one cannot exist
-        std::unique_ptr<stage> first = make(0);
+        std::unique_ptr<stage> first = make(0, options_.filter.memory_limit);
         if (!first) throw error(errc::too_large, "the first sub-filter exceeds the memory limit or the largest filter");
         if (options_.grow_ahead) builders_.reset(new builder[options_.max_filters]);
         first_stages_[0].store(first.release(), std::memory_order_relaxed);   // relaxed: constructor
@@ -236,18 +236,26 @@ public:
         : options_(checked(initial_capacity, fpr, options)), initial_capacity_(initial_capacity), fpr_(fpr) {
         if (parts.empty() || parts.size() > options_.max_filters)
             throw error(errc::invalid_argument, "a scalable filter has 1 to max_filters sub-filters");
-        if (options_.grow_ahead) builders_.reset(new builder[options_.max_filters]);
+        // Every check and allocation first, while the stages are owned here: a constructor that
+        // throws runs no destructor, so nothing may be stored in the slots before the last throw.
+        std::vector<std::unique_ptr<stage>> made;
+        std::uint64_t total = 0;
         for (std::uint32_t i = 0; i < parts.size(); ++i) {
             const geometry g = parts[i].filter.shape();
             if (parts[i].filter.seed() != seed() || g.capacity == 0)
                 throw error(errc::invalid_argument, "sub-filter " + std::to_string(i) + " has another seed or no capacity");
-            auto s = std::unique_ptr<stage>(new stage{std::move(parts[i].filter), g.capacity});
-            s->items.store(parts[i].items, std::memory_order_relaxed);  // relaxed: constructor
-            slot_for(i).store(s.release(), std::memory_order_relaxed);  // relaxed: constructor
-            size_.store(i + 1, std::memory_order_relaxed);               // relaxed: constructor (the destructor frees what is stored)
+            made.emplace_back(new stage{std::move(parts[i].filter), g.capacity});
+            made.back()->items.store(parts[i].items, std::memory_order_relaxed);  // relaxed: constructor
+            total += g.capacity;
         }
-        if (!pending.empty() && (!removes || pending.size() > pending_cap()))
+        if (!pending.empty() && (!removes || pending.size() > pending_cap_for(total)))
             throw error(errc::invalid_argument, "more pending removes than the list holds");
+        if (options_.grow_ahead) builders_.reset(new builder[options_.max_filters]);  // a member: freed if the next throws
+        (void)slot_for(static_cast<std::uint32_t>(made.size() - 1));  // makes the array of later slots, if needed: the last throw
+        for (std::uint32_t i = 0; i < made.size(); ++i) {
+            slot_for(i).store(made[i].release(), std::memory_order_relaxed);  // relaxed: constructor
+            size_.store(i + 1, std::memory_order_relaxed);                     // relaxed: constructor
+        }
         pending_ = std::move(pending);
         pending_size_.store(pending_.size(), std::memory_order_relaxed);  // relaxed: constructor
         size_ahead(filters());
@@ -276,18 +284,19 @@ public:
     }
 
     /// Caps the sub-filters' bytes summed (0: no cap) for the growths that follow. Thread-safe
-    /// and lock-free; sub-filters that exist stay. A growth racing this call uses either value.
+    /// and lock-free; sub-filters that exist stay. A growth racing this call uses either value, and
+    /// a growth refused under the old value is tried again under the new one.
     void set_memory_limit(std::uint64_t bytes) noexcept {
-        // relaxed (all three): a budget and an advisory flag, ordering no other data
-        if (memory_limit_.load(std::memory_order_relaxed) == bytes) return;
+        // relaxed: a budget, ordering no other data (a refusal records the limit it was made under:
+        // see capped_, so a refusal racing this call cannot outlive it)
         memory_limit_.store(bytes, std::memory_order_relaxed);
-        capped_.store(false, std::memory_order_relaxed);  // a growth the old limit refused may fit this one
     }
 
     /// Publishes the newest sub-filter's successor now, as the add that finds the newest full does
-    /// (a loader re-creating saved parts one at a time). Thread-safe and lock-free as that add;
-    /// throws error(errc::full) past the cap on sub-filters or memory and out_of_memory, with
-    /// nothing changed.
+    /// (a loader re-creating saved parts one at a time). Thread-safe as that add (sizing the new
+    /// sub-filter may wait for sizing.hpp's mutex, see Thread safety above); two racing calls may
+    /// publish one sub-filter between them. Throws error(errc::full) past the cap on sub-filters or
+    /// memory, and out_of_memory, with nothing changed.
     void grow() { advance(filters()); }
 
     /// Sub-filter `index`, writable, and its count of adds: for code that has the filter to itself
@@ -562,7 +571,10 @@ private:
     }
 
     /// The most entries the list of pending removes holds (see the top of this file).
-    std::size_t pending_cap() const noexcept { return std::max<std::uint64_t>(min_pending_removes, total_capacity() / 256); }
+    std::size_t pending_cap() const noexcept { return pending_cap_for(total_capacity()); }
+    static std::size_t pending_cap_for(std::uint64_t total_capacity) noexcept {
+        return std::max<std::uint64_t>(min_pending_removes, total_capacity / 256);
+    }
 
     /// The sum of the published sub-filters' capacities (sizes the list and its retries).
     std::uint64_t total_capacity() const noexcept {
@@ -750,7 +762,8 @@ private:
     }
 
     bool may_grow(std::uint32_t n) const noexcept {
-        return n < options_.max_filters && !capped_.load(std::memory_order_relaxed);  // relaxed: advisory
+        // relaxed (both): advisory; a stale value costs one more attempt, or one refusal under a limit just replaced
+        return n < options_.max_filters && capped_.load(std::memory_order_relaxed) != memory_limit_.load(std::memory_order_relaxed) + 1;
     }
 
     /// Sub-filter n-1 is full: publishes sub-filter n with one CAS of size_, after installing it
@@ -770,12 +783,13 @@ private:
         atomic<stage*>* slot = n < options_.max_filters ? &slot_for(n) : nullptr;
         if (slot != nullptr && slot->load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
         std::unique_ptr<stage> candidate;
-        if (may_grow(n)) candidate = make(n);
+        const std::uint64_t limit = memory_limit_.load(std::memory_order_relaxed);  // relaxed: see set_memory_limit
+        std::string why = n < options_.max_filters ? "refused under this memory limit before" : "the cap on sub-filters";
+        if (may_grow(n)) candidate = make(n, limit, &why);
         if (!candidate) {
-            capped_.store(true, std::memory_order_relaxed);  // relaxed: advisory, checked by may_grow
+            capped_.store(limit + 1, std::memory_order_relaxed);  // relaxed: advisory, checked by may_grow
             if (slot != nullptr && slot->load(std::memory_order_acquire) != nullptr) return;  // acquire: see below
-            throw error(errc::full, "scalable filter is full: sub-filter " + std::to_string(n) +
-                                        " would pass the cap on sub-filters or memory, or the largest filter");
+            throw error(errc::full, "scalable filter is full: no sub-filter " + std::to_string(n) + ": " + why);
         }
         stage* expected = nullptr;
         // acq_rel: release publishes the complete stage; acquire pairs with a winner's release
@@ -834,26 +848,29 @@ private:
 
     /// A new sub-filter n, or null if it may never exist (memory limit, or a size or rate beyond
     /// what one filter can have). Throws only when the system refuses memory.
-    std::unique_ptr<stage> make(std::uint32_t n) const {
+    std::unique_ptr<stage> make(std::uint32_t n, std::uint64_t limit, std::string* why = nullptr) const {
+        const auto refuse = [&](std::string reason) {
+            if (why != nullptr) *why = std::move(reason);
+            return nullptr;
+        };
         const double capacity = capacity_of(n), rate = rate_of(n);
-        if (!(capacity <= 0x1p53 && rate > 0.0)) return nullptr;
+        if (!(capacity <= 0x1p53 && rate > 0.0)) return refuse("its capacity or rate is beyond what a filter can have");
         geometry g;
         try {
             g = sub_filter::size_for(static_cast<std::uint64_t>(capacity), rate);
-        } catch (const error&) {
-            return nullptr;  // too many hashes or slots for one filter
+        } catch (const error& e) {
+            return refuse(e.what());  // too many hashes or slots for one filter
         }
-        // relaxed: a budget read once per growth; a growth racing set_memory_limit may use either value
-        const std::uint64_t limit = memory_limit_.load(std::memory_order_relaxed);
         std::uint64_t used = 0;  // sub-filters 0..n-1, all installed before anyone builds n
         for (std::uint32_t i = 0; i < n; ++i) used += bytes_of(stage_at(i).filter);
-        if (limit != 0 && used >= limit) return nullptr;  // the constructor checks the rest
+        if (limit != 0 && used >= limit)  // the constructor checks the rest
+            return refuse("the sub-filters before it use " + std::to_string(used) + " bytes, the memory limit");
         filter_options o = options_.filter;
         o.memory_limit = limit == 0 ? 0 : limit - used;
         try {
             return std::unique_ptr<stage>(new stage{sub_filter(g, o), g.capacity});
         } catch (const error& e) {
-            if (e.code() == errc::too_large) return nullptr;  // larger than this machine
+            if (e.code() == errc::too_large) return refuse(e.what());  // over the memory limit, or larger than this machine
             throw;
         }
     }
@@ -863,7 +880,9 @@ private:
     double fpr_;
     atomic<std::uint64_t> memory_limit_{options_.filter.memory_limit};  ///< see set_memory_limit
     atomic<std::uint32_t> size_{0};
-    atomic<bool> capped_{false};
+    /// 1 + the memory limit under which a growth was refused (0: none), so may_grow refuses
+    /// until the limit changes: a refusal never outlives the limit it was made under.
+    atomic<std::uint64_t> capped_{0};
 
     static constexpr std::size_t min_pending_removes = 64;
     static constexpr std::uint32_t abandon_after = 16;  ///< retries after which a full list may evict it
