@@ -32,7 +32,7 @@ using scalable_filter = lfbloom::basic_scalable_filter<blocked_bloom_filter>;
 
 /// Sub-filters per key, and in a key's lfbloom file (its BF.SCANDUMP): the core's limit. Each
 /// halves the rate, so a chain ends earlier, when a sub-filter would need more than the hashes or
-/// bits a blocked filter may have (after 217 in the core's test: capacity 2, EXPANSION 1, error 0.5).
+/// bits a blocked filter may have (after 217 sub-filters with capacity 2, EXPANSION 1 and error 0.5).
 constexpr std::uint32_t max_chain = scalable_filter::max_sub_filters;
 constexpr std::uint32_t max_file_parts = max_chain;
 
