@@ -10,6 +10,7 @@
 #include <chrono>
 #include <ctime>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <pthread.h>
 #include <sched.h>
@@ -856,8 +857,10 @@ void run_all() {
         run_floor(mid, mid_bits / 8, {1, 2}, true);
     }
     for (const std::string& b : cfg.build_sizes) {
-        if (b == "62MB") run_builds(b, std::uint64_t{62} << 23, 50'000'000);
-        else if (b == "620MB") run_builds(b, std::uint64_t{620} << 23, 500'000'000);
+        // N MB: N MiB of filter and as many keys as fill it at 1% (62MB: 5 * 10^7 keys)
+        if (const std::uint64_t mb = std::strtoull(b.c_str(), nullptr, 10); mb != 0 && b == std::to_string(mb) + "MB")
+            run_builds(b, mb << 23, mb * 50'000'000 / 62);
+        else if (b != "none") std::fprintf(stderr, "lfbloom-bench: no build size %s (N MB, as 62MB)\n", b.c_str()), std::exit(2);
     }
 
     // Far beyond the last-level cache: filters of cfg.dram_bytes.
@@ -914,7 +917,7 @@ int main(int argc, char** argv) {
         "dram-bytes", po::value(&cfg.dram_bytes)->default_value(cfg.dram_bytes), "size of the beyond-cache filters")(
         "only", po::value(&cfg.only), "run only the cases whose name contains this")(
         "build-sizes", po::value(&cfg.build_sizes)->multitoken(),
-        "bulk builds to time: 62MB (5 * 10^7 keys), 620MB (5 * 10^8 keys: 17 GB of memory), or none");
+        "bulk builds to time: N MB of filter, as many keys as fill it at 1% (62MB: 5 * 10^7 keys; 620MB: 17 GB of memory), or none");
     po::variables_map vm;
     try {
         po::store(po::parse_command_line(argc, argv, flags), vm);

@@ -38,7 +38,7 @@ extern "C" {
 
 #define LFB_VERSION_MAJOR 1
 #define LFB_VERSION_MINOR 14
-#define LFB_VERSION_PATCH 0
+#define LFB_VERSION_PATCH 1
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
 
@@ -360,7 +360,8 @@ typedef struct lfb_batch {
  * thread or process); every key is present when the call returns; a query during it may see some
  * keys and not others, until it returns. Temporary memory: the private copy (the filter's size) and
  * up to 4 times the filter's size of hashed keys (16 bytes a key; at least 64 MiB, at most 1 GiB;
- * more keys build in rounds). Cuckoo, scalable and
+ * more keys build in rounds); a filter of at most 2 MiB hashes nothing ahead: each thread
+ * sets its keys in a copy of its own (a thread per 65,536 keys at most). Cuckoo, scalable and
  * rotating filters add the keys one by one on the calling thread, as without the flag. */
 #define LFB_BATCH_BULK 1u
 

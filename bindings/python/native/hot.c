@@ -198,20 +198,55 @@ static Py_ssize_t convert_window(PyObject* keys, int is_list, Py_ssize_t first, 
     return n;
 }
 
-/* _batch_list(op, keys, want_results) -> (status, positive, done, results) or None.
+/* Whether an add of a list's `count` keys builds in bulk (LFB_BATCH_BULK, one thread): into a
+ * Bloom or counting filter of at most 2 MiB (the core's bulk_direct_words, whose bulk build sets
+ * the keys' bits in one private copy and merges it with one locked OR a word), with at least a
+ * quarter as many keys as the filter has words, of which at most 3 in 4 are present already (64
+ * keys spread over the list are looked up). Measured from Python, 200,000 keys into a filter of
+ * 10^6 at 1%: new keys 51 -> 37 ns a key (str), 47 -> 33 (int); keys already present took 8%
+ * longer in bulk (31 against 28.5 ns: the copy, and each key's object read twice), so they take
+ * the adds one by one. A few keys into a large filter would pay for the copy. */
+static int builds_in_bulk(lfbpy_ref* ref, PyObject* keys, int is_list, Py_ssize_t count) {
+    enum { SAMPLE = 64 };
+    lfb_info info = {.struct_size = sizeof info};
+    lfb_handle* handle = lfbpy_enter(ref);
+    if (handle == NULL) return 0; /* closed: the batch reports it */
+    int bulk = lfb_geometry_get(handle, &info) == LFB_OK && info.kind != LFB_KIND_CUCKOO &&
+               info.kind < LFB_KIND_SCALABLE && info.bytes <= (2u << 20) && (uint64_t)count * 4 * 8 >= info.bytes &&
+               count >= SAMPLE;
+    int present = 0;
+    for (Py_ssize_t i = 0; bulk && i < SAMPLE; ++i) {
+        const char* data;
+        Py_ssize_t len;
+        unsigned char int_bytes[8];
+        if (fast_key(item(keys, is_list, i * (count / SAMPLE)), &data, &len, int_bytes) != 1) {
+            PyErr_Clear(); /* the conversion pass meets the key again and raises or takes the Python way */
+            bulk = 0;
+        } else {
+            present += lfb_contains(handle, data, (uint64_t)len) == 1;
+        }
+    }
+    lfbpy_leave(ref);
+    return bulk && present * 4 <= SAMPLE * 3;
+}
+
+/* _batch_list(op, keys, want_results, bulk=False) -> (status, positive, done, results) or None.
  *
  * keys: a list or tuple whose items are all exact str, bytes or in-range int; None for anything
  * else (the caller packs it the Python way, which converts or raises). Every key is checked before
  * the first is processed, so a bad key changes nothing; a window at a time (above), the GIL is
- * released for lfb_batch_run. results: a list of bools, or None. */
+ * released for lfb_batch_run. results: a list of bools, or None. bulk (update, which wants no
+ * answer): an add that builds_in_bulk runs as one bulk build per ONE_PASS keys; positive is 0. */
 static PyObject* core_batch_list(PyObject* self, PyObject* args) {
     unsigned int op;
     PyObject* keys;
-    int want_results;
-    if (!PyArg_ParseTuple(args, "IOp", &op, &keys, &want_results)) return NULL;
+    int want_results, bulk = 0;
+    if (!PyArg_ParseTuple(args, "IOp|p", &op, &keys, &want_results, &bulk)) return NULL;
     int is_list = PyList_CheckExact(keys);
     if (!is_list && !PyTuple_CheckExact(keys)) Py_RETURN_NONE;
     Py_ssize_t count = size_of(keys, is_list);
+    lfbpy_ref* ref = ((Core*)self)->ref;
+    bulk = bulk && !want_results && op == LFB_OP_ADD && ref != NULL && builds_in_bulk(ref, keys, is_list, count);
     if (count > ONE_PASS) { /* more than one window: check every key first (nothing here runs Python code) */
         const char* data;
         Py_ssize_t len;
@@ -222,7 +257,8 @@ static PyObject* core_batch_list(PyObject* self, PyObject* args) {
             if (fast == 0) Py_RETURN_NONE;
         }
     }
-    Py_ssize_t size = count <= ONE_PASS ? count : WINDOW; /* keys a window */
+    Py_ssize_t size = count <= ONE_PASS ? count : bulk ? ONE_PASS : WINDOW; /* keys converted at once */
+    Py_ssize_t run_size = bulk ? size : WINDOW;                             /* keys a run */
     window w;
     char* memory = malloc((size_t)(size > 0 ? size : 1) * (sizeof(lfb_key) + sizeof(key_store) + 1));
     if (memory == NULL) return PyErr_NoMemory();
@@ -235,7 +271,6 @@ static PyObject* core_batch_list(PyObject* self, PyObject* args) {
         return NULL;
     }
     if (!want_results) Py_INCREF(answers);
-    lfbpy_ref* ref = ((Core*)self)->ref;
     int status = ref == NULL ? LFBPY_CLOSED : LFB_OK;
     uint64_t positive = 0, done = 0;
     int python_error = 0, not_fast = 0; /* an exception is set (or the list changed); a key for the Python way */
@@ -265,9 +300,10 @@ static PyObject* core_batch_list(PyObject* self, PyObject* args) {
          * str's time in perf: a cache miss a key). */
         Py_ssize_t ran = 0;
         while (ran < n && status == LFB_OK) {
-            Py_ssize_t m = n - ran < WINDOW ? n - ran : WINDOW;
+            Py_ssize_t m = n - ran < run_size ? n - ran : run_size;
             lfb_batch batch = {.struct_size = sizeof batch, .op = op, .count = (uint64_t)m, .keys = w.keys + ran,
-                               .results = want_results ? w.results + ran : NULL};
+                               .results = want_results ? w.results + ran : NULL,
+                               .flags = bulk ? LFB_BATCH_BULK : 0, .threads = bulk ? 1 : 0};
             Py_BEGIN_ALLOW_THREADS
             lfb_handle* handle = lfbpy_enter(ref);
             if (handle == NULL) {

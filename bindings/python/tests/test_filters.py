@@ -357,6 +357,40 @@ def test_long_mixed_lists_set_the_bits_of_single_calls():
         assert all(batched.contains_many(keys))
 
 
+@pytest.mark.parametrize("make", [
+    lambda: lfbloom.BloomFilter(20_000, 0.01),
+    lambda: lfbloom.BloomFilter(20_000, 0.01, layout="classic"),
+    lambda: lfbloom.BloomFilter(20_000, 0.01, layout="split-block"),
+    lambda: lfbloom.BloomFilter(20_000, 0.01, layout="one-word"),
+    lambda: lfbloom.CountingBloomFilter(20_000, 0.01),
+], ids=["blocked", "classic", "split-block", "one-word", "counting"])
+def test_update_builds_in_bulk_the_bits_of_add_many(make):
+    # update() of a list large next to its small filter is one bulk build (LFB_BATCH_BULK: no answer
+    # per key, so positive 0), add_many one add a key: the same filter, also past one pass of keys.
+    from lfbloom import _hot
+    from lfbloom._native import lib
+
+    for count in (30_000, _hot.ONE_PASS + 7):
+        keys = [k for i in range(count // 3 + 1) for k in (i, f"s{i}", b"b%d" % i)][:count]
+        built, added = make(), make()
+        status, positive, done, _ = built._batch_list(lib.LFB_OP_ADD, keys, False, True)
+        assert (status, positive, done) == (0, 0, count)  # in bulk
+        assert added.add_many(keys) > 0
+        assert built == added
+        assert all(built.contains_many(keys[:1000] + keys[-1000:]))
+        again = make()
+        again.update(tuple(keys))
+        assert again == added
+    small = make()
+    assert small._batch_list(lib.LFB_OP_ADD, ["a", "b"], False, True)[1] == 2  # too few: one by one
+    some, mostly_present, expected = keys[:15_000], make(), make()  # 9 keys in 10 present already:
+    for f in (mostly_present, expected):  # one by one (positive counts the new)
+        f.add_many([k for i, k in enumerate(some) if i % 10])
+    assert mostly_present._batch_list(lib.LFB_OP_ADD, some, False, True)[1] > 0
+    expected.add_many(some)
+    assert mostly_present == expected
+
+
 KEYS_OUTLIVE_THE_LIST = r"""
 import sys, threading, lfbloom
 f = lfbloom.BloomFilter(10**6, 0.01)

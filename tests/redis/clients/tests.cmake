@@ -16,3 +16,6 @@ foreach(client python java go)
   set_tests_properties(redis.valkey.clients.${client} PROPERTIES FIXTURES_REQUIRED "redis;valkey" TIMEOUT 600
     ENVIRONMENT "LFBLOOM_SERVER=${valkey};MVN=${MVN};GO=${GO}")
 endforeach()
+# One go-redis scenario at a time: the second finds the first's build in Go's cache (run at once,
+# each compiled go-redis itself, 74 s apiece on 2 cores).
+set_tests_properties(redis.clients.go redis.valkey.clients.go PROPERTIES RESOURCE_LOCK go-redis-build)

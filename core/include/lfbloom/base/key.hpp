@@ -163,7 +163,8 @@ public:
 
     /// Adds `count` keys, `key_at(i)` giving the i-th, in a bulk build with `options.threads`
     /// threads (bulk.hpp): hashed once, filed by partition, set partition by partition in a private
-    /// copy of the filter with plain stores, merged into the filter in order at the end. Afterwards
+    /// copy of the filter with plain stores, merged into the filter in order at the end (a filter
+    /// of at most 2 MiB: each thread's keys set straight into a copy of its own). Afterwards
     /// the filter holds exactly the bits (the counts) the same adds one by one would give it.
     /// key_at is called from several threads at once (a lambda reading an array is fine). No
     /// answer per key.

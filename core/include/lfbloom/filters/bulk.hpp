@@ -15,6 +15,11 @@
 // overlap in the hardware prefetcher instead of one per key, and the locked ORs are one per word,
 // not one per key and word (at 1% and full capacity, a word per 6 keys).
 //
+// A filter of at most 2 MiB (bulk_direct_words) skips the filing: it fits in L2 or L3 as it is,
+// so each thread sets its keys' bits straight into a private copy of its own and merges it. In a
+// 1 MiB filter (806,000 keys) that took a build from about 38 to 20 ns a key, one thread: the
+// filed path paid for its 64 MiB of buffers' page faults. At 4 MiB the filed path was faster.
+//
 // Why merge with atomics instead of storing into the filter: plain stores would lose the bits of
 // any add that raced with the build (another thread, another process on a shared file). With the
 // merge, a build is one more writer: anything may run beside it, and it loses nothing.
@@ -147,6 +152,37 @@ inline std::unique_ptr<std::uint64_t[], void (*)(std::uint64_t*)> zeroed_words(s
     return {p, [](std::uint64_t* q) { std::free(q); }};
 }
 
+/// Filters up to this many words (2 MiB) build without filing: each thread hashes its share of
+/// the keys and sets their bits straight into a private copy of its own, which fits in L2 or L3,
+/// then merges its copy into the filter (bulk_direct).
+inline constexpr std::uint64_t bulk_direct_words = std::uint64_t{1} << 18;
+/// A direct build's keys a thread at least: below, another thread's copy costs more than it saves.
+inline constexpr std::uint64_t bulk_direct_keys_per_thread = std::uint64_t{1} << 16;
+
+/// A small filter's bulk build: no filing, no rounds. Memory: one zeroed copy of the filter per
+/// thread, at most 64 bytes a key (bulk_direct_keys_per_thread). Every key is set before any copy
+/// is merged, so a key_at that throws adds nothing. Each thread then merges its whole copy,
+/// starting at its own place in it, so the threads' locked ORs rarely meet on a line.
+template <class Filter, class KeyAt>
+void bulk_direct(Filter& f, std::size_t count, KeyAt& key_at, unsigned threads) {
+    using item = typename Filter::bulk_item;
+    const std::uint64_t words = f.words().size();
+    threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, 1 + count / bulk_direct_keys_per_thread));
+    std::vector<decltype(zeroed_words(0))> copies;
+    for (unsigned t = 0; t < threads; ++t) copies.push_back(zeroed_words(words));  // pages zeroed as each thread touches them
+    run_parallel(threads, [&](unsigned t) {
+        std::uint64_t* copy = copies[t].get();
+        for (std::size_t i = count * t / threads, e = count * (t + 1) / threads; i < e; ++i)
+            f.bulk_items(f.hash(key_at(i)), [&](const item& it) { f.bulk_set(copy + f.bulk_word(it), it); });
+    });
+    run_parallel(threads, [&](unsigned t) {
+        const std::uint64_t* copy = copies[t].get();
+        const std::uint64_t start = words * t / threads;
+        f.bulk_merge(start, std::span<const std::uint64_t>(copy + start, words - start));
+        f.bulk_merge(0, std::span<const std::uint64_t>(copy, start));
+    });
+}
+
 /// The bulk build described at the top of this file. Filter provides bulk_item (what is filed:
 /// a hash, or one probe), bulk_items_per_key(), bulk_items(h, emit), bulk_word(item) (the first
 /// word of the item's block), bulk_set(block, item) (sets the item's bits in a plain copy of that
@@ -171,6 +207,7 @@ void bulk_add(Filter& f, std::size_t count, KeyAt& key_at, const bulk_options& o
     const unsigned owners = static_cast<unsigned>(std::min<std::uint64_t>(threads, parts));
     auto owned = [&](unsigned t) { return std::pair{parts * t / owners, parts * (t + 1) / owners}; };
     try {
+        if (words <= bulk_direct_words) return bulk_direct(f, count, key_at, threads);
         const auto copy = zeroed_words(words);
         std::vector<filing<item>> filed;
         for (unsigned t = 0; t < threads; ++t) filed.emplace_back(parts, room);
