@@ -709,6 +709,12 @@ void run_builds(const std::string& name, std::uint64_t bits, std::uint64_t keys)
     run_write_floor(size, bits / 8);
 }
 
+/// N for a build size "N MB" (1 to 10^6), 0 for "none" or anything else.
+std::uint64_t build_megabytes(const std::string& size) {
+    const std::uint64_t mb = std::strtoull(size.c_str(), nullptr, 10);
+    return mb != 0 && mb <= 1'000'000 && size == std::to_string(mb) + "MB" ? mb : 0;
+}
+
 void run_all() {
     const std::vector<unsigned> both{1, batch_keys}, one_thread{1};
     const std::vector<unsigned> key_sizes = cfg.quick ? std::vector<unsigned>{16} : std::vector<unsigned>{8, 16, 64};
@@ -858,9 +864,7 @@ void run_all() {
     }
     for (const std::string& b : cfg.build_sizes) {
         // N MB: N MiB of filter and as many keys as fill it at 1% (62MB: 5 * 10^7 keys)
-        if (const std::uint64_t mb = std::strtoull(b.c_str(), nullptr, 10); mb != 0 && b == std::to_string(mb) + "MB")
-            run_builds(b, mb << 23, mb * 50'000'000 / 62);
-        else if (b != "none") std::fprintf(stderr, "lfbloom-bench: no build size %s (N MB, as 62MB)\n", b.c_str()), std::exit(2);
+        if (const std::uint64_t mb = build_megabytes(b)) run_builds(b, mb << 23, mb * 50'000'000 / 62);
     }
 
     // Far beyond the last-level cache: filters of cfg.dram_bytes.
@@ -930,6 +934,11 @@ int main(int argc, char** argv) {
         std::cout << flags;
         return 0;
     }
+    for (const std::string& b : cfg.build_sizes)
+        if (b != "none" && build_megabytes(b) == 0) {
+            std::fprintf(stderr, "lfbloom-bench: no build size %s (N MB, as 62MB, or none)\n", b.c_str());
+            return 2;
+        }
     if (cfg.quick && vm["repetitions"].defaulted()) cfg.repetitions = 3;
     if (cfg.repetitions == 0) cfg.repetitions = 1;
     run_all();

@@ -189,7 +189,8 @@ func (f *filter) AddUint64s(keys []uint64) (uint64, error) {
 // AddMany; a refusal there is a *BatchError, as AddMany's. Safe beside any other call on the
 // filter, from any goroutine (or process, for a shared file): every key is present once it
 // returns, and a Test meanwhile may see some keys and not others. Temporary C memory: a private
-// copy of the filter and up to 4 times its size of hashed keys (16 bytes a key, 64 MiB to 1 GiB).
+// copy of the filter and up to 4 times its size of hashed keys (16 bytes a key, 64 MiB to 1 GiB);
+// for a filter of at most 2 MiB, a copy a thread and no hashed keys (a thread per 65,536 keys).
 // Errors: ErrInvalidArgument for a negative thread count (or one past uint32), ErrClosed.
 func (f *filter) AddBulk(keys [][]byte, threads int) error { return f.bulk(opAdd, pack(keys), threads) }
 

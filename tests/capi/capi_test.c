@@ -1456,8 +1456,8 @@ static void test_any_handle_kinds(void) {
 }
 
 /* LFB_BATCH_BULK (1.11): for every kind, a bulk build of LFB_OP_ADD leaves the filter equal to
- * the adds one by one (Bloom kinds by the partitioned build at 1 and 3 threads, the others one by
- * one); a swap's staged filter builds in bulk; bad flags, threads without the flag, results or an
+ * the adds one by one (Bloom kinds of at most 2 MiB by the direct build, on one thread for this
+ * many keys, the others one by one; tests/core/bulk_test.cpp covers the partitioned build); a swap's staged filter builds in bulk; bad flags, threads without the flag, results or an
  * operation other than an add are refused before any key is added; a 1.10 caller's smaller struct
  * runs as before. */
 static void test_bulk_build(void) {

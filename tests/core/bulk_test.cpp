@@ -79,34 +79,40 @@ BOOST_AUTO_TEST_CASE(counters_saturate_as_the_adds_do) {
     BOOST_TEST((bulk == one));
 }
 
-// Beside a bulk build: one thread adds other keys one by one, one queries keys added before the
-// build (never false), both on a small filter whose words they all share. Afterwards every key of
+// Beside a bulk build: one thread adds other keys one by one until it returns, one queries keys
+// added before the build (never false), on a small filter whose words they all share and on one
+// of 3 MB. Afterwards every key of
 // all three is present and the words equal those of all the adds one by one: the merge lost no
 // racing add's bits. (Relacy's bulk_merge.bits checks every interleaving of one word's merge.)
 BOOST_AUTO_TEST_CASE(nothing_lost_beside_racing_adds_and_queries) {
     const std::vector<std::string> built = random_keys(200'000, 1), racing = random_keys(50'000, 2), earlier = random_keys(5'000, 3);
-    auto f = blocked_bloom_filter::for_capacity(20'000, 0.01);  // overfull: words shared by every thread
-    for (const auto& k : earlier) f.add(k);
-    std::atomic<bool> done{false};
-    std::atomic<std::uint64_t> misses{0};
-    std::thread adder([&] {  // until the build has returned, so its adds race with the merges too
-        do {
-            for (const auto& k : racing) f.add(k);
-        } while (!done.load());
-    });
-    std::thread reader([&] {
-        while (!done.load())
-            for (std::size_t i = 0; i < earlier.size(); i += 7) misses += !f.contains(earlier[i]);
-    });
-    f.add_bulk(built.size(), [&](std::size_t i) { return as_key(built[i]); }, {.threads = 2});
-    done = true;
-    adder.join();
-    reader.join();
-    BOOST_TEST(misses.load() == 0u);
-    auto expected = blocked_bloom_filter::for_capacity(20'000, 0.01);
-    for (const auto* set : {&built, &racing, &earlier})
-        for (const auto& k : *set) expected.add(k);
-    BOOST_TEST((f == expected));
+    // overfull, the direct build (words shared by every thread); 3 MB, the partitioned build
+    for (std::uint64_t capacity : {20'000u, 2'500'000u}) {
+        BOOST_TEST_CONTEXT("capacity " << capacity) {
+            auto f = blocked_bloom_filter::for_capacity(capacity, 0.01);
+            for (const auto& k : earlier) f.add(k);
+            std::atomic<bool> done{false};
+            std::atomic<std::uint64_t> misses{0};
+            std::thread adder([&] {  // until the build has returned, so its adds race with the merges too
+                do {
+                    for (const auto& k : racing) f.add(k);
+                } while (!done.load());
+            });
+            std::thread reader([&] {
+                while (!done.load())
+                    for (std::size_t i = 0; i < earlier.size(); i += 7) misses += !f.contains(earlier[i]);
+            });
+            f.add_bulk(built.size(), [&](std::size_t i) { return as_key(built[i]); }, {.threads = 2});
+            done = true;
+            adder.join();
+            reader.join();
+            BOOST_TEST(misses.load() == 0u);
+            auto expected = blocked_bloom_filter::for_capacity(capacity, 0.01);
+            for (const auto* set : {&built, &racing, &earlier})
+                for (const auto& k : *set) expected.add(k);
+            BOOST_TEST((f == expected));
+        }
+    }
 }
 
 // A span of key_views, and keys of other types through key_at (uint64 ids: the bytes the other
@@ -130,17 +136,23 @@ BOOST_AUTO_TEST_CASE(key_forms) {
 // A thread count past bulk_max_threads is refused before anything is allocated or added; 0 is
 // one per CPU. A key_at that throws stops the build with no key added (one merge at the end).
 BOOST_AUTO_TEST_CASE(bad_options_and_failing_keys_add_nothing) {
-    auto f = blocked_bloom_filter::for_capacity(100'000, 0.01), empty = f.copy();
-    const std::vector<std::string> keys = random_keys(100'000, 5);
+    const std::vector<std::string> keys = random_keys(150'000, 5);
     auto at = [&](std::size_t i) { return as_key(keys[i]); };
-    BOOST_TEST(lfbloom_test::code_of([&] { f.add_bulk(keys.size(), at, {.threads = bulk_max_threads + 1}); }) == errc::invalid_argument);
-    BOOST_TEST(lfbloom_test::code_of([&] { f.add_bulk(10, at, {.threads = 4'000'000'000u}); }) == errc::invalid_argument);
-    BOOST_TEST((f == empty));
-    BOOST_CHECK_THROW(f.add_bulk(keys.size(), [&](std::size_t i) {
-        if (i == 77'777) throw std::runtime_error("key source failed");
-        return as_key(keys[i]);
-    }, {.threads = 2}), std::runtime_error);
-    BOOST_TEST((f == empty));
+    // 120 KB, the direct build (two threads: the second's key throws, the first's copy is not
+    // merged); 3 MB, the partitioned build
+    for (std::uint64_t capacity : {100'000u, 2'500'000u}) {
+        BOOST_TEST_CONTEXT("capacity " << capacity) {
+            auto f = blocked_bloom_filter::for_capacity(capacity, 0.01), empty = f.copy();
+            BOOST_TEST(lfbloom_test::code_of([&] { f.add_bulk(keys.size(), at, {.threads = bulk_max_threads + 1}); }) == errc::invalid_argument);
+            BOOST_TEST(lfbloom_test::code_of([&] { f.add_bulk(10, at, {.threads = 4'000'000'000u}); }) == errc::invalid_argument);
+            BOOST_TEST((f == empty));
+            BOOST_CHECK_THROW(f.add_bulk(keys.size(), [&](std::size_t i) {
+                if (i == 77'777) throw std::runtime_error("key source failed");
+                return as_key(keys[i]);
+            }, {.threads = 2}), std::runtime_error);
+            BOOST_TEST((f == empty));
+        }
+    }
 }
 
 // Through the one interface: run_bulk adds for a Bloom kind as the batch add does; for a cuckoo

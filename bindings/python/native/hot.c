@@ -203,9 +203,9 @@ static Py_ssize_t convert_window(PyObject* keys, int is_list, Py_ssize_t first, 
  * the keys' bits in one private copy and merges it with one locked OR a word), with at least a
  * quarter as many keys as the filter has words, of which at most 3 in 4 are present already (64
  * keys spread over the list are looked up). Measured from Python, 200,000 keys into a filter of
- * 10^6 at 1%: new keys 51 -> 37 ns a key (str), 47 -> 33 (int); keys already present took 8%
- * longer in bulk (31 against 28.5 ns: the copy, and each key's object read twice), so they take
- * the adds one by one. A few keys into a large filter would pay for the copy. */
+ * 10^6 at 1%: new keys 52 -> 38 ns a key (str), 47 -> 34 (int) (bench/fresh.py); keys already
+ * present took 8% longer in bulk (31 against 28.5 ns: the copy, and each key's object read
+ * twice), so they take the adds one by one. A few keys into a large filter would pay for the copy. */
 static int builds_in_bulk(lfbpy_ref* ref, PyObject* keys, int is_list, Py_ssize_t count) {
     enum { SAMPLE = 64 };
     lfb_info info = {.struct_size = sizeof info};

@@ -172,7 +172,8 @@ public:
     /// every key is present when it returns (its threads are joined). A query racing with it may
     /// see some of the keys and not others, and a key's bits word by word as a racing add's.
     /// Throws invalid_argument for more than bulk_max_threads threads, out_of_memory (its private
-    /// copy of the filter, its buffers: bulk_options::buffer_bytes bounds them) or what key_at
+    /// copy of the filter, its buffers: bulk_options::buffer_bytes bounds them; up to 2 MiB, a
+    /// copy a thread and no buffers, a thread per 65,536 keys at most) or what key_at
     /// throws, with no key added (keys reach the filter in one merge at the end). Few keys for the
     /// filter's size (fewer than a word per 16) go through add_many instead, one slice a thread.
     template <class KeyAt>

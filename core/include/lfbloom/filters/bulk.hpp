@@ -17,15 +17,18 @@
 //
 // A filter of at most 2 MiB (bulk_direct_words) skips the filing: it fits in L2 or L3 as it is,
 // so each thread sets its keys' bits straight into a private copy of its own and merges it. In a
-// 1 MiB filter (806,000 keys) that took a build from about 38 to 20 ns a key, one thread: the
+// 1 MiB filter (806,000 keys) that took a build from about 38 to 19 ns a key, one thread: the
 // filed path paid for its 64 MiB of buffers' page faults. At 4 MiB the filed path was faster.
+// Its memory is one copy of the filter a thread, and a thread for each 65,536 keys at most
+// (bulk_direct_keys_per_thread): at most 2 MiB a thread, 32 bytes a key beyond the first copy;
+// buffer_bytes plays no part.
 //
 // Why merge with atomics instead of storing into the filter: plain stores would lose the bits of
 // any add that raced with the build (another thread, another process on a shared file). With the
 // merge, a build is one more writer: anything may run beside it, and it loses nothing.
 //
-// Memory: the private copy (the filter's size again, its pages touched as partitions are set)
-// and the round's filed hashes (16 bytes a key; the classic layout files each probe, 8 bytes),
+// Memory, a filter over 2 MiB: the private copy (the filter's size again, its pages touched as
+// partitions are set) and the round's filed hashes (16 bytes a key; the classic layout files each probe, 8 bytes),
 // at most bulk_options::buffer_bytes. A round re-reads the copy, so rounds should hold several
 // keys per line of the filter: the default buffer is four times the filter's size (64 MiB to
 // 1 GiB). Measured (62 MB, 5 * 10^7 keys, 1 and 2 threads): 256 MiB of buffer, 18.2 and 9.6 ns a
@@ -90,9 +93,10 @@ void run_parallel(unsigned threads, Work work) {
     };
     {
         std::vector<std::jthread> workers;
+        workers.reserve(threads - 1);  // before any thread starts: a bad_alloc here leaves no work done
         try {
             for (unsigned t = 1; t < threads; ++t) workers.emplace_back(guarded, t);
-        } catch (const std::system_error&) {  // fewer threads than asked: the rest run here
+        } catch (...) {  // fewer threads than asked (system_error, or bad_alloc for a thread's state): the rest run here
             for (unsigned t = static_cast<unsigned>(workers.size()) + 1; t < threads; ++t) guarded(t);
         }
         guarded(0);
@@ -160,14 +164,14 @@ inline constexpr std::uint64_t bulk_direct_words = std::uint64_t{1} << 18;
 inline constexpr std::uint64_t bulk_direct_keys_per_thread = std::uint64_t{1} << 16;
 
 /// A small filter's bulk build: no filing, no rounds. Memory: one zeroed copy of the filter per
-/// thread, at most 64 bytes a key (bulk_direct_keys_per_thread). Every key is set before any copy
+/// thread, a thread per bulk_direct_keys_per_thread keys at most. Every key is set before any copy
 /// is merged, so a key_at that throws adds nothing. Each thread then merges its whole copy,
 /// starting at its own place in it, so the threads' locked ORs rarely meet on a line.
 template <class Filter, class KeyAt>
 void bulk_direct(Filter& f, std::size_t count, KeyAt& key_at, unsigned threads) {
     using item = typename Filter::bulk_item;
     const std::uint64_t words = f.words().size();
-    threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, 1 + count / bulk_direct_keys_per_thread));
+    threads = static_cast<unsigned>(std::clamp<std::uint64_t>(count / bulk_direct_keys_per_thread, 1, threads));
     std::vector<decltype(zeroed_words(0))> copies;
     for (unsigned t = 0; t < threads; ++t) copies.push_back(zeroed_words(words));  // pages zeroed as each thread touches them
     run_parallel(threads, [&](unsigned t) {

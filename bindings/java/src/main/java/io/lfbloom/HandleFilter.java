@@ -170,7 +170,8 @@ abstract class HandleFilter implements Filter {
      * The filter ends with the same contents as after putting the keys one by one; no count of new
      * keys comes back. Cuckoo, scalable and rotating filters put them one by one on the calling
      * thread, as putAll; a refused put throws as putAll's. Temporary native memory: a private copy of
-     * the filter and up to 4 times its size of hashed keys (16 bytes a key, 64 MiB to 1 GiB).
+     * the filter and up to 4 times its size of hashed keys (16 bytes a key, 64 MiB to 1 GiB); for
+     * a filter of at most 2 MiB, a copy a thread and no hashed keys (a thread per 65,536 keys).
      * The keys are also copied into direct buffers first, in chunks.
      * IllegalArgumentException for a negative {@code threads}, a null list or key (nothing put).
      * Any thread, beside any other call on the filter (or other processes on a shared file): every
