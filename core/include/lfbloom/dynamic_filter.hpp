@@ -39,6 +39,25 @@
 #include "lfbloom/io/shared_memory.hpp"
 #include "lfbloom/kinds.hpp"
 
+#include <boost/preprocessor/seq/for_each.hpp>
+
+// Separate compilation, optional. A source that makes, loads or opens a filter of any kind (or
+// wraps one in held<F> below) compiles every kind's interface code: a minute or two at -O3. A
+// program of many such sources may define LFBLOOM_SEPARATE_DYNAMIC in all of them and include
+// "lfbloom/dynamic_filter_src.hpp" in exactly one: held<F> of every kind (explicit instantiation)
+// and make_filter, plan, load_filter and open_shared are then compiled there only, and the other
+// sources call them. Behaviour is the same; mixing the two modes in one program is not allowed.
+#if defined(LFBLOOM_SEPARATE_DYNAMIC) && !defined(LFBLOOM_DYNAMIC_SOURCE)
+#define LFBLOOM_DYNAMIC_DEFINED_HERE 0
+#else
+#define LFBLOOM_DYNAMIC_DEFINED_HERE 1
+#endif
+#ifdef LFBLOOM_SEPARATE_DYNAMIC
+#define LFBLOOM_DYNAMIC_DECL
+#else
+#define LFBLOOM_DYNAMIC_DECL inline
+#endif
+
 namespace lfbloom {
 
 /// Formats a filter is saved in: lfbloom's own (docs/FORMAT.md, every layout), Guava's
@@ -704,6 +723,15 @@ private:
     F f_;
 };
 
+/// Every class held<F> wraps (make_dynamic, make_filter, the loaders, make_swappable).
+#define LFBLOOM_HELD_CLASSES \
+    LFBLOOM_LAYOUT_CLASSES(scalable_bloom_filter)(scalable_cuckoo_filter)(rotating_bloom_filter)(dynamic_swappable)
+#if !LFBLOOM_DYNAMIC_DEFINED_HERE
+#define LFBLOOM_DETAIL_EXTERN_HELD(r, data, F) extern template class held<F>;
+BOOST_PP_SEQ_FOR_EACH(LFBLOOM_DETAIL_EXTERN_HELD, _, LFBLOOM_HELD_CLASSES)
+#undef LFBLOOM_DETAIL_EXTERN_HELD
+#endif
+
 }  // namespace detail
 
 template <class F>
@@ -738,6 +766,80 @@ inline std::unique_ptr<dynamic_filter> make_swappable(std::unique_ptr<dynamic_fi
     check_swappable(*initial);
     return std::make_unique<detail::held<dynamic_swappable>>(false, std::move(initial));
 }
+
+// ---- making, loading and opening a filter of any kind ------------------------------------------
+// Inline, or declared only where the program compiles them apart (LFBLOOM_SEPARATE_DYNAMIC, above).
+
+/// A set of kinds, bit k for filter_kind k: what a loader accepts.
+using kind_set = std::uint32_t;
+inline constexpr kind_set all_kinds = ~kind_set{0};
+constexpr kind_set kinds(std::initializer_list<filter_kind> members) noexcept {
+    kind_set set = 0;
+    for (const filter_kind k : members) set |= kind_set{1} << static_cast<std::uint32_t>(k);
+    return set;
+}
+
+/// What the header of a saved filter says (saved_header_of).
+struct saved_header {
+    std::uint64_t bytes;  ///< the whole saved filter's length, header included
+    filter_kind kind;
+    filter_kind sub_kind;  ///< what info() will report as sub_kind: a composite's parts' kind, else kind
+};
+
+/// The length and kind of the saved filter whose first bytes are `head` (at least header_size, or
+/// guava_header_size for Guava's format, whose filters are classic), from its validated header, so
+/// a reader can take exactly one filter from a stream, and refuse a kind it does not want before
+/// reading the rest. Throws corrupt (also for a head too short), unsupported_version, or
+/// too_large past memory_limit (0 = none). Allocates nothing.
+inline saved_header saved_header_of(file_format format, std::span<const std::byte> head, std::uint64_t memory_limit = 0) {
+    if (format == file_format::parquet)
+        throw error(errc::invalid_argument, "a Parquet bitset has no header: its length is numBytes of the BloomFilterHeader before it");
+    if (format == file_format::guava)
+        return {guava_header_size + read_guava_header(span_source(head), memory_limit).words * 8, filter_kind::classic, filter_kind::classic};
+    if (format != file_format::native)
+        throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
+    const native_head first = read_head(span_source(head));
+    if (is_composite(first)) {
+        const composite_header c = composite_header_of(first, memory_limit);
+        return {c.bytes, c.kind, c.parts_layout};
+    }
+    const file_header h = file_header_of(first, memory_limit);
+    return {header_size + h.payload_bytes + trailer_size, h.kind, h.kind};
+}
+
+/// How open_shared treats the file (shared_memory.hpp says what each does).
+enum class open_mode {
+    read_write,      ///< open an existing file
+    read_only,       ///< open an existing file mapped read-only: read permission is enough
+    open_or_create,  ///< create it from the spec if it does not exist, else open it
+    create,          ///< create it; io if it exists
+};
+
+/// A new filter as `spec` describes it. Throws invalid_argument (a value outside its domain; the
+/// composites' own fields checked as their classes do), too_large or out_of_memory.
+LFBLOOM_DYNAMIC_DECL std::unique_ptr<dynamic_filter> make_filter(const filter_spec& s);
+
+/// The layout make_filter(spec) would make, described without making it: shape, bytes,
+/// capacity, rate, seed, estimated_count = capacity and expected_fpr at it; fill fields 0. Throws
+/// as make_filter does for a bad spec (but ignores memory_limit); composites: invalid_argument.
+LFBLOOM_DYNAMIC_DECL filter_info plan(const filter_spec& s);
+
+/// Whatever filter `source` holds in `format` (native: any layout; guava: classic; parquet: a
+/// split-block filter of exactly `available` bytes, which must be known), validated before
+/// anything is allocated (see serialization.hpp); a kind outside `accepted` is refused
+/// (incompatible) as soon as the header is read.
+LFBLOOM_DYNAMIC_DECL std::unique_ptr<dynamic_filter> load_filter(file_format format, const byte_source& source, std::uint64_t memory_limit = 0,
+                                                                 std::uint64_t available = unknown_length, kind_set accepted = all_kinds);
+
+/// The filter in the shared file at `path`. With a spec the file must hold what make_filter(spec)
+/// would make (kind, size, seed, counter width; a cuckoo spec that leaves the width to the rate
+/// also takes a file it made with another), else incompatible; without one (opening only) whatever
+/// it holds, refused past memory_limit (a spec carries its own). A new file gets `mode` less the
+/// umask. spec->process_shared must be false.
+LFBLOOM_DYNAMIC_DECL std::unique_ptr<dynamic_filter> open_shared(const std::string& path, const filter_spec* spec, open_mode how,
+                                                                 ::mode_t mode = default_file_mode, std::uint64_t memory_limit = 0);
+
+#if LFBLOOM_DYNAMIC_DEFINED_HERE
 
 namespace detail {
 
@@ -800,11 +902,14 @@ inline std::unique_ptr<dynamic_filter> make_rotating(const filter_spec& s) {
     return std::make_unique<held<rotating_bloom_filter>>(false, s.capacity, s.fpr, std::move(o));
 }
 
+
+inline void check_accepted(filter_kind kind, kind_set accepted) {
+    if ((accepted >> static_cast<std::uint32_t>(kind) & 1) == 0)
+        throw error(errc::incompatible, std::string("the data holds a ") + kind_name(kind) + " filter, which this call does not take");
+}
 }  // namespace detail
 
-/// A new filter as `spec` describes it. Throws invalid_argument (a value outside its domain; the
-/// composites' own fields checked as their classes do), too_large or out_of_memory.
-inline std::unique_ptr<dynamic_filter> make_filter(const filter_spec& s) {
+LFBLOOM_DYNAMIC_DECL std::unique_ptr<dynamic_filter> make_filter(const filter_spec& s) {
     if (s.kind == filter_kind::scalable) return detail::make_scalable(s);
     if (s.kind == filter_kind::rotating) return detail::make_rotating(s);
     if (s.kind == filter_kind::swappable)
@@ -818,10 +923,7 @@ inline std::unique_ptr<dynamic_filter> make_filter(const filter_spec& s) {
     });
 }
 
-/// The layout make_filter(spec) would make, described without making it: shape, bytes,
-/// capacity, rate, seed, estimated_count = capacity and expected_fpr at it; fill fields 0. Throws
-/// as make_filter does for a bad spec (but ignores memory_limit); composites: invalid_argument.
-inline filter_info plan(const filter_spec& s) {
+LFBLOOM_DYNAMIC_DECL filter_info plan(const filter_spec& s) {
     if (!is_layout(s.kind)) throw error(errc::invalid_argument, "plan() describes layouts: plan a composite's sub-filters instead");
     const filter_stats p = detail::with_layout<filter_stats>(s.kind, [&]<class F>() {
         const geometry g = detail::spec_geometry<F>(s);
@@ -832,28 +934,8 @@ inline filter_info plan(const filter_spec& s) {
     return detail::info_of(p, s.kind, s.seed);
 }
 
-/// A set of kinds, bit k for filter_kind k: what a loader accepts.
-using kind_set = std::uint32_t;
-inline constexpr kind_set all_kinds = ~kind_set{0};
-constexpr kind_set kinds(std::initializer_list<filter_kind> members) noexcept {
-    kind_set set = 0;
-    for (const filter_kind k : members) set |= kind_set{1} << static_cast<std::uint32_t>(k);
-    return set;
-}
-
-namespace detail {
-inline void check_accepted(filter_kind kind, kind_set accepted) {
-    if ((accepted >> static_cast<std::uint32_t>(kind) & 1) == 0)
-        throw error(errc::incompatible, std::string("the data holds a ") + kind_name(kind) + " filter, which this call does not take");
-}
-}  // namespace detail
-
-/// Whatever filter `source` holds in `format` (native: any layout; guava: classic; parquet: a
-/// split-block filter of exactly `available` bytes, which must be known), validated before
-/// anything is allocated (see serialization.hpp); a kind outside `accepted` is refused
-/// (incompatible) as soon as the header is read.
-inline std::unique_ptr<dynamic_filter> load_filter(file_format format, const byte_source& source, std::uint64_t memory_limit = 0,
-                                                   std::uint64_t available = unknown_length, kind_set accepted = all_kinds) {
+LFBLOOM_DYNAMIC_DECL std::unique_ptr<dynamic_filter> load_filter(file_format format, const byte_source& source, std::uint64_t memory_limit,
+                                                                 std::uint64_t available, kind_set accepted) {
     if (format == file_format::guava) {
         detail::check_accepted(filter_kind::classic, accepted);
         return make_dynamic(load_guava(source, memory_limit, available));
@@ -887,49 +969,8 @@ inline std::unique_ptr<dynamic_filter> load_filter(file_format format, const byt
         h.kind, [&]<class F>() { return make_dynamic(load_payload<F>(h, source, memory_limit, available)); });
 }
 
-/// What the header of a saved filter says (saved_header_of).
-struct saved_header {
-    std::uint64_t bytes;  ///< the whole saved filter's length, header included
-    filter_kind kind;
-    filter_kind sub_kind;  ///< what info() will report as sub_kind: a composite's parts' kind, else kind
-};
-
-/// The length and kind of the saved filter whose first bytes are `head` (at least header_size, or
-/// guava_header_size for Guava's format, whose filters are classic), from its validated header, so
-/// a reader can take exactly one filter from a stream, and refuse a kind it does not want before
-/// reading the rest. Throws corrupt (also for a head too short), unsupported_version, or
-/// too_large past memory_limit (0 = none). Allocates nothing.
-inline saved_header saved_header_of(file_format format, std::span<const std::byte> head, std::uint64_t memory_limit = 0) {
-    if (format == file_format::parquet)
-        throw error(errc::invalid_argument, "a Parquet bitset has no header: its length is numBytes of the BloomFilterHeader before it");
-    if (format == file_format::guava)
-        return {guava_header_size + read_guava_header(span_source(head), memory_limit).words * 8, filter_kind::classic, filter_kind::classic};
-    if (format != file_format::native)
-        throw error(errc::invalid_argument, "not a file format: " + std::to_string(static_cast<std::uint32_t>(format)));
-    const native_head first = read_head(span_source(head));
-    if (is_composite(first)) {
-        const composite_header c = composite_header_of(first, memory_limit);
-        return {c.bytes, c.kind, c.parts_layout};
-    }
-    const file_header h = file_header_of(first, memory_limit);
-    return {header_size + h.payload_bytes + trailer_size, h.kind, h.kind};
-}
-
-/// How open_shared treats the file (shared_memory.hpp says what each does).
-enum class open_mode {
-    read_write,      ///< open an existing file
-    read_only,       ///< open an existing file mapped read-only: read permission is enough
-    open_or_create,  ///< create it from the spec if it does not exist, else open it
-    create,          ///< create it; io if it exists
-};
-
-/// The filter in the shared file at `path`. With a spec the file must hold what make_filter(spec)
-/// would make (kind, size, seed, counter width; a cuckoo spec that leaves the width to the rate
-/// also takes a file it made with another), else incompatible; without one (opening only) whatever
-/// it holds, refused past memory_limit (a spec carries its own). A new file gets `mode` less the
-/// umask. spec->process_shared must be false.
-inline std::unique_ptr<dynamic_filter> open_shared(const std::string& path, const filter_spec* spec, open_mode how,
-                                                   ::mode_t mode = default_file_mode, std::uint64_t memory_limit = 0) {
+LFBLOOM_DYNAMIC_DECL std::unique_ptr<dynamic_filter> open_shared(const std::string& path, const filter_spec* spec, open_mode how,
+                                                                 ::mode_t mode, std::uint64_t memory_limit) {
     const bool creates = how == open_mode::open_or_create || how == open_mode::create;
     const bool writable = how != open_mode::read_only;
     if (creates) detail::check_mode(mode);
@@ -958,5 +999,7 @@ inline std::unique_ptr<dynamic_filter> open_shared(const std::string& path, cons
         return make_dynamic(std::move(any), !writable);
     });
 }
+
+#endif  // LFBLOOM_DYNAMIC_DEFINED_HERE
 
 }  // namespace lfbloom

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <variant>
 
+#include <boost/preprocessor/seq/enum.hpp>
+
 #include "lfbloom/base/error.hpp"
 #include "lfbloom/base/options.hpp"
 #include "lfbloom/filters/bloom_filter.hpp"
@@ -24,9 +26,12 @@ namespace lfbloom {
 template <class... F>
 struct kind_list {};
 
-/// The class of each layout (a kind a file holds as one array), F::kind naming its number.
-using layout_classes = kind_list<classic_bloom_filter, blocked_bloom_filter, counting_bloom_filter, split_block_bloom_filter,
-                                 one_word_bloom_filter, two_word_bloom_filter, cuckoo_filter>;
+/// The class of each layout (a kind a file holds as one array), F::kind naming its number. The
+/// list is a preprocessor sequence too, for what only the preprocessor can repeat: the explicit
+/// instantiations of dynamic_filter.hpp's separate compilation.
+#define LFBLOOM_LAYOUT_CLASSES (classic_bloom_filter)(blocked_bloom_filter)(counting_bloom_filter)(split_block_bloom_filter) \
+    (one_word_bloom_filter)(two_word_bloom_filter)(cuckoo_filter)
+using layout_classes = kind_list<BOOST_PP_SEQ_ENUM(LFBLOOM_LAYOUT_CLASSES)>;
 
 namespace detail {
 template <class... F>
