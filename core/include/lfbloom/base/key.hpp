@@ -15,22 +15,8 @@
 #include <boost/endian/conversion.hpp>
 
 #include "lfbloom/base/murmur3.hpp"
+#include "lfbloom/base/simd.hpp"
 #include "lfbloom/filters/bulk.hpp"
-
-// The key-level calls are flattened (the hash and probe inlined into them: see grouped() and
-// add() below for what that is worth). Not under a sanitizer, where it measures nothing and
-// multiplies the instrumented code: the C library, which instantiates every kind, took over 6
-// minutes to compile with ASan and UBSan instead of 1.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define LFBLOOM_FLATTEN
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define LFBLOOM_FLATTEN
-#endif
-#endif
-#ifndef LFBLOOM_FLATTEN
-#define LFBLOOM_FLATTEN [[gnu::flatten]]
-#endif
 
 namespace lfbloom {
 
