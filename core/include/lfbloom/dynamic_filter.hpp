@@ -902,11 +902,11 @@ inline std::unique_ptr<dynamic_filter> make_rotating(const filter_spec& s) {
     return std::make_unique<held<rotating_bloom_filter>>(false, s.capacity, s.fpr, std::move(o));
 }
 
-
 inline void check_accepted(filter_kind kind, kind_set accepted) {
     if ((accepted >> static_cast<std::uint32_t>(kind) & 1) == 0)
         throw error(errc::incompatible, std::string("the data holds a ") + kind_name(kind) + " filter, which this call does not take");
 }
+
 }  // namespace detail
 
 LFBLOOM_DYNAMIC_DECL std::unique_ptr<dynamic_filter> make_filter(const filter_spec& s) {
