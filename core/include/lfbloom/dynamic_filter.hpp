@@ -44,9 +44,10 @@
 // Separate compilation, optional. A source that makes, loads or opens a filter of any kind (or
 // wraps one in held<F> below) compiles every kind's interface code: a minute or two at -O3. A
 // program of many such sources may define LFBLOOM_SEPARATE_DYNAMIC in all of them and include
-// "lfbloom/dynamic_filter_src.hpp" in exactly one: held<F> of every kind (explicit instantiation)
-// and make_filter, plan, load_filter and open_shared are then compiled there only, and the other
-// sources call them. Behaviour is the same; mixing the two modes in one program is not allowed.
+// "lfbloom/dynamic_filter_src.hpp" in exactly one (or in two parts, see there): held<F> of every
+// kind (explicit instantiation) and make_filter, plan, load_filter and open_shared are then
+// compiled there only, and the other sources call them. Behaviour is the same; mixing the two
+// modes in one program is not allowed.
 #if defined(LFBLOOM_SEPARATE_DYNAMIC) && !defined(LFBLOOM_DYNAMIC_SOURCE)
 #define LFBLOOM_DYNAMIC_DEFINED_HERE 0
 #else
@@ -723,10 +724,11 @@ private:
     F f_;
 };
 
-/// Every class held<F> wraps (make_dynamic, make_filter, the loaders, make_swappable).
-#define LFBLOOM_HELD_CLASSES \
-    LFBLOOM_LAYOUT_CLASSES(scalable_bloom_filter)(scalable_cuckoo_filter)(rotating_bloom_filter)(dynamic_swappable)
-#if !LFBLOOM_DYNAMIC_DEFINED_HERE
+/// Every class held<F> wraps (make_dynamic, make_filter, the loaders, make_swappable): the
+/// layouts' and these composites.
+#define LFBLOOM_COMPOSITE_CLASSES (scalable_bloom_filter)(scalable_cuckoo_filter)(rotating_bloom_filter)(dynamic_swappable)
+#define LFBLOOM_HELD_CLASSES LFBLOOM_LAYOUT_CLASSES LFBLOOM_COMPOSITE_CLASSES
+#ifdef LFBLOOM_SEPARATE_DYNAMIC  // in the source too: each of its parts instantiates its own classes after this
 #define LFBLOOM_DETAIL_EXTERN_HELD(r, data, F) extern template class held<F>;
 BOOST_PP_SEQ_FOR_EACH(LFBLOOM_DETAIL_EXTERN_HELD, _, LFBLOOM_HELD_CLASSES)
 #undef LFBLOOM_DETAIL_EXTERN_HELD
