@@ -440,17 +440,17 @@ struct rotation : rl::test_suite<rotation<G, double_write>, 3> {
 
 }  // namespace
 
-LFBLOOM_RELACY_TESTS({"scalable.growth", lfbloom::relacy::make<scalable_growth>()},
-                     {"scalable.cap", lfbloom::relacy::make<scalable_cap>()},
-                     {"scalable.grown_past_inline", lfbloom::relacy::make<scalable_grown_past_inline>()},
-                     {"scalable.memory_limit_raised", lfbloom::relacy::make<scalable_memory_limit_raised>()},
-                     {"scalable.cuckoo_remove", lfbloom::relacy::make<scalable_cuckoo_remove<false>>()},
-                     {"scalable.cuckoo_remove_mirrored", lfbloom::relacy::make<scalable_cuckoo_remove<true>>()},
-                     {"scalable.cuckoo_remove_grown", lfbloom::relacy::make<scalable_cuckoo_remove_grown>()},
-                     {"scalable.cuckoo_deferred", lfbloom::relacy::make<scalable_cuckoo_deferred>()},
-                     {"scalable.cuckoo_owed", lfbloom::relacy::make<scalable_cuckoo_owed>()},
-                     {"scalable.cuckoo_save", lfbloom::relacy::make<scalable_cuckoo_save>()},
-                     {"rotating.g2", lfbloom::relacy::make<rotation<2, false>>()},
-                     {"rotating.g2.double_write", lfbloom::relacy::make<rotation<2, true>>()},
-                     {"rotating.g3", lfbloom::relacy::make<rotation<3, false>>()},
-                     {"rotating.g3.double_write", lfbloom::relacy::make<rotation<3, true>>()})
+LFBLOOM_RELACY_TESTS(lfbloom::relacy::entry<"scalable.growth", scalable_growth>(),
+                     lfbloom::relacy::entry<"scalable.cap", scalable_cap>(),
+                     lfbloom::relacy::entry<"scalable.grown_past_inline", scalable_grown_past_inline>(),
+                     lfbloom::relacy::entry<"scalable.memory_limit_raised", scalable_memory_limit_raised>(),
+                     lfbloom::relacy::entry<"scalable.cuckoo_remove", scalable_cuckoo_remove<false>>(),
+                     lfbloom::relacy::entry<"scalable.cuckoo_remove_mirrored", scalable_cuckoo_remove<true>>(),
+                     lfbloom::relacy::entry<"scalable.cuckoo_remove_grown", scalable_cuckoo_remove_grown>(),
+                     lfbloom::relacy::entry<"scalable.cuckoo_deferred", scalable_cuckoo_deferred>(),
+                     lfbloom::relacy::entry<"scalable.cuckoo_owed", scalable_cuckoo_owed>(),
+                     lfbloom::relacy::entry<"scalable.cuckoo_save", scalable_cuckoo_save>(),
+                     lfbloom::relacy::entry<"rotating.g2", rotation<2, false>>(),
+                     lfbloom::relacy::entry<"rotating.g2.double_write", rotation<2, true>>(),
+                     lfbloom::relacy::entry<"rotating.g3", rotation<3, false>>(),
+                     lfbloom::relacy::entry<"rotating.g3.double_write", rotation<3, true>>())

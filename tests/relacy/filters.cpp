@@ -243,12 +243,12 @@ struct bulk_merge_counts : rl::test_suite<bulk_merge_counts, 3> {
 
 }  // namespace
 
-LFBLOOM_RELACY_TESTS({"racing_adds.blocked", lfbloom::relacy::make<racing_adds<blocked, blocked_bloom_filter>>()},
-                     {"racing_adds.classic", lfbloom::relacy::make<racing_adds<classic, classic_bloom_filter>>()},
-                     {"racing_adds.split_block", lfbloom::relacy::make<racing_adds<split, split_block_bloom_filter>>()},
-                     {"racing_adds.one_word", lfbloom::relacy::make<racing_adds<one_word, one_word_bloom_filter>>()},
-                     {"racing_adds.two_word", lfbloom::relacy::make<racing_adds<two_word, two_word_bloom_filter>>()},
-                     {"counting.remove_rollback", lfbloom::relacy::make<counting_remove_rollback>()},
-                     {"counting.saturation", lfbloom::relacy::make<counting_saturation>()},
-                     {"bulk_merge.bits", lfbloom::relacy::make<bulk_merge_bits>()},
-                     {"bulk_merge.counts", lfbloom::relacy::make<bulk_merge_counts>()})
+LFBLOOM_RELACY_TESTS(lfbloom::relacy::entry<"racing_adds.blocked", racing_adds<blocked, blocked_bloom_filter>>(),
+                     lfbloom::relacy::entry<"racing_adds.classic", racing_adds<classic, classic_bloom_filter>>(),
+                     lfbloom::relacy::entry<"racing_adds.split_block", racing_adds<split, split_block_bloom_filter>>(),
+                     lfbloom::relacy::entry<"racing_adds.one_word", racing_adds<one_word, one_word_bloom_filter>>(),
+                     lfbloom::relacy::entry<"racing_adds.two_word", racing_adds<two_word, two_word_bloom_filter>>(),
+                     lfbloom::relacy::entry<"counting.remove_rollback", counting_remove_rollback>(),
+                     lfbloom::relacy::entry<"counting.saturation", counting_saturation>(),
+                     lfbloom::relacy::entry<"bulk_merge.bits", bulk_merge_bits>(),
+                     lfbloom::relacy::entry<"bulk_merge.counts", bulk_merge_counts>())

@@ -206,9 +206,12 @@ def run_check(binary, check):
     return f"{verdict}; {iteration}" if iteration else verdict, ran.returncode
 
 
-def compile_program(args, include, program, binary):
+def compile_program(args, include, program, checks, binary):
+    """Compiles the program with only `checks` (LFBLOOM_RELACY_ONLY, runner.hpp): the others' model
+    code is not compiled."""
     flags = dict(f.split("=", 1) for f in args.program_flags).get(program, args.flags)
-    cmd = [args.cxx, "-std=c++20", *flags.split(), f"-I{include}", f"-I{HERE}", f"-I{args.relacy}",
+    only = f'-DLFBLOOM_RELACY_ONLY="{",".join(checks)}"'
+    cmd = [args.cxx, "-std=c++20", *flags.split(), only, f"-I{include}", f"-I{HERE}", f"-I{args.relacy}",
            *([f"-I{args.boost}"] if args.boost else []), str(HERE / f"{program}.cpp"), "-o", str(binary)]
     return subprocess.run(cmd, capture_output=True, text=True)
 
@@ -232,7 +235,7 @@ def try_mutant(args, tmp, mutant):
         return False, f"FAIL  {name}: the code to mutate is not in {header} exactly once"
     path.write_text(text.replace(original, mutated))
     binary = root / program
-    built = compile_program(args, include, program, binary)
+    built = compile_program(args, include, program, checks_of(mutant), binary)
     if built.returncode != 0:
         return False, f"FAIL  {name}: mutant does not compile\n{built.stderr[-2000:]}"
     caught = []

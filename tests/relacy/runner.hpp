@@ -12,11 +12,14 @@
 // matters is a few dozen scheduling points deep.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace lfbloom::relacy {
 
@@ -35,6 +38,38 @@ check make() {
     return c;
 }
 
+/// A check's name as a template argument (entry, below).
+template <std::size_t N>
+struct check_name {
+    char text[N];
+    constexpr check_name(const char (&s)[N]) { std::copy_n(s, N, text); }
+    constexpr std::string_view view() const { return {text, N - 1}; }
+};
+
+/// Whether this program is built with the check `name`: every check, or only those that
+/// LFBLOOM_RELACY_ONLY lists (a string of names and commas). mutants.py builds each mutant's
+/// program with the checks that must catch it only: the others' model code is not compiled.
+consteval bool built(std::string_view name) {
+#ifdef LFBLOOM_RELACY_ONLY
+    for (std::string_view only = LFBLOOM_RELACY_ONLY;;) {
+        const std::size_t comma = only.find(',');
+        if (only.substr(0, comma) == name) return true;
+        if (comma == std::string_view::npos) return false;
+        only.remove_prefix(comma + 1);
+    }
+#else
+    static_cast<void>(name);
+    return true;
+#endif
+}
+
+/// The program's entry for check Name, which runs Test; one not built runs nothing (run() says so).
+template <check_name Name, class Test>
+std::pair<const std::string, check> entry() {
+    if constexpr (built(Name.view())) return {std::string(Name.view()), make<Test>()};
+    else return {std::string(Name.view()), check{}};
+}
+
 inline int run(const std::map<std::string, check>& checks, int argc, char** argv) {
     if (argc < 2 || std::strcmp(argv[1], "list") == 0) {
         for (const auto& entry : checks) std::printf("%s\n", entry.first.c_str());
@@ -43,6 +78,10 @@ inline int run(const std::map<std::string, check>& checks, int argc, char** argv
     const auto it = checks.find(argv[1]);
     if (it == checks.end()) {
         std::fprintf(stderr, "no check %s (try: list)\n", argv[1]);
+        return 2;
+    }
+    if (it->second.run == nullptr) {
+        std::fprintf(stderr, "check %s is not built into this program (LFBLOOM_RELACY_ONLY)\n", argv[1]);
         return 2;
     }
     rl::test_params p;

@@ -130,6 +130,6 @@ struct swappable_restage : rl::test_suite<swappable_restage, 2> {
 
 }  // namespace
 
-LFBLOOM_RELACY_TESTS({"swappable.rebuild", lfbloom::relacy::make<swappable_rebuild>()},
-                     {"swappable.restage", lfbloom::relacy::make<swappable_restage>()},
-                     {"swappable.reclamation", lfbloom::relacy::make<swappable_reclamation>()})
+LFBLOOM_RELACY_TESTS(lfbloom::relacy::entry<"swappable.rebuild", swappable_rebuild>(),
+                     lfbloom::relacy::entry<"swappable.restage", swappable_restage>(),
+                     lfbloom::relacy::entry<"swappable.reclamation", swappable_reclamation>())
