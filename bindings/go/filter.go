@@ -179,9 +179,9 @@ func (f *filter) AddUint64s(keys []uint64) (uint64, error) {
 	return f.batch(opAdd, packUint64s(keys), nil)
 }
 
-// AddBulk adds every key in one parallel bulk build on threads threads, the calling one among
-// them (0: one per CPU of the machine; the others are C threads, outside GOMAXPROCS, and the call
-// holds the calling goroutine's thread until it returns). The keys are copied into one buffer and
+// AddBulk adds every key in one parallel bulk build on threads threads (1: the calling one; more:
+// C threads, outside GOMAXPROCS, the calling one waiting; 0: one per CPU of the machine); the call
+// holds the calling goroutine's thread until it returns. The keys are copied into one buffer and
 // hashed once; each part of the filter is set in a private copy and merged into the filter in
 // order, so a filter larger than the cache fills faster than with AddMany. The filter ends
 // with the same contents as after adding the keys one by one, but no count of new keys comes

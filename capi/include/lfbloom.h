@@ -348,7 +348,7 @@ typedef struct lfb_batch {
     uint64_t positive;     /* out: keys among them whose answer was 1 (0 with LFB_BATCH_BULK) */
     /* since 1.11 (a caller of 1.0 to 1.10 sets the smaller struct_size: both 0) */
     uint32_t flags;        /* LFB_BATCH_BULK, or 0 */
-    uint32_t threads;      /* with LFB_BATCH_BULK: threads to build with, the caller's among them (0 = one per CPU, at most 1024) */
+    uint32_t threads;      /* with LFB_BATCH_BULK: threads to build with (1: the caller; more: new ones, the caller waiting; 0 = one per CPU, at most 1024) */
 } lfb_batch;
 
 /* lfb_batch.flags (1.11). LFB_BATCH_BULK: a bulk build of LFB_OP_ADD or LFB_OP_ADD_STAGED. The keys

@@ -152,8 +152,8 @@ public:
     /// copy of the filter with plain stores, merged into the filter in order at the end (a filter
     /// of at most 2 MiB: each thread's keys set straight into a copy of its own). Afterwards
     /// the filter holds exactly the bits (the counts) the same adds one by one would give it.
-    /// key_at is called from several threads at once (a lambda reading an array is fine). No
-    /// answer per key.
+    /// key_at is called from several threads at once (a lambda reading an array is fine; with
+    /// more than one thread, none of them is the calling thread). No answer per key.
     /// Thread safety: as add's, beside any other call on this filter from any thread or process;
     /// every key is present when it returns (its threads are joined). A query racing with it may
     /// see some of the keys and not others, and a key's bits word by word as a racing add's.

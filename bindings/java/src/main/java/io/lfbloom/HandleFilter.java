@@ -162,8 +162,8 @@ abstract class HandleFilter implements Filter {
     }
 
     /**
-     * Puts every key in a parallel bulk build on {@code threads} threads, the calling one among
-     * them (0: one per CPU): the keys are copied into direct buffers (their bytes and 8 bytes a
+     * Puts every key in a parallel bulk build on {@code threads} threads (one: the calling one;
+     * more: native threads, the calling one waiting; 0: one per CPU): the keys are copied into direct buffers (their bytes and 8 bytes a
      * key; one native call per {@value Native#BULK_CHUNK_KEYS} keys or about 1 GiB of them),
      * hashed once, and each part of the filter is set in a private copy and merged into it in
      * order, so a filter larger than the cache fills faster than with {@link #putAll(List)}.
