@@ -38,7 +38,7 @@ extern "C" {
 
 #define LFB_VERSION_MAJOR 1
 #define LFB_VERSION_MINOR 14
-#define LFB_VERSION_PATCH 3
+#define LFB_VERSION_PATCH 4
 /** The ABI version: the SONAME major. It changes only when existing calls would break. */
 #define LFB_ABI_VERSION 1
 

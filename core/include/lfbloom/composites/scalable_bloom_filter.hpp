@@ -105,7 +105,7 @@
 // slot), and nothing is freed before the filter is destroyed. To keep that work off the adds,
 // the first add past half of the newest's capacity starts a thread that builds the successor
 // ahead and then sizes the one after it (sizing takes 1-9 ms, mostly FPR models that
-// sizing.hpp keeps for later sizings; the mmap takes microseconds). No add waits for a builder;
+// sizing.hpp keeps for later sizings; the allocation takes microseconds). No add waits for a builder;
 // the destructor waits for any still running. Only if the newest fills before its successor is built does an add
 // build it itself (sub-filters that fill within a few ms of reaching half capacity: small
 // initial capacities); the constructor sizes sub-filter 1 ahead for that reason. Because of these

@@ -122,7 +122,8 @@ void run_parallel(unsigned threads, Work work) {
 /// vector per partition: 16.2 against 20.1 ns a key (62 MB, 5 * 10^7 keys, one thread). Tried and
 /// dropped: huge pages (MADV_HUGEPAGE; the kernel's compaction for them made the build take 29 ns),
 /// MAP_POPULATE (no faster: page faults cost mostly the kernel's zeroing), prefetching the copy's
-/// line ahead of each item (no faster: its lines are in L2 already).
+/// line ahead of each item (no faster here, where a partition's lines are in L2 already; the
+/// direct build's copy, larger than a partition, prefetches).
 template <class Item>
 class filing {
 public:
@@ -187,8 +188,24 @@ void bulk_direct(Filter& f, std::size_t count, KeyAt& key_at, unsigned threads) 
     for (unsigned t = 0; t < threads; ++t) copies.push_back(zeroed_words(words));  // pages zeroed as each thread touches them
     run_parallel(threads, [&](unsigned t) {
         std::uint64_t* copy = copies[t].get();
+        // Each item's line of the copy is prefetched, and its bits set `lead` items later: a copy
+        // larger than L2 (1.2 MB for 10^6 keys at 1%, in a 1 MiB L2) missed on the first store to
+        // nearly every line (68% of the setting's samples in perf of a Python update). Measured
+        // (Python updates of 200,000 keys into fresh filters, alternated in one process): int keys
+        // 5% faster, str keys unchanged; leads of 4 to 32 items were alike within the noise.
+        constexpr std::size_t ring = 32, lead = 16;
+        item pending[ring];
+        std::size_t in = 0, out = 0;
         for (std::size_t i = count * t / threads, e = count * (t + 1) / threads; i < e; ++i)
-            f.bulk_items(f.hash(key_at(i)), [&](const item& it) { f.bulk_set(copy + f.bulk_word(it), it); });
+            f.bulk_items(f.hash(key_at(i)), [&](const item& it) {
+                __builtin_prefetch(copy + f.bulk_word(it), 1);
+                pending[in++ % ring] = it;
+                if (in - out > lead) {
+                    const item& next = pending[out++ % ring];
+                    f.bulk_set(copy + f.bulk_word(next), next);
+                }
+            });
+        for (; out < in; ++out) f.bulk_set(copy + f.bulk_word(pending[out % ring]), pending[out % ring]);
     });
     run_parallel(threads, [&](unsigned t) {
         const std::uint64_t* copy = copies[t].get();
