@@ -196,16 +196,17 @@ void bulk_direct(Filter& f, std::size_t count, KeyAt& key_at, unsigned threads) 
         constexpr std::size_t ring = 32, lead = 16;
         item pending[ring];
         std::size_t in = 0, out = 0;
+        const auto set_oldest = [&] {
+            const item& it = pending[out++ % ring];
+            f.bulk_set(copy + f.bulk_word(it), it);
+        };
         for (std::size_t i = count * t / threads, e = count * (t + 1) / threads; i < e; ++i)
             f.bulk_items(f.hash(key_at(i)), [&](const item& it) {
                 __builtin_prefetch(copy + f.bulk_word(it), 1);
                 pending[in++ % ring] = it;
-                if (in - out > lead) {
-                    const item& next = pending[out++ % ring];
-                    f.bulk_set(copy + f.bulk_word(next), next);
-                }
+                if (in - out > lead) set_oldest();
             });
-        for (; out < in; ++out) f.bulk_set(copy + f.bulk_word(pending[out % ring]), pending[out % ring]);
+        while (out < in) set_oldest();
     });
     run_parallel(threads, [&](unsigned t) {
         const std::uint64_t* copy = copies[t].get();
